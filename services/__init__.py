@@ -1,0 +1,1 @@
+"""Tabletop services: the imperative shell around the pure game engines."""

@@ -1,0 +1,1 @@
+"""Pure game engines, one package per game. Nothing here does I/O."""

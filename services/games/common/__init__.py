@@ -1,0 +1,1 @@
+"""The engine contract every game implements, and pure helpers they share."""

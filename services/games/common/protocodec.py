@@ -1,0 +1,247 @@
+"""Generic mapping between engine dataclasses and their protobuf mirrors.
+
+Each game writes its actions, events and views as frozen dataclasses and
+mirrors them in `proto/tabletop/games/<game>/v1/`. The mirror follows a few
+conventions, so one reflective codec serves every game:
+
+* a dataclass field maps to the proto field of the same name;
+* `int`/`str`/`bool` map to scalars; `X | None` to a proto3 `optional` scalar
+  or a message field (unset means None);
+* `tuple[X, ...]` and `frozenset[X]` map to `repeated X`; `dict[K, V]` to `map<K, V>`;
+* an `Enum` maps to a proto enum whose values are `<ENUM_NAME>_<MEMBER>` in
+  upper snake case (e.g. Python `Symbol.MACHETE` -> proto `SYMBOL_MACHETE`),
+  value 0 being `<ENUM_NAME>_UNSPECIFIED`, which decoding refuses;
+* a union of dataclasses maps to a message with `oneof kind`, each option named
+  after its class in snake case (`PlayCard` -> `play_card`) and typed by the
+  message of the same name. The game's `Action` and `Event` messages are such
+  unions.
+
+Decoding raises `ProtoMismatch` (a ValueError) on anything out of shape, which
+the shell turns into INVALID_ARGUMENT.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import types
+import typing
+from collections.abc import Iterable
+from enum import Enum
+from functools import cache
+from typing import Any
+
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+
+class ProtoMismatch(ValueError):
+    """A message that does not decode into the expected dataclass."""
+
+
+def snake(name: str) -> str:
+    """`PlayCard` -> `play_card`."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def enum_prefix(enum_name: str) -> str:
+    """`CardSymbol` -> `CARD_SYMBOL`."""
+    return snake(enum_name).upper()
+
+
+# ---------------------------------------------------------------- encoding
+
+
+def encode_union(value: Any, message_cls: type[Message]) -> Message:
+    """Wrap a dataclass into a union message (`oneof kind`)."""
+    message = message_cls()
+    _fill_union(message, value)
+    return message
+
+
+def encode(value: Any, message_cls: type[Message]) -> Message:
+    """A dataclass as the message of `message_cls`."""
+    message = message_cls()
+    _fill(message, value)
+    return message
+
+
+def _fill_union(message: Message, value: Any) -> None:
+    option = snake(type(value).__name__)
+    field = message.DESCRIPTOR.fields_by_name.get(option)
+    if field is None or field.containing_oneof is None:
+        raise ProtoMismatch(f"{message.DESCRIPTOR.full_name} has no option {option}")
+    _fill(getattr(message, option), value)
+    # An option with no fields must still be marked as chosen.
+    getattr(message, option).SetInParent()
+
+
+def _fill(message: Message, value: Any) -> None:
+    for field in dataclasses.fields(value):
+        item = getattr(value, field.name)
+        if item is None:
+            continue
+        descriptor = message.DESCRIPTOR.fields_by_name.get(field.name)
+        if descriptor is None:
+            raise ProtoMismatch(f"{message.DESCRIPTOR.full_name} lacks field {field.name}")
+        _set(message, descriptor, item)
+
+
+def _is_map(descriptor: FieldDescriptor) -> bool:
+    return (
+        descriptor.type == FieldDescriptor.TYPE_MESSAGE
+        and descriptor.message_type.GetOptions().map_entry
+    )
+
+
+def _set(message: Message, descriptor: FieldDescriptor, item: Any) -> None:
+    name = descriptor.name
+    if _is_map(descriptor):
+        target = getattr(message, name)
+        value_field = descriptor.message_type.fields_by_name["value"]
+        for key, val in item.items():
+            if value_field.type == FieldDescriptor.TYPE_MESSAGE:
+                _fill_any(target[key], val)
+            else:
+                target[key] = _scalar_out(value_field, val)
+        return
+    if _is_repeated(descriptor):
+        target = getattr(message, name)
+        for element in _ordered(item):
+            if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
+                _fill_any(target.add(), element)
+            else:
+                target.append(_scalar_out(descriptor, element))
+        return
+    if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
+        sub = getattr(message, name)
+        _fill_any(sub, item)
+        sub.SetInParent()
+        return
+    setattr(message, name, _scalar_out(descriptor, item))
+
+
+def _is_repeated(descriptor: FieldDescriptor) -> bool:
+    is_repeated = getattr(descriptor, "is_repeated", None)
+    if is_repeated is not None:
+        return bool(is_repeated)
+    return descriptor.label == FieldDescriptor.LABEL_REPEATED  # type: ignore[attr-defined]
+
+
+def _ordered(item: Iterable[Any]) -> Iterable[Any]:
+    if isinstance(item, frozenset):
+        return sorted(item, key=lambda x: (str(type(x)), x.name if isinstance(x, Enum) else x))
+    return item
+
+
+def _fill_any(message: Message, value: Any) -> None:
+    """Fill a message from a dataclass, wrapping it when the message is a union."""
+    if message.DESCRIPTOR.oneofs_by_name.get("kind") is not None:
+        _fill_union(message, value)
+    else:
+        _fill(message, value)
+
+
+def _scalar_out(descriptor: FieldDescriptor, item: Any) -> Any:
+    if descriptor.type == FieldDescriptor.TYPE_ENUM:
+        if not isinstance(item, Enum):
+            raise ProtoMismatch(f"{descriptor.name} expects an enum member")
+        wanted = f"{enum_prefix(descriptor.enum_type.name)}_{item.name.upper()}"
+        value = descriptor.enum_type.values_by_name.get(wanted)
+        if value is None:
+            raise ProtoMismatch(f"{descriptor.enum_type.full_name} lacks {wanted}")
+        return value.number
+    return item
+
+
+# ---------------------------------------------------------------- decoding
+
+
+def decode_union(message: Message, options: Iterable[type]) -> Any:
+    """The dataclass chosen by a union message's `oneof kind`."""
+    by_option = _options(tuple(options))
+    chosen = message.WhichOneof("kind")
+    if chosen is None:
+        raise ProtoMismatch(f"{message.DESCRIPTOR.name}: no kind chosen")
+    cls = by_option.get(chosen)
+    if cls is None:
+        raise ProtoMismatch(f"{message.DESCRIPTOR.name}: unsupported kind {chosen}")
+    return decode(getattr(message, chosen), cls)
+
+
+def decode(message: Message, cls: type) -> Any:
+    """The dataclass `cls` from its mirror message."""
+    hints = _hints(cls)
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(cls):
+        descriptor = message.DESCRIPTOR.fields_by_name.get(field.name)
+        if descriptor is None:
+            raise ProtoMismatch(f"{message.DESCRIPTOR.full_name} lacks field {field.name}")
+        values[field.name] = _get(message, descriptor, hints[field.name])
+    return cls(**values)
+
+
+@cache
+def _options(classes: tuple[type, ...]) -> dict[str, type]:
+    return {snake(cls.__name__): cls for cls in classes}
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _strip_optional(hint: Any) -> tuple[Any, bool]:
+    args = typing.get_args(hint)
+    if _is_union(hint) and type(None) in args:
+        rest = tuple(a for a in args if a is not type(None))
+        return (rest[0] if len(rest) == 1 else typing.Union[rest]), True
+    return hint, False
+
+
+def _is_union(hint: Any) -> bool:
+    return typing.get_origin(hint) in (typing.Union, types.UnionType)
+
+
+def _get(message: Message, descriptor: FieldDescriptor, hint: Any) -> Any:
+    hint, optional = _strip_optional(hint)
+    name = descriptor.name
+    origin = typing.get_origin(hint)
+    if _is_map(descriptor):
+        key_hint, value_hint = typing.get_args(hint)
+        value_field = descriptor.message_type.fields_by_name["value"]
+        return {
+            k: _element(v, value_field, value_hint) for k, v in getattr(message, name).items()
+        }
+    if _is_repeated(descriptor):
+        element_hint = typing.get_args(hint)[0]
+        items = tuple(_element(v, descriptor, element_hint) for v in getattr(message, name))
+        return frozenset(items) if origin is frozenset else items
+    if descriptor.has_presence and not message.HasField(name):
+        if optional:
+            return None
+        if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
+            raise ProtoMismatch(f"{message.DESCRIPTOR.name}.{name} is required")
+    return _element(getattr(message, name), descriptor, hint)
+
+
+def _element(raw: Any, descriptor: FieldDescriptor, hint: Any) -> Any:
+    if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
+        if _is_union(hint):
+            return decode_union(raw, typing.get_args(hint))
+        return decode(raw, hint)
+    if descriptor.type == FieldDescriptor.TYPE_ENUM:
+        return _enum_in(descriptor, hint, raw)
+    return raw
+
+
+def _enum_in(descriptor: FieldDescriptor, hint: Any, number: int) -> Enum:
+    value = descriptor.enum_type.values_by_number.get(number)
+    prefix = enum_prefix(descriptor.enum_type.name) + "_"
+    if value is None or number == 0:
+        raise ProtoMismatch(f"{descriptor.name}: enum value {number} is not allowed")
+    member = value.name[len(prefix):]
+    for candidate in hint:
+        if candidate.name.upper() == member:
+            return typing.cast(Enum, candidate)
+    raise ProtoMismatch(f"{descriptor.name}: no member {member}")

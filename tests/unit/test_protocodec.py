@@ -1,0 +1,38 @@
+"""The generic dataclass <-> protobuf mapping, on the shared chance messages."""
+
+import pytest
+
+from services.games.common import chance, protocodec
+from tabletop.common.v1 import chance_pb2
+
+OUTCOMES = (chance.DiceRolled, chance.Permuted, chance.PileShuffled, chance.CardsDrawn)
+REQUESTS = (chance.RollDice, chance.Permute, chance.ShufflePile, chance.DrawCards)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        chance.RollDice(count=2, faces=6),
+        chance.ShufflePile(pile="draw:1", cards=("a", "b"), keep_order=True),
+        chance.DrawCards(pile="draw:1", count=3, seat=None),
+        chance.DrawCards(pile="draw:1", count=3, seat=0),
+    ],
+)
+def test_request_round_trips(value):
+    message = protocodec.encode_union(value, chance_pb2.ChanceRequest)
+    assert protocodec.decode_union(message, REQUESTS) == value
+
+
+def test_optional_seat_zero_is_not_none():
+    message = protocodec.encode_union(chance.DrawCards("p", 1, 0), chance_pb2.ChanceRequest)
+    assert message.draw_cards.HasField("seat")
+
+
+def test_union_with_no_kind_is_refused():
+    with pytest.raises(protocodec.ProtoMismatch):
+        protocodec.decode_union(chance_pb2.ChanceOutcome(), OUTCOMES)
+
+
+def test_snake_case_names():
+    assert protocodec.snake("PlayCard") == "play_card"
+    assert protocodec.enum_prefix("CardSymbol") == "CARD_SYMBOL"
