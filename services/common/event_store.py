@@ -1,0 +1,188 @@
+"""Append-only event streams: one interface, a Redis and an in-memory backend.
+
+A stream's version is its number of events; event n is stored at position n
+(1-based). An append names the version it expects and lands whole or not at
+all; a command id makes it idempotent: a retry gets the first answer and
+appends nothing. The Redis backend does both checks in one server-side script.
+All keys of one stream share the hash tag `{name}`, so it runs on a cluster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+class VersionConflict(Exception):
+    """The stream moved on; `actual` is its current version."""
+
+    def __init__(self, stream: str, expected: int, actual: int) -> None:
+        super().__init__(f"stream {stream}: expected version {expected}, found {actual}")
+        self.expected = expected
+        self.actual = actual
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append: its proto type name, bytes and audience."""
+
+    type: str
+    data: bytes
+    audience: str = "public"
+    seat: int = -1
+    # What readers outside the audience see instead (empty: nothing).
+    redacted_type: str = ""
+    redacted: bytes = b""
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as read back, with its position in the stream."""
+
+    version: int
+    type: str
+    data: bytes
+    audience: str = "public"
+    seat: int = -1
+    redacted_type: str = ""
+    redacted: bytes = b""
+    command_id: str = ""
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """Versions before and after the append; `duplicate` for a replayed command."""
+
+    first_version: int
+    last_version: int
+    duplicate: bool = False
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    version: int
+    data: bytes
+
+
+class EventStore(Protocol):
+    """What the match service and the read models need of storage."""
+
+    async def append(
+        self, stream: str, expected_version: int, events: Sequence[NewEvent], command_id: str = ""
+    ) -> AppendResult:
+        """Append atomically if the stream is at `expected_version`; raises VersionConflict."""
+
+    async def read(self, stream: str, after_version: int = 0, limit: int = 0) -> list[StoredEvent]:
+        """Events after `after_version`, oldest first (limit 0: all)."""
+
+    async def version(self, stream: str) -> int:
+        """The number of events in the stream (0 if it does not exist)."""
+
+    async def wait(self, stream: str, after_version: int, timeout: float) -> list[StoredEvent]:
+        """Events after `after_version`, blocking up to `timeout` s until there are some."""
+
+    async def save_snapshot(self, stream: str, snapshot: Snapshot) -> None:
+        """Keep `snapshot` if it is newer than the one stored."""
+
+    async def load_snapshot(self, stream: str) -> Snapshot | None:
+        """The newest snapshot, if any."""
+
+    async def streams(self, limit: int = 0) -> list[str]:
+        """Names of streams created so far, newest first."""
+
+
+async def follow(store: EventStore, stream: str, after_version: int, poll: float = 5.0) -> AsyncIterator[StoredEvent]:
+    """Every event after `after_version`, then each new one as it lands."""
+    while True:
+        batch = await store.wait(stream, after_version, poll)
+        for event in batch:
+            after_version = event.version
+            yield event
+
+
+@dataclass
+class _MemoryStream:
+    events: list[StoredEvent] = field(default_factory=list)
+    commands: dict[str, AppendResult] = field(default_factory=dict)
+    snapshot: Snapshot | None = None
+    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+
+class MemoryEventStore:
+    """The in-memory backend: same semantics, one process."""
+
+    def __init__(self) -> None:
+        self._streams: dict[str, _MemoryStream] = {}
+        self._order: list[str] = []
+
+    def _stream(self, name: str) -> _MemoryStream:
+        if name not in self._streams:
+            self._streams[name] = _MemoryStream()
+        return self._streams[name]
+
+    async def append(
+        self, stream: str, expected_version: int, events: Sequence[NewEvent], command_id: str = ""
+    ) -> AppendResult:
+        s = self._stream(stream)
+        if command_id and command_id in s.commands:
+            previous = s.commands[command_id]
+            return AppendResult(previous.first_version, previous.last_version, duplicate=True)
+        current = len(s.events)
+        if current != expected_version:
+            raise VersionConflict(stream, expected_version, current)
+        if current == 0 and events:
+            self._order.append(stream)
+        for offset, event in enumerate(events, start=1):
+            s.events.append(_stored(current + offset, event, command_id))
+        result = AppendResult(current + 1, current + len(events))
+        if command_id:
+            s.commands[command_id] = result
+        async with s.changed:
+            s.changed.notify_all()
+        return result
+
+    async def read(self, stream: str, after_version: int = 0, limit: int = 0) -> list[StoredEvent]:
+        events = self._stream(stream).events[after_version:]
+        return events[:limit] if limit else list(events)
+
+    async def version(self, stream: str) -> int:
+        return len(self._stream(stream).events)
+
+    async def wait(self, stream: str, after_version: int, timeout: float) -> list[StoredEvent]:
+        s = self._stream(stream)
+        async with s.changed:
+            if len(s.events) <= after_version:
+                try:
+                    await asyncio.wait_for(
+                        s.changed.wait_for(lambda: len(s.events) > after_version), timeout
+                    )
+                except TimeoutError:
+                    return []
+        return await self.read(stream, after_version)
+
+    async def save_snapshot(self, stream: str, snapshot: Snapshot) -> None:
+        s = self._stream(stream)
+        if s.snapshot is None or snapshot.version > s.snapshot.version:
+            s.snapshot = snapshot
+
+    async def load_snapshot(self, stream: str) -> Snapshot | None:
+        return self._stream(stream).snapshot
+
+    async def streams(self, limit: int = 0) -> list[str]:
+        newest = list(reversed(self._order))
+        return newest[:limit] if limit else newest
+
+
+def _stored(version: int, event: NewEvent, command_id: str) -> StoredEvent:
+    return StoredEvent(
+        version=version,
+        type=event.type,
+        data=event.data,
+        audience=event.audience,
+        seat=event.seat,
+        redacted_type=event.redacted_type,
+        redacted=event.redacted,
+        command_id=command_id,
+    )

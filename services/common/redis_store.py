@@ -1,0 +1,130 @@
+"""The Redis Streams backend of the event store.
+
+Layout for a stream named N (all in hash slot of `{N}`):
+  `{N}:log`   the stream; event v has entry id `v-0`, so versions are ids
+  `{N}:cmd`   command id -> "first:last" versions of its append
+  `{N}:snap`  the newest snapshot (fields v, d)
+and one global sorted set `tabletop:streams` indexing stream names by creation.
+Streams are never trimmed: the log is the truth and XLEN is the version.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import redis.asyncio as aioredis
+
+from services.common.event_store import AppendResult, NewEvent, Snapshot, StoredEvent, VersionConflict
+
+INDEX_KEY = "tabletop:streams"
+
+# KEYS: log, commands. ARGV: expected, command_id, n, then 6 fields per event.
+_APPEND = """
+local cmd = ARGV[2]
+if cmd ~= '' then
+  local prev = redis.call('HGET', KEYS[2], cmd)
+  if prev then return {0, prev} end
+end
+local cur = redis.call('XLEN', KEYS[1])
+if cur ~= tonumber(ARGV[1]) then return {-1, tostring(cur)} end
+local n = tonumber(ARGV[3])
+local i = 4
+for k = 1, n do
+  redis.call('XADD', KEYS[1], (cur + k) .. '-0',
+    't', ARGV[i], 'd', ARGV[i + 1], 'a', ARGV[i + 2], 's', ARGV[i + 3],
+    'rt', ARGV[i + 4], 'rd', ARGV[i + 5], 'c', cmd)
+  i = i + 6
+end
+local answer = (cur + 1) .. ':' .. (cur + n)
+if cmd ~= '' then redis.call('HSET', KEYS[2], cmd, answer) end
+return {1, answer}
+"""
+
+# KEYS: snapshot. ARGV: version, data. Keeps only the newest.
+_SNAPSHOT = """
+local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '-1')
+if tonumber(ARGV[1]) > v then redis.call('HSET', KEYS[1], 'v', ARGV[1], 'd', ARGV[2]) end
+return 1
+"""
+
+
+def _keys(stream: str) -> tuple[str, str, str]:
+    tag = "{" + stream + "}"
+    return f"{tag}:log", f"{tag}:cmd", f"{tag}:snap"
+
+
+class RedisEventStore:
+    """EventStore on Redis Streams with one Lua script per append."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._redis = client
+        self._append = client.register_script(_APPEND)
+        self._snapshot = client.register_script(_SNAPSHOT)
+
+    @classmethod
+    def from_url(cls, url: str) -> RedisEventStore:
+        return cls(aioredis.from_url(url, decode_responses=False))
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+    async def append(
+        self, stream: str, expected_version: int, events: Sequence[NewEvent], command_id: str = ""
+    ) -> AppendResult:
+        log, commands, _ = _keys(stream)
+        args: list[str | bytes | int] = [expected_version, command_id, len(events)]
+        for e in events:
+            args += [e.type, e.data, e.audience, e.seat, e.redacted_type, e.redacted]
+        status, payload = await self._append(keys=[log, commands], args=args)
+        if status == -1:
+            raise VersionConflict(stream, expected_version, int(payload))
+        first, last = (int(x) for x in payload.split(b":"))
+        if status == 1 and expected_version == 0:
+            await self._redis.zadd(INDEX_KEY, {stream: time.time()}, nx=True)
+        return AppendResult(first, last, duplicate=status == 0)
+
+    async def read(self, stream: str, after_version: int = 0, limit: int = 0) -> list[StoredEvent]:
+        log, _, _ = _keys(stream)
+        entries = await self._redis.xrange(log, min=f"{after_version + 1}-0", max="+", count=limit or None)
+        return [_decode(entry_id, fields) for entry_id, fields in entries]
+
+    async def version(self, stream: str) -> int:
+        log, _, _ = _keys(stream)
+        return int(await self._redis.xlen(log))
+
+    async def wait(self, stream: str, after_version: int, timeout: float) -> list[StoredEvent]:
+        log, _, _ = _keys(stream)
+        block = max(1, int(timeout * 1000))
+        reply = await self._redis.xread({log: f"{after_version}-0"}, block=block)
+        if not reply:
+            return []
+        return [_decode(entry_id, fields) for entry_id, fields in reply[0][1]]
+
+    async def save_snapshot(self, stream: str, snapshot: Snapshot) -> None:
+        _, _, snap = _keys(stream)
+        await self._snapshot(keys=[snap], args=[snapshot.version, snapshot.data])
+
+    async def load_snapshot(self, stream: str) -> Snapshot | None:
+        _, _, snap = _keys(stream)
+        fields = await self._redis.hgetall(snap)
+        if not fields:
+            return None
+        return Snapshot(int(fields[b"v"]), fields[b"d"])
+
+    async def streams(self, limit: int = 0) -> list[str]:
+        names = await self._redis.zrevrange(INDEX_KEY, 0, (limit or 0) - 1)
+        return [n.decode() for n in names]
+
+
+def _decode(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:
+    return StoredEvent(
+        version=int(entry_id.split(b"-")[0]),
+        type=fields[b"t"].decode(),
+        data=fields[b"d"],
+        audience=fields[b"a"].decode(),
+        seat=int(fields[b"s"]),
+        redacted_type=fields[b"rt"].decode(),
+        redacted=fields[b"rd"],
+        command_id=fields[b"c"].decode(),
+    )

@@ -1,0 +1,25 @@
+"""Shared fixtures: a real Redis-compatible server for the whole session.
+
+Without REDIS_URL the embedded server (the project's own binary) is started on
+a free port; with REDIS_URL the tests use that server, with unique key names.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import settings
+
+from services.common import redis_server
+
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    with redis_server.redis_url() as url:
+        yield url
