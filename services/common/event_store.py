@@ -74,6 +74,9 @@ class EventStore(Protocol):
     ) -> AppendResult:
         """Append atomically if the stream is at `expected_version`; raises VersionConflict."""
 
+    async def command(self, stream: str, command_id: str) -> AppendResult | None:
+        """The answer already given to `command_id`, if any (duplicate=True)."""
+
     async def read(self, stream: str, after_version: int = 0, limit: int = 0) -> list[StoredEvent]:
         """Events after `after_version`, oldest first (limit 0: all)."""
 
@@ -142,6 +145,12 @@ class MemoryEventStore:
         async with s.changed:
             s.changed.notify_all()
         return result
+
+    async def command(self, stream: str, command_id: str) -> AppendResult | None:
+        previous = self._stream(stream).commands.get(command_id)
+        if previous is None:
+            return None
+        return AppendResult(previous.first_version, previous.last_version, duplicate=True)
 
     async def read(self, stream: str, after_version: int = 0, limit: int = 0) -> list[StoredEvent]:
         events = self._stream(stream).events[after_version:]

@@ -84,6 +84,14 @@ class RedisEventStore:
             await self._redis.zadd(INDEX_KEY, {stream: time.time()}, nx=True)
         return AppendResult(first, last, duplicate=status == 0)
 
+    async def command(self, stream: str, command_id: str) -> AppendResult | None:
+        _, commands, _ = _keys(stream)
+        answer = await self._redis.hget(commands, command_id)
+        if answer is None:
+            return None
+        first, last = (int(x) for x in answer.split(b":"))
+        return AppendResult(first, last, duplicate=True)
+
     async def read(self, stream: str, after_version: int = 0, limit: int = 0) -> list[StoredEvent]:
         log, _, _ = _keys(stream)
         entries = await self._redis.xrange(log, min=f"{after_version + 1}-0", max="+", count=limit or None)

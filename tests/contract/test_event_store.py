@@ -56,6 +56,8 @@ async def test_retried_command_returns_first_answer_and_appends_nothing(store):
     assert again.duplicate and (again.first_version, again.last_version) == (1, 2)
     assert await store.version(s) == 2
     assert not first.duplicate
+    assert await store.command(s, "cmd-1") == again
+    assert await store.command(s, "cmd-2") is None
 
 
 async def test_event_fields_survive(store):

@@ -8,7 +8,8 @@ printed content without code changes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
 from pathlib import Path
@@ -210,15 +211,15 @@ class Content:
 
     cards: tuple[Card, ...]
     island: IslandSpec
+    by_id: Mapping[str, Card] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # An index built once: hashing the whole content per lookup would dominate a game.
+        object.__setattr__(self, "by_id", {card.id: card for card in self.cards})
 
     def card(self, card_id: str) -> Card:
         """The card with `card_id`."""
-        return _card_index(self)[card_id]
-
-
-@cache
-def _card_index(content: Content) -> dict[str, Card]:
-    return {card.id: card for card in content.cards}
+        return self.by_id[card_id]
 
 
 def _filter(raw: dict[str, Any]) -> SpaceFilter:
@@ -266,7 +267,9 @@ def parse_island(raw: dict[str, Any]) -> IslandSpec:
     teeth = tuple(tuple((k, _face(v)) for k, v in sorted(t["faces"].items())) for t in raw["teeth"])
     if len(teeth) != raw["slots"]:
         raise ValueError("one tooth per slot is needed")
-    return IslandSpec(raw["slots"], spaces, tuple(regions), centre, teeth, tuple(raw["animal_track"]["area_of_space"]))
+    return IslandSpec(
+        raw["slots"], spaces, tuple(regions), centre, teeth, tuple(raw["animal_track"]["area_of_space"])
+    )
 
 
 def _read(name: str) -> Any:

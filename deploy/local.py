@@ -1,0 +1,55 @@
+"""`make run`: the whole stack on this machine, every service its own process.
+
+With REDIS_URL unset an embedded Redis-compatible server is started. Ctrl-C
+stops everything cleanly. MATCHMAKERS=N starts N matchmaker replicas.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import signal
+import sys
+import threading
+
+from deploy.stack import ROOT, Stack
+
+
+def main() -> int:
+    workdir = ROOT / ".run"
+    workdir.mkdir(exist_ok=True)
+    stack = Stack(
+        fixed_ports=True,
+        matchmakers=int(os.environ.get("MATCHMAKERS", "1")),
+        redis_url=os.environ.get("REDIS_URL", ""),
+        workdir=pathlib.Path(workdir),
+    )
+    print("starting Tabletop ...", flush=True)
+    try:
+        stack.start()
+    except BaseException:
+        stack.stop()
+        raise
+    for name, proc in stack.procs.items():
+        print(f"  {name:<20} 127.0.0.1:{proc.port}   log: {proc.log_path}")
+    print(f"  redis                {stack.redis_url}")
+    print(f"\nTabletop gateway listening on {stack.gateway_addr}")
+    print("try:  .venv/bin/tabletop bots --game el_dorado --players 3      (Ctrl-C stops the stack)", flush=True)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        while not stop.wait(1.0):
+            for name, proc in stack.procs.items():
+                if proc.process is not None and proc.process.poll() is not None:
+                    print(f"{name} exited ({proc.process.returncode}); see {proc.log_path}", flush=True)
+                    stop.set()
+    finally:
+        print("\nstopping ...", flush=True)
+        stack.stop()
+        print("stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+"""Start the whole stack as separate processes, in dependency order.
+
+Used by `make run` (fixed, well-known ports) and by the integration tests and
+benchmarks (port 0: each process writes the port it got to a ready file).
+Readiness is the gRPC health check answering SERVING, never a sleep.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from services.common import redis_server
+from services.games.registry import add_package, available
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FIXED_PORTS = {"gateway": 50051, "match": 50052, "dice": 50053, "deck": 50054, "matchmaker": 50055}
+RULES_BASE_PORT = 50060
+
+
+@dataclass
+class Proc:
+    name: str
+    module: str
+    env: dict[str, str]
+    process: subprocess.Popen[bytes] | None = None
+    port: int = 0
+    log_path: pathlib.Path | None = None
+
+
+@dataclass
+class Stack:
+    """A running set of Tabletop processes."""
+
+    fixed_ports: bool = False
+    games: tuple[str, ...] = ()
+    matchmakers: int = 1
+    redis_url: str = ""
+    workdir: pathlib.Path = field(default_factory=lambda: pathlib.Path(tempfile.mkdtemp(prefix="tabletop-")))
+    extra_env: dict[str, str] = field(default_factory=dict)
+    procs: dict[str, Proc] = field(default_factory=dict)
+    _redis: redis_server.RedisProcess | None = None
+
+    @property
+    def gateway_addr(self) -> str:
+        return f"127.0.0.1:{self.procs['gateway'].port}"
+
+    def addr(self, name: str) -> str:
+        return f"127.0.0.1:{self.procs[name].port}"
+
+    def start(self) -> Stack:
+        for name, package in _extra_games(self.extra_env).items():
+            add_package(name, package)
+        self.games = self.games or available()
+        if not self.redis_url:
+            self._redis = redis_server.start()
+            self.redis_url = self._redis.url
+        self._launch("dice", "services.dice", {})
+        self._launch("deck", "services.deck", {"TABLETOP_DICE_ADDR": self.addr("dice")})
+        for index, game in enumerate(self.games):
+            port = RULES_BASE_PORT + index if self.fixed_ports else 0
+            self._launch(f"rules-{game}", "services.rules", {"TABLETOP_GAME": game}, port)
+        self._launch("match", "services.match", self._core_env())
+        self._launch("gateway", "gateway", self._core_env())
+        for replica in range(self.matchmakers):
+            self._launch_matchmaker(replica)
+        return self
+
+    def _core_env(self) -> dict[str, str]:
+        rules = ",".join(f"{g}={self.addr('rules-' + g)}" for g in self.games)
+        env = {"TABLETOP_DICE_ADDR": self.addr("dice"), "TABLETOP_DECK_ADDR": self.addr("deck"),
+               "TABLETOP_RULES_ADDRS": rules}
+        if "match" in self.procs:
+            env["TABLETOP_MATCH_ADDR"] = self.addr("match")
+        return env
+
+    def _launch_matchmaker(self, replica: int) -> None:
+        if not (ROOT / "services" / "matchmaker" / "__main__.py").exists():
+            return
+        name = "matchmaker" if replica == 0 else f"matchmaker-{replica}"
+        env = {**self._core_env(), "TABLETOP_REPLICA_NAME": name}
+        port = FIXED_PORTS["matchmaker"] + (replica * 100) if self.fixed_ports else 0
+        self._launch(name, "services.matchmaker", env, port)
+
+    def _launch(self, name: str, module: str, env: dict[str, str], port: int | None = None) -> Proc:
+        if port is None:
+            port = FIXED_PORTS.get(name, 0) if self.fixed_ports else 0
+        proc = Proc(name, module, {**env, "TABLETOP_PORT": str(port)})
+        self.procs[name] = proc
+        self._spawn(proc)
+        return proc
+
+    def _spawn(self, proc: Proc) -> None:
+        ready = self.workdir / f"{proc.name}.port"
+        ready.unlink(missing_ok=True)
+        proc.log_path = self.workdir / f"{proc.name}.log"
+        env = {**os.environ, **self.extra_env, **proc.env, "REDIS_URL": self.redis_url,
+               "TABLETOP_READY_FILE": str(ready), "PYTHONUNBUFFERED": "1"}
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "gen"), env.get("PYTHONPATH", "")])
+        with open(proc.log_path, "ab") as log:
+            proc.process = subprocess.Popen([sys.executable, "-m", proc.module], cwd=ROOT, env=env,
+                                            stdout=log, stderr=log, start_new_session=True)
+        proc.port = self._wait_ready(proc, ready)
+
+    def _wait_ready(self, proc: Proc, ready: pathlib.Path, timeout: float = 60.0) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert proc.process is not None
+            if proc.process.poll() is not None:
+                raise RuntimeError(f"{proc.name} exited early; see {proc.log_path}:\n{self.tail(proc.name)}")
+            text = ready.read_text().strip() if ready.exists() else ""
+            if text:
+                port = int(text)
+                if _healthy(f"127.0.0.1:{port}", deadline - time.monotonic()):
+                    return port
+            time.sleep(0.05)  # waiting for a child to write its ready file; nothing to block on
+        raise RuntimeError(f"{proc.name} did not become ready; see {proc.log_path}")
+
+    def tail(self, name: str, lines: int = 30) -> str:
+        path = self.procs[name].log_path
+        if path is None or not path.exists():
+            return ""
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+    def kill(self, name: str) -> None:
+        """SIGKILL one process (fault tests): no chance to clean up."""
+        proc = self.procs[name]
+        if proc.process is not None and proc.process.poll() is None:
+            proc.process.kill()
+            proc.process.wait()
+
+    def restart(self, name: str) -> None:
+        """Start a stopped process again on the same port."""
+        proc = self.procs[name]
+        proc.env["TABLETOP_PORT"] = str(proc.port)
+        self._spawn(proc)
+
+    def stop(self) -> None:
+        for proc in reversed(list(self.procs.values())):
+            if proc.process is not None and proc.process.poll() is None:
+                proc.process.send_signal(signal.SIGTERM)
+        for proc in reversed(list(self.procs.values())):
+            if proc.process is not None:
+                try:
+                    proc.process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.process.kill()
+                    proc.process.wait()
+        if self._redis is not None:
+            self._redis.stop()
+            self._redis = None
+
+    def __enter__(self) -> Stack:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _healthy(addr: str, timeout: float) -> bool:
+    with grpc.insecure_channel(addr) as channel, contextlib.suppress(grpc.RpcError):
+        reply = health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(service=""), timeout=max(0.5, timeout), wait_for_ready=True
+        )
+        return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+    return False
+
+
+def _extra_games(env: dict[str, str]) -> dict[str, str]:
+    raw = env.get("TABLETOP_EXTRA_GAMES", "")
+    return dict(item.split("=", 1) for item in raw.split(",") if "=" in item)

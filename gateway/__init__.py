@@ -1,0 +1,1 @@
+"""The client-facing gateway and the `tabletop` command-line client."""

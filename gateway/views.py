@@ -1,0 +1,41 @@
+"""What one viewer may read of a match log."""
+
+from __future__ import annotations
+
+from google.protobuf import any_pb2
+
+from services.common.event_store import StoredEvent
+from tabletop.common.v1 import common_pb2
+from tabletop.gateway.v1 import gateway_service_pb2 as pb
+
+_AUDIENCE = {"public": common_pb2.AUDIENCE_PUBLIC, "seat": common_pb2.AUDIENCE_SEAT, "server": common_pb2.AUDIENCE_SERVER}
+
+
+def _packed(type_name: str, data: bytes) -> any_pb2.Any:
+    return any_pb2.Any(type_url=f"type.googleapis.com/{type_name}", value=data)
+
+
+def entry_for(event: StoredEvent, viewer: int | None, finished: bool) -> pb.LogEntry | None:
+    """The entry `viewer` (a seat, None for a spectator) sees, or None.
+
+    Seat-only events reach their seat; others get the redacted form if the
+    engine gave one. Once the match has ended nothing is secret any more, except
+    server-only events.
+    """
+    visibility = common_pb2.Visibility(audience=_AUDIENCE.get(event.audience, common_pb2.AUDIENCE_SERVER))
+    if event.seat >= 0:
+        visibility.seat = event.seat
+    entitled = event.audience == "public" or (
+        event.audience == "seat" and (finished or (viewer is not None and viewer == event.seat))
+    )
+    if entitled:
+        return pb.LogEntry(version=event.version, type=event.type, event=_packed(event.type, event.data),
+                           visibility=visibility)
+    if event.redacted_type:
+        return pb.LogEntry(version=event.version, type=event.redacted_type,
+                           event=_packed(event.redacted_type, event.redacted), visibility=visibility, redacted=True)
+    return None
+
+
+def entries_for(events: list[StoredEvent], viewer: int | None, finished: bool) -> list[pb.LogEntry]:
+    return [e for e in (entry_for(event, viewer, finished) for event in events) if e is not None]

@@ -1,0 +1,108 @@
+"""Domain errors of every service, and their one mapping to gRPC statuses.
+
+Application code raises these; the server interceptor turns them into a
+status with a `google.rpc.Status` carrying an ErrorInfo (reason = the broken
+rule or the code name), and clients turn a failed call back into the same
+exception, so in-process and remote transports fail the same way.
+"""
+
+from __future__ import annotations
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+DOMAIN = "tabletop"
+
+
+class ServiceError(Exception):
+    """A refusal with a status code; `reason` is a stable machine-readable id."""
+
+    code = grpc.StatusCode.UNKNOWN
+
+    def __init__(self, message: str, reason: str = "", metadata: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason or self.code.name
+        self.metadata = metadata or {}
+
+
+class InvalidArgument(ServiceError):
+    code = grpc.StatusCode.INVALID_ARGUMENT
+
+
+class FailedPrecondition(ServiceError):
+    """An illegal move or wrong phase; `reason` names the rule."""
+
+    code = grpc.StatusCode.FAILED_PRECONDITION
+
+
+class PermissionDenied(ServiceError):
+    code = grpc.StatusCode.PERMISSION_DENIED
+
+
+class Unauthenticated(ServiceError):
+    code = grpc.StatusCode.UNAUTHENTICATED
+
+
+class NotFound(ServiceError):
+    code = grpc.StatusCode.NOT_FOUND
+
+
+class AlreadyExists(ServiceError):
+    code = grpc.StatusCode.ALREADY_EXISTS
+
+
+class Aborted(ServiceError):
+    code = grpc.StatusCode.ABORTED
+
+
+class ResourceExhausted(ServiceError):
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+class Unavailable(ServiceError):
+    code = grpc.StatusCode.UNAVAILABLE
+
+
+_BY_CODE: dict[grpc.StatusCode, type[ServiceError]] = {
+    cls.code: cls
+    for cls in (
+        InvalidArgument, FailedPrecondition, PermissionDenied, Unauthenticated,
+        NotFound, AlreadyExists, Aborted, ResourceExhausted, Unavailable,
+    )
+}
+
+
+def to_status(error: ServiceError) -> grpc.Status:
+    """The rich status for `error`."""
+    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    status = status_pb2.Status(
+        code=getattr(code_pb2, error.code.name), message=error.message, details=[detail]
+    )
+    return rpc_status.to_status(status)
+
+
+def from_rpc_error(error: grpc.aio.AioRpcError) -> ServiceError:
+    """The ServiceError a failed call stands for (Unavailable for transport failures)."""
+    cls = _BY_CODE.get(error.code(), ServiceError)
+    reason, metadata = "", {}
+    for key, value in error.trailing_metadata() or ():
+        if key == "grpc-status-details-bin" and isinstance(value, bytes):
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    reason, metadata = info.reason, dict(info.metadata)
+    found = cls(error.details() or error.code().name, reason, metadata)
+    if cls is ServiceError:
+        found.code = error.code()
+    return found
+
+
+def reason_of(error: grpc.aio.AioRpcError) -> str:
+    """The ErrorInfo reason of a failed call ('' if none)."""
+    return from_rpc_error(error).reason

@@ -1,0 +1,147 @@
+"""One `serve()` for every process: grpc.aio server, the error-mapping and
+logging interceptor, health, reflection, metrics, graceful shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+import signal
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from services.common import logging as tlog
+from services.common import metrics
+from services.common.config import Settings
+from services.common.errors import ServiceError, to_status
+
+log = tlog.get("grpc")
+_CONTEXT_FIELDS = ("match_id", "seat", "command_id", "ticket_id")
+
+
+def _bind_request(request: Any) -> None:
+    """Put the ids a request carries into the log context of this call."""
+    fields = {}
+    for name in _CONTEXT_FIELDS:
+        if hasattr(request, "DESCRIPTOR") and name in request.DESCRIPTOR.fields_by_name:
+            fields[name] = getattr(request, name)
+    structlog.contextvars.bind_contextvars(**fields)
+
+
+async def _fail(context: grpc.aio.ServicerContext, method: str, error: ServiceError) -> None:
+    metrics.RPCS.labels(method, error.code.name).inc()
+    log.info("refused", method=method, code=error.code.name, reason=error.reason)
+    await context.abort_with_status(to_status(error))
+
+
+class ServiceInterceptor(grpc.aio.ServerInterceptor):
+    """Maps ServiceError to statuses (the one place that aborts), logs, measures."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None or details.method.startswith("/grpc."):
+            return handler
+        method = details.method.rsplit("/", 1)[-1]
+        if handler.unary_unary:
+            return grpc.unary_unary_rpc_method_handler(
+                _unary(handler.unary_unary, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream:
+            return grpc.unary_stream_rpc_method_handler(
+                _streaming(handler.unary_stream, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.stream_stream:
+            return grpc.stream_stream_rpc_method_handler(
+                _streaming(handler.stream_stream, method),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+
+def _unary(inner: Any, method: str) -> Any:
+    async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        structlog.contextvars.clear_contextvars()
+        _bind_request(request)
+        started = time.perf_counter()
+        try:
+            response = await inner(request, context)
+        except ServiceError as error:
+            await _fail(context, method, error)
+            return None
+        finally:
+            metrics.RPC_SECONDS.labels(method).observe(time.perf_counter() - started)
+        metrics.RPCS.labels(method, "OK").inc()
+        return response
+
+    return call
+
+
+def _streaming(inner: Any, method: str) -> Any:
+    async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        structlog.contextvars.clear_contextvars()
+        _bind_request(request)
+        try:
+            async for response in inner(request, context):
+                yield response
+        except ServiceError as error:
+            await _fail(context, method, error)
+            return
+        metrics.RPCS.labels(method, "OK").inc()
+
+    return call
+
+
+Register = Callable[[grpc.aio.Server], Sequence[str]]
+"""Adds servicers to a server; returns their full service names."""
+
+
+async def serve(
+    name: str,
+    settings: Settings,
+    register: Register,
+    on_stop: Callable[[], Awaitable[None]] | None = None,
+) -> None:
+    """Run a server until SIGTERM/SIGINT, then drain gracefully."""
+    tlog.configure(name, settings.log_level)
+    server = grpc.aio.server(
+        interceptors=[ServiceInterceptor()],
+        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", 8 * 1024 * 1024)],
+    )
+    names = list(register(server))
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
+    port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    await server.start()
+    for service in ["", *names]:
+        await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+    metrics_port = metrics.expose(settings.metrics_port)
+    log.info("serving", port=port, metrics_port=metrics_port, services=names)
+    if settings.ready_file:
+        pathlib.Path(settings.ready_file).write_text(f"{port}\n")
+
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    await stopping.wait()
+    log.info("stopping", grace=settings.grace_seconds)
+    await health_servicer.enter_graceful_shutdown()
+    await server.stop(settings.grace_seconds)
+    if on_stop is not None:
+        await on_stop()
+    log.info("stopped")

@@ -1,0 +1,22 @@
+"""Prometheus metrics shared by every process."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Histogram, start_http_server
+
+RPCS = Counter("tabletop_rpc_total", "gRPC calls served", ["method", "code"])
+RPC_SECONDS = Histogram(
+    "tabletop_rpc_seconds", "gRPC call latency", ["method"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0),
+)
+ACTIONS = Counter("tabletop_actions_total", "Actions applied to matches", ["game", "outcome"])
+APPENDS = Counter("tabletop_appends_total", "Event-store appends", ["result"])
+STATE_CACHE = Counter("tabletop_state_cache_total", "Match state cache lookups", ["result"])
+
+
+def expose(port: int) -> int:
+    """Serve /metrics on `port` (0: any free port); returns the port, -1 if disabled."""
+    if port < 0:
+        return -1
+    server, _ = start_http_server(port, addr="127.0.0.1")
+    return int(server.server_port)

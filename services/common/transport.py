@@ -1,0 +1,68 @@
+"""Two transports behind one client interface, chosen per contract.
+
+`remote(stub_cls, addr)` calls a servicer in another process over gRPC;
+`local(servicer)` hands the same request message to the same servicer object
+in this process, without a socket. Both raise `ServiceError` on failure, so
+callers cannot tell them apart except by cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+
+from services.common.errors import Unavailable, from_rpc_error
+
+CHANNEL_OPTIONS = [
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.max_receive_message_length", 8 * 1024 * 1024),
+    ("grpc.enable_retries", 1),
+]
+
+Call = Callable[..., Awaitable[Any]]
+
+
+class LocalClient:
+    """Calls a servicer's methods directly."""
+
+    def __init__(self, servicer: Any) -> None:
+        self._servicer = servicer
+
+    def __getattr__(self, name: str) -> Call:
+        method = getattr(self._servicer, name)
+
+        async def call(request: Any, timeout: float | None = None, metadata: Any = None) -> Any:
+            return await method(request, None)
+
+        return call
+
+    async def close(self) -> None:
+        return None
+
+
+class RemoteClient:
+    """Calls a servicer over a gRPC channel, translating failures to ServiceError."""
+
+    def __init__(self, stub_cls: Callable[[grpc.aio.Channel], Any], addr: str, timeout: float = 10.0) -> None:
+        self._channel = grpc.aio.insecure_channel(addr, options=CHANNEL_OPTIONS)
+        self._stub = stub_cls(self._channel)
+        self._timeout = timeout
+        self.addr = addr
+
+    def __getattr__(self, name: str) -> Call:
+        rpc = getattr(self._stub, name)
+
+        async def call(request: Any, timeout: float | None = None, metadata: Any = None) -> Any:
+            try:
+                return await rpc(request, timeout=timeout or self._timeout, metadata=metadata, wait_for_ready=True)
+            except grpc.aio.AioRpcError as error:
+                if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                    raise Unavailable(f"{self.addr}: {error.code().name}") from None
+                raise from_rpc_error(error) from None
+
+        return call
+
+    async def close(self) -> None:
+        await self._channel.close()

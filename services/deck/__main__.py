@@ -1,0 +1,29 @@
+"""The deck process."""
+
+import asyncio
+
+import redis.asyncio as aioredis
+
+from services.common import config
+from services.common.grpc_server import serve
+from services.common.transport import RemoteClient
+from services.deck.app import DeckApp
+from services.deck.servicer import DicePermuter, register
+from tabletop.dice.v1 import dice_service_pb2_grpc
+
+
+async def main() -> None:
+    settings = config.load()
+    client = aioredis.from_url(settings.redis_url, decode_responses=False)
+    dice = RemoteClient(dice_service_pb2_grpc.DiceServiceStub, settings.dice_addr)
+    app = DeckApp(client, DicePermuter(dice))
+
+    async def close() -> None:
+        await dice.close()
+        await client.aclose()
+
+    await serve("deck", settings, lambda server: register(server, app), on_stop=close)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,77 @@
+"""Deck use cases: hidden pile orders, kept here alone.
+
+A pile is made by one shuffle, identified by the match's draw number
+(`counter`) it used, and dealt from the top at offsets the match log records.
+Nothing is consumed by a draw, so retries and raced writers see the same cards
+and a replay needs no deck at all.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Protocol
+
+import redis.asyncio as aioredis
+
+from services.common import keys
+from services.common.errors import FailedPrecondition, InvalidArgument
+
+MAX_PILE = 10_000
+
+
+class Permuter(Protocol):
+    """The one dice call the deck needs."""
+
+    async def permute(self, match_id: str, counter: int, n: int) -> tuple[int, ...]: ...
+
+
+class DeckApp:
+    def __init__(self, redis: aioredis.Redis, dice: Permuter) -> None:
+        self._redis = redis
+        self._dice = dice
+
+    async def shuffle(self, match_id: str, pile: str, counter: int, cards: tuple[str, ...], keep_order: bool) -> int:
+        """Create the pile (idempotent for the same counter); its size."""
+        _check(match_id, pile, counter)
+        if len(cards) > MAX_PILE:
+            raise InvalidArgument(f"a pile holds at most {MAX_PILE} cards")
+        key = keys.deck_pile(match_id, pile, counter)
+        existing = await self._redis.get(key)
+        if existing is not None:
+            return len(json.loads(existing))
+        if keep_order:
+            order = cards
+        else:
+            permutation = await self._dice.permute(match_id, counter, len(cards))
+            order = tuple(cards[i] for i in permutation)
+        await self._redis.set(key, json.dumps(order), nx=True)
+        await self._redis.sadd(keys.deck_index(match_id), key)
+        return len(order)
+
+    async def draw(self, match_id: str, pile: str, counter: int, offset: int, count: int) -> tuple[str, ...]:
+        """The cards at positions offset..offset+count of the pile."""
+        _check(match_id, pile, counter)
+        raw = await self._redis.get(keys.deck_pile(match_id, pile, counter))
+        if raw is None:
+            raise FailedPrecondition(f"pile {pile} was never shuffled", "deck.pile_unknown")
+        order = json.loads(raw)
+        if offset < 0 or count < 0 or offset + count > len(order):
+            # Say how many are left, never which.
+            raise FailedPrecondition(
+                f"pile {pile} has {max(0, len(order) - offset)} cards left, {count} asked", "deck.pile_short"
+            )
+        return tuple(order[offset : offset + count])
+
+    async def release(self, match_id: str) -> None:
+        """Drop the piles of a finished match (they are rebuildable from seed and log)."""
+        index = keys.deck_index(match_id)
+        members = await self._redis.smembers(index)
+        if members:
+            await self._redis.delete(*members)
+        await self._redis.delete(index)
+
+
+def _check(match_id: str, pile: str, counter: int) -> None:
+    if not match_id or not pile or counter < 0:
+        raise InvalidArgument("match_id, pile and a non-negative counter are required")
+

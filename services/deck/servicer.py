@@ -1,0 +1,45 @@
+"""gRPC adapter of the deck use cases."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.deck.app import DeckApp
+from tabletop.deck.v1 import deck_service_pb2 as pb
+from tabletop.deck.v1 import deck_service_pb2_grpc as pb_grpc
+from tabletop.dice.v1 import dice_service_pb2 as dice_pb
+
+
+class DicePermuter:
+    """The deck's view of the dice service, over either transport."""
+
+    def __init__(self, dice_client: Any) -> None:
+        self._dice = dice_client
+
+    async def permute(self, match_id: str, counter: int, n: int) -> tuple[int, ...]:
+        reply = await self._dice.Permute(dice_pb.PermuteRequest(match_id=match_id, counter=counter, n=n))
+        return tuple(reply.order)
+
+
+class DeckServicer(pb_grpc.DeckServiceServicer):
+    def __init__(self, app: DeckApp) -> None:
+        self._app = app
+
+    async def ShufflePile(self, request: pb.ShufflePileRequest, context: Any) -> pb.ShufflePileResponse:
+        size = await self._app.shuffle(
+            request.match_id, request.pile, request.counter, tuple(request.cards), request.keep_order
+        )
+        return pb.ShufflePileResponse(size=size)
+
+    async def DrawCards(self, request: pb.DrawCardsRequest, context: Any) -> pb.DrawCardsResponse:
+        cards = await self._app.draw(request.match_id, request.pile, request.counter, request.offset, request.count)
+        return pb.DrawCardsResponse(cards=cards)
+
+    async def ReleaseMatch(self, request: pb.ReleaseMatchRequest, context: Any) -> pb.ReleaseMatchResponse:
+        await self._app.release(request.match_id)
+        return pb.ReleaseMatchResponse()
+
+
+def register(server: Any, app: DeckApp) -> list[str]:
+    pb_grpc.add_DeckServiceServicer_to_server(DeckServicer(app), server)
+    return [pb.DESCRIPTOR.services_by_name["DeckService"].full_name]

@@ -1,0 +1,58 @@
+"""Dice use cases: one secret seed per match, outcomes derived from it."""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+
+from services.common import keys
+from services.common.errors import InvalidArgument, NotFound
+from services.dice import fair
+
+MAX_DICE = 64
+MAX_FACES = 1_000_000
+MAX_PERMUTATION = 10_000
+
+
+class DiceApp:
+    """Seeds live in Redis (never logged); every draw is a pure function of one."""
+
+    def __init__(self, redis: aioredis.Redis) -> None:
+        self._redis = redis
+        self._seeds: dict[str, bytes] = {}
+
+    async def commit(self, match_id: str) -> str:
+        """Create the match's seed unless it exists; its public commitment."""
+        _require_id(match_id)
+        await self._redis.set(keys.dice_seed(match_id), fair.new_seed(), nx=True)
+        return fair.commitment(await self._seed(match_id))
+
+    async def roll(self, match_id: str, counter: int, faces: int, count: int) -> tuple[int, ...]:
+        if not (1 <= faces <= MAX_FACES and 0 < count <= MAX_DICE and counter >= 0):
+            raise InvalidArgument("roll: faces, count or counter out of range")
+        return fair.roll(await self._seed(match_id), counter, faces, count)
+
+    async def permute(self, match_id: str, counter: int, n: int) -> tuple[int, ...]:
+        if not (0 <= n <= MAX_PERMUTATION and counter >= 0):
+            raise InvalidArgument("permute: n or counter out of range")
+        return fair.permutation(await self._seed(match_id), counter, n)
+
+    async def reveal(self, match_id: str) -> tuple[str, str]:
+        """The seed (hex) and its commitment; the match calls this once it has ended."""
+        seed = await self._seed(match_id)
+        return seed.hex(), fair.commitment(seed)
+
+    async def _seed(self, match_id: str) -> bytes:
+        _require_id(match_id)
+        seed = self._seeds.get(match_id)
+        if seed is None:
+            seed = await self._redis.get(keys.dice_seed(match_id))
+            if seed is None:
+                raise NotFound(f"no seed for match {match_id}")
+            # A seed never changes once set, so it is safe to keep.
+            self._seeds[match_id] = seed
+        return bytes(seed)
+
+
+def _require_id(match_id: str) -> None:
+    if not match_id or len(match_id) > 128:
+        raise InvalidArgument("match_id is required (at most 128 characters)")

@@ -1,0 +1,161 @@
+"""What one seat (or a spectator) may know of the state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from services.games.la_isla.actions import CollectIncome
+from services.games.la_isla.content import ANIMALS, Animal, Colour, Symbol
+from services.games.la_isla.explore import current
+from services.games.la_isla.rules import CONTENT, END_THRESHOLD, area, area_sum, island
+from services.games.la_isla.state import Assignment, Phase, Player, State
+
+
+@dataclass(frozen=True)
+class SpaceView:
+    """A landscape space and the seats with an explorer on it."""
+
+    id: str
+    colour: Colour
+    symbol: Symbol
+    explorers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RegionView:
+    """A jungle region; `tile` None once claimed."""
+
+    id: str
+    value: int
+    spaces: tuple[int, ...]
+    tile: Animal | None
+
+
+@dataclass(frozen=True)
+class MarkerView:
+    """A purple marker: its space on the track and the area (multiplier) it stands in."""
+
+    animal: Animal
+    position: int
+    area: int
+
+
+@dataclass(frozen=True)
+class SlotView:
+    """A cardholder slot: the visible card (None if free) and how many cards it covers."""
+
+    top: str | None
+    covered: int
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """One seat's public pieces; `resources` and `tiles` follow Colour and Animal order."""
+
+    seat: int
+    score: int
+    resources: tuple[int, ...]
+    explorers_left: int
+    explorers_gained: int
+    slots: tuple[SlotView, ...]
+    tiles: tuple[int, ...]
+    large: Animal | None
+    hand_count: int
+    has_chosen: bool
+
+
+@dataclass(frozen=True)
+class View:
+    """The table as `viewer` sees it; `hand` and `my_*` are the viewer's secrets only."""
+
+    viewer: int | None
+    phase: Phase
+    round: int
+    start_player: int
+    current_seat: int | None
+    end_threshold: int
+    area_sum: int
+    pending_resources: int
+    pending_markers: int
+    spaces: tuple[SpaceView, ...]
+    regions: tuple[RegionView, ...]
+    markers: tuple[MarkerView, ...]
+    players: tuple[PlayerView, ...]
+    draw_pile: str
+    draw_pile_size: int
+    discard: tuple[str, ...]
+    hand: tuple[str, ...]
+    my_assignment: Assignment | None
+    my_income: CollectIncome | None
+    my_extra_moves: int | None
+
+
+def _chosen(state: State, p: Player) -> bool:
+    if state.phase is Phase.ASSIGN:
+        return p.assignment is not None
+    return p.choice is not None
+
+
+def _player(state: State, seat: int) -> PlayerView:
+    p = state.player(seat)
+    slots = tuple(SlotView(stack[-1] if stack else None, max(len(stack) - 1, 0)) for stack in p.slots)
+    return PlayerView(
+        seat,
+        p.score,
+        p.resources,
+        p.explorers_left,
+        p.explorers_gained,
+        slots,
+        p.tiles,
+        p.large,
+        len(p.hand),
+        _chosen(state, p),
+    )
+
+
+def _board(state: State) -> tuple[tuple[SpaceView, ...], tuple[RegionView, ...]]:
+    if state.layout is None or state.region_tiles is None:
+        return (), ()
+    faces = island(state).faces
+    spaces = tuple(
+        SpaceView(
+            spec.id,
+            face.colour,
+            face.symbol,
+            tuple(s for s in range(state.seats) if i in state.player(s).explorers),
+        )
+        for i, (spec, face) in enumerate(zip(CONTENT.island.spaces, faces))
+    )
+    regions = tuple(
+        RegionView(r.id, r.value, r.spaces, t) for r, t in zip(CONTENT.island.regions, state.region_tiles)
+    )
+    return spaces, regions
+
+
+def view(state: State, viewer: int | None) -> View:
+    """Everything public, plus the viewer's hand and unrevealed choices."""
+    mine = state.player(viewer) if viewer is not None and 0 <= viewer < state.seats else None
+    spaces, regions = _board(state)
+    choice = mine.choice if mine is not None else None
+    return View(
+        viewer=viewer,
+        phase=state.phase,
+        round=state.round,
+        start_player=state.start,
+        current_seat=current(state) if state.phase is Phase.EXPLORE else None,
+        end_threshold=END_THRESHOLD[state.seats],
+        area_sum=area_sum(state.markers),
+        pending_resources=state.pending_resources,
+        pending_markers=state.pending_markers,
+        spaces=spaces,
+        regions=regions,
+        markers=tuple(MarkerView(a, m, area(m)) for a, m in zip(ANIMALS, state.markers)),
+        players=tuple(_player(state, s) for s in range(state.seats)),
+        draw_pile=state.pile,
+        draw_pile_size=state.pile_size,
+        discard=state.discard,
+        hand=mine.hand if mine is not None else (),
+        my_assignment=mine.assignment if mine is not None else None,
+        my_income=choice if isinstance(choice, CollectIncome) else None,
+        my_extra_moves=getattr(choice, "extra", None) if mine is not None else None,
+    )

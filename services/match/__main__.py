@@ -1,0 +1,25 @@
+"""The match process."""
+
+import asyncio
+
+import redis.asyncio as aioredis
+
+from services.common import config, wiring
+from services.common.grpc_server import serve
+from services.common.redis_store import RedisEventStore
+from services.match.app import MatchApp
+from services.match.servicer import register
+
+
+async def main() -> None:
+    settings = config.load()
+    client = aioredis.from_url(settings.redis_url, decode_responses=False)
+    store = RedisEventStore(client)
+    dice = wiring.dice_client(settings, client)
+    deck = wiring.deck_client(settings, client, dice)
+    app = MatchApp(store, wiring.rules_clients(settings), dice, deck, settings.snapshot_every)
+    await serve("match", settings, lambda server: register(server, app), on_stop=client.aclose)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,425 @@
+"""Match use cases: lifecycle, actions with their chance, state by version.
+
+The match service is the only writer of match streams. Each write is one
+version-checked append; a writer that lost a race reloads and retries, and a
+command id that was applied before returns its first answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+
+from services.common import logging as tlog
+from services.common import metrics
+from services.common.errors import (
+    Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ServiceError,
+)
+from services.common.event_store import EventStore, NewEvent, Snapshot, StoredEvent, VersionConflict
+from services.common.keys import match_stream
+from services.match import lifecycle
+from services.match.chance import ChanceResolver
+from tabletop.common.v1 import common_pb2
+from tabletop.deck.v1 import deck_service_pb2 as deck_pb
+from tabletop.dice.v1 import dice_service_pb2 as dice_pb
+from tabletop.match.v1 import events_pb2 as ev
+from tabletop.match.v1 import match_service_pb2 as mpb
+from tabletop.match.v1 import record_pb2
+from tabletop.rules.v1 import rules_service_pb2 as rpb
+
+log = tlog.get("match")
+CHANCE_SEAT = -1
+MAX_RETRIES = 8
+MAX_CHANCE_STEPS = 10_000
+CACHE_SIZE = 2048
+_AUDIENCE = {1: "public", 2: "seat", 3: "server"}
+
+
+@dataclass(frozen=True)
+class Submitted:
+    version: int
+    duplicate: bool
+
+
+class MatchApp:
+    def __init__(
+        self, store: EventStore, rules: Mapping[str, Any], dice: Any, deck: Any, snapshot_every: int = 50
+    ) -> None:
+        self._store = store
+        self._rules = dict(rules)
+        self._dice = dice
+        self._deck = deck
+        self._chance = ChanceResolver(dice, deck)
+        self._snapshot_every = max(1, snapshot_every)
+        self._records: OrderedDict[str, record_pb2.MatchRecord] = OrderedDict()
+        self._views: OrderedDict[tuple[str, int, int], any_pb2.Any] = OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def create(self, game: str, config: Mapping[str, str], seat_count: int,
+                     command_id: str = "", match_id: str = "") -> record_pb2.MatchRecord:
+        """A new match in the lobby; the seed is committed in its first event."""
+        rules = self._rules_for(game)
+        # Setup validates seat count and options now rather than at start.
+        await rules.Setup(rpb.SetupRequest(game=game, config=dict(config), seat_count=seat_count))
+        match_id = match_id or uuid.uuid4().hex
+        if len(match_id) > 64 or not match_id.replace("-", "").isalnum():
+            raise InvalidArgument("match_id must be at most 64 letters, digits or dashes")
+        stream = match_stream(match_id)
+        if command_id and (done := await self._store.command(stream, command_id)):
+            return await self.record(match_id)
+        commitment = (await self._dice.CommitSeed(dice_pb.CommitSeedRequest(match_id=match_id))).commitment
+        created = ev.MatchCreated(game=game, config=dict(config), seat_count=seat_count, seed_commitment=commitment)
+        try:
+            await self._store.append(stream, 0, [_new(created)], command_id)
+        except VersionConflict:
+            raise AlreadyExists(f"match {match_id} exists") from None
+        log.info("match_created", match_id=match_id, game=game, seats=seat_count)
+        return await self.record(match_id)
+
+    async def join(self, match_id: str, player_id: str, seat: int | None, command_id: str = "") -> tuple[int, int]:
+        """Seat `player_id`; returns (seat, version)."""
+        if not player_id or len(player_id) > 64:
+            raise InvalidArgument("player_id is required (at most 64 characters)")
+
+        async def plan(record: record_pb2.MatchRecord) -> list[Message]:
+            _require_status(record, mpb.MATCH_STATUS_LOBBY, "match.not_in_lobby")
+            chosen = _free_seat(record, seat)
+            return [ev.PlayerJoined(seat=chosen, player_id=player_id)]
+
+        version, events, _ = await self._write(match_id, command_id, plan)
+        joined = [e for e in events if isinstance(e, ev.PlayerJoined)]
+        if joined:
+            return joined[0].seat, version
+        # A retried join: find the seat from the log.
+        record = await self.record(match_id)
+        return list(record.players).index(player_id), version
+
+    async def leave(self, match_id: str, seat: int, command_id: str = "") -> int:
+        async def plan(record: record_pb2.MatchRecord) -> list[Message]:
+            _require_status(record, mpb.MATCH_STATUS_LOBBY, "match.leave_after_start")
+            _require_seated(record, seat)
+            return [ev.PlayerLeft(seat=seat, player_id=record.players[seat])]
+
+        version, _, _ = await self._write(match_id, command_id, plan)
+        return version
+
+    async def start(self, match_id: str, command_id: str = "") -> int:
+        """Start a full lobby: set the game up and resolve its opening chance."""
+
+        async def plan(record: record_pb2.MatchRecord) -> list[Message]:
+            _require_status(record, mpb.MATCH_STATUS_LOBBY, "match.already_started")
+            if "" in record.players:
+                raise FailedPrecondition("every seat must be taken before the start", "match.seats_free")
+            return [ev.MatchStarted()]
+
+        version, _, _ = await self._write(match_id, command_id, plan)
+        return version
+
+    async def submit(self, match_id: str, seat: int, action: any_pb2.Any, command_id: str = "") -> Submitted:
+        """Apply one action of `seat`, then any chance it triggers, in one append."""
+
+        async def plan(record: record_pb2.MatchRecord) -> list[Message]:
+            _require_status(record, mpb.MATCH_STATUS_ACTIVE, "match.not_active")
+            _require_seated(record, seat)
+            if seat not in record.turn.seats:
+                raise FailedPrecondition(f"seat {seat} is not asked to act now", "match.not_your_turn")
+            decision = await self._rules_for(record.game).Decide(
+                rpb.DecideRequest(state=record.state, seat=seat, action=action)
+            )
+            return [decision]
+
+        version, _, duplicate = await self._write(match_id, command_id, plan)
+        metrics.ACTIONS.labels(self._records[match_id].game if match_id in self._records else "", "ok").inc()
+        return Submitted(version, duplicate)
+
+    # ------------------------------------------------------------ reads
+
+    async def record(self, match_id: str, fresh: bool = True) -> record_pb2.MatchRecord:
+        """The record at the stream's current version; NotFound if there is none."""
+        stream = match_stream(match_id)
+        cached = self._records.get(match_id)
+        if cached is not None and not fresh:
+            return cached
+        version = await self._store.version(stream)
+        if version == 0:
+            raise NotFound(f"no match {match_id}")
+        if cached is not None and cached.version == version:
+            metrics.STATE_CACHE.labels("hit").inc()
+            return cached
+        metrics.STATE_CACHE.labels("miss").inc()
+        return await self._catch_up(match_id, cached)
+
+    async def view(self, match_id: str, viewer: int | None) -> tuple[record_pb2.MatchRecord, any_pb2.Any | None]:
+        """The record and what `viewer` may see of the game (None before the start)."""
+        record = await self.record(match_id)
+        if viewer is not None:
+            _require_seat_index(record, viewer)
+        if not record.HasField("state"):
+            return record, None
+        key = (match_id, record.version, -2 if viewer is None else viewer)
+        view = self._views.get(key)
+        if view is None:
+            request = rpb.GetViewRequest(state=record.state)
+            if viewer is not None:
+                request.viewer = viewer
+            view = (await self._rules_for(record.game).GetView(request)).view
+            _remember(self._views, key, view)
+        return record, view
+
+    async def legal_actions(self, match_id: str, seat: int) -> tuple[int, list[any_pb2.Any]]:
+        record = await self.record(match_id)
+        _require_seat_index(record, seat)
+        if record.status != mpb.MATCH_STATUS_ACTIVE or seat not in record.turn.seats:
+            return record.version, []
+        reply = await self._rules_for(record.game).ListLegalActions(
+            rpb.ListLegalActionsRequest(state=record.state, seat=seat)
+        )
+        return record.version, list(reply.actions)
+
+    async def list(self, game: str = "", status: int = 0, limit: int = 50) -> list[record_pb2.MatchRecord]:
+        found = []
+        for stream in await self._store.streams(limit=0):
+            if not stream.startswith("match:"):
+                continue
+            record = await self.record(stream.removeprefix("match:"), fresh=False)
+            if (not game or record.game == game) and (not status or record.status == status):
+                found.append(record)
+                if len(found) >= (limit or 50):
+                    break
+        return found
+
+    # ------------------------------------------------------------ writing
+
+    async def _write(self, match_id: str, command_id: str, plan: Any) -> tuple[int, list[Message], bool]:
+        """Plan events against the current record and append them, retrying lost races."""
+        stream = match_stream(match_id)
+        if command_id and (done := await self._store.command(stream, command_id)) is not None:
+            return done.last_version, [], True
+        async with self._lock(match_id):
+            record = await self.record(match_id, fresh=False)
+            for _ in range(MAX_RETRIES):
+                draft = lifecycle.copy(record)
+                try:
+                    planned = await plan(draft)
+                    events, new_events = await self._expand(draft, planned)
+                except ServiceError:
+                    # A refusal may come from a record another replica has moved past.
+                    if await self._store.version(stream) == record.version:
+                        raise
+                    record = await self._catch_up(match_id, record)
+                    continue
+                try:
+                    result = await self._store.append(stream, record.version, new_events, command_id)
+                except VersionConflict:
+                    metrics.APPENDS.labels("conflict").inc()
+                    record = await self._catch_up(match_id, record)
+                    continue
+                metrics.APPENDS.labels("duplicate" if result.duplicate else "ok").inc()
+                if result.duplicate:
+                    return result.last_version, [], True
+                draft.version = result.last_version
+                await self._committed(record, draft)
+                return result.last_version, events, False
+        raise Aborted(f"match {match_id} is too busy, retry", "match.contention")
+
+    async def _expand(
+        self, draft: record_pb2.MatchRecord, planned: list[Message]
+    ) -> tuple[list[Message], list[NewEvent]]:
+        """Turn planned messages into log events, applying each to `draft`,
+        and settle the chance the game asks for after them."""
+        events: list[Message] = []
+        new: list[NewEvent] = []
+        for item in planned:
+            if isinstance(item, rpb.DecideResponse):
+                self._take_decision(draft, item, events, new)
+            else:
+                lifecycle.apply(draft, item)
+                events.append(item)
+                new.append(_new(item))
+                if isinstance(item, ev.MatchStarted):
+                    await self._set_up(draft)
+        await self._settle_chance(draft, events, new)
+        return events, new
+
+    async def _set_up(self, draft: record_pb2.MatchRecord) -> None:
+        reply = await self._rules_for(draft.game).Setup(
+            rpb.SetupRequest(game=draft.game, config=dict(draft.config), seat_count=draft.seat_count)
+        )
+        draft.state.CopyFrom(reply.state)
+        draft.turn.CopyFrom(reply.turn)
+
+    def _take_decision(
+        self, draft: record_pb2.MatchRecord, decision: rpb.DecideResponse, events: list[Message], new: list[NewEvent]
+    ) -> None:
+        for emitted in decision.events:
+            events.append(emitted)
+            new.append(_game_event(emitted))
+        draft.state.CopyFrom(decision.state)
+        draft.turn.CopyFrom(decision.turn)
+        if decision.HasField("outcome"):
+            draft.outcome.CopyFrom(decision.outcome)
+
+    async def _settle_chance(self, draft: record_pb2.MatchRecord, events: list[Message], new: list[NewEvent]) -> None:
+        """Resolve chance requests until players are asked again, then close a finished game."""
+        rules = self._rules_for(draft.game) if draft.game else None
+        for _ in range(MAX_CHANCE_STEPS):
+            if rules is None or not draft.turn.HasField("chance") or draft.HasField("outcome"):
+                break
+            outcome, resolved = await self._chance.resolve(draft, draft.turn.chance)
+            lifecycle.apply(draft, resolved)
+            events.append(resolved)
+            new.append(_chance_event(resolved))
+            decision = await rules.Decide(rpb.DecideRequest(state=draft.state, seat=CHANCE_SEAT, chance=outcome))
+            self._take_decision(draft, decision, events, new)
+        if draft.HasField("outcome") and draft.status == mpb.MATCH_STATUS_ACTIVE:
+            ended = ev.MatchEnded(outcome=draft.outcome)
+            seed = (await self._dice.RevealSeed(dice_pb.RevealSeedRequest(match_id=draft.match_id))).seed
+            for item in (ended, ev.SeedRevealed(seed=seed)):
+                lifecycle.apply(draft, item)
+                events.append(item)
+                new.append(_new(item))
+
+    async def _committed(self, before: record_pb2.MatchRecord, after: record_pb2.MatchRecord) -> None:
+        _remember(self._records, after.match_id, after)
+        if after.version // self._snapshot_every > before.version // self._snapshot_every:
+            await self._store.save_snapshot(
+                match_stream(after.match_id), Snapshot(after.version, after.SerializeToString())
+            )
+        if after.status == mpb.MATCH_STATUS_FINISHED and before.status != mpb.MATCH_STATUS_FINISHED:
+            log.info("match_ended", match_id=after.match_id, version=after.version)
+            await self._deck.ReleaseMatch(deck_pb.ReleaseMatchRequest(match_id=after.match_id))
+
+    # ------------------------------------------------------------ rebuilding
+
+    async def _catch_up(self, match_id: str, cached: record_pb2.MatchRecord | None) -> record_pb2.MatchRecord:
+        """Bring a record up to the stream's end: snapshot (if newer) plus later events."""
+        stream = match_stream(match_id)
+        base = cached
+        snapshot = await self._store.load_snapshot(stream)
+        if snapshot is not None and (base is None or snapshot.version > base.version):
+            base = record_pb2.MatchRecord.FromString(snapshot.data)
+        record = lifecycle.copy(base) if base is not None else lifecycle.new_record(match_id)
+        events = await self._store.read(stream, after_version=record.version)
+        if not events and base is None:
+            raise NotFound(f"no match {match_id}")
+        await self._fold(record, events)
+        _remember(self._records, match_id, record)
+        return record
+
+    async def _fold(self, record: record_pb2.MatchRecord, events: list[StoredEvent]) -> None:
+        pending: list[any_pb2.Any] = []
+        for stored in events:
+            cls = lifecycle.PLATFORM_EVENTS.get(stored.type)
+            if cls is None:
+                pending.append(any_pb2.Any(type_url=f"type.googleapis.com/{stored.type}", value=stored.data))
+            else:
+                await self._replay_pending(record, pending)
+                event = cls.FromString(stored.data)
+                lifecycle.apply(record, event)
+                if isinstance(event, ev.MatchStarted):
+                    await self._set_up(record)
+            record.version = stored.version
+        await self._replay_pending(record, pending)
+
+    async def _replay_pending(self, record: record_pb2.MatchRecord, pending: list[any_pb2.Any]) -> None:
+        if not pending:
+            return
+        reply = await self._rules_for(record.game).Replay(rpb.ReplayRequest(state=record.state, events=pending))
+        record.state.CopyFrom(reply.state)
+        record.turn.CopyFrom(reply.turn)
+        if reply.HasField("outcome"):
+            record.outcome.CopyFrom(reply.outcome)
+        pending.clear()
+
+    # ------------------------------------------------------------ helpers
+
+    def _rules_for(self, game: str) -> Any:
+        rules = self._rules.get(game)
+        if rules is None:
+            raise InvalidArgument(f"unknown game {game!r}; known: {', '.join(sorted(self._rules))}", "game")
+        return rules
+
+    def _lock(self, match_id: str) -> asyncio.Lock:
+        lock = self._locks.get(match_id)
+        if lock is None:
+            if len(self._locks) > CACHE_SIZE:
+                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
+            lock = self._locks[match_id] = asyncio.Lock()
+        return lock
+
+
+def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > CACHE_SIZE:
+        cache.popitem(last=False)
+
+
+def _new(message: Message) -> NewEvent:
+    return NewEvent(type=message.DESCRIPTOR.full_name, data=message.SerializeToString())
+
+
+def _game_event(emitted: rpb.EmittedEvent) -> NewEvent:
+    audience = _AUDIENCE.get(emitted.visibility.audience, "server")
+    seat = emitted.visibility.seat if emitted.visibility.HasField("seat") else -1
+    redacted_type = emitted.redacted.type_url.rsplit("/", 1)[-1] if emitted.HasField("redacted") else ""
+    return NewEvent(
+        type=emitted.event.type_url.rsplit("/", 1)[-1], data=emitted.event.value, audience=audience,
+        seat=seat, redacted_type=redacted_type, redacted=emitted.redacted.value if redacted_type else b"",
+    )
+
+
+def _chance_event(resolved: ev.ChanceResolved) -> NewEvent:
+    """A deal to one seat is that seat's; everyone else sees it without the cards."""
+    request = resolved.request
+    if request.WhichOneof("kind") == "draw_cards" and request.draw_cards.HasField("seat"):
+        hidden = ev.ChanceResolved()
+        hidden.CopyFrom(resolved)
+        hidden.ClearField("outcome")
+        return NewEvent(
+            type=resolved.DESCRIPTOR.full_name, data=resolved.SerializeToString(), audience="seat",
+            seat=request.draw_cards.seat, redacted_type=hidden.DESCRIPTOR.full_name, redacted=hidden.SerializeToString(),
+        )
+    return _new(resolved)
+
+
+def _require_status(record: record_pb2.MatchRecord, status: int, rule: str) -> None:
+    if record.status != status:
+        names = {1: "in the lobby", 2: "being played", 3: "finished"}
+        raise FailedPrecondition(f"match {record.match_id} is {names.get(record.status, 'unknown')}", rule)
+
+
+def _require_seat_index(record: record_pb2.MatchRecord, seat: int) -> None:
+    if not 0 <= seat < record.seat_count:
+        raise InvalidArgument(f"seat {seat} does not exist (0-{record.seat_count - 1})", "seat")
+
+
+def _require_seated(record: record_pb2.MatchRecord, seat: int) -> None:
+    _require_seat_index(record, seat)
+    if not record.players[seat]:
+        raise PermissionDenied(f"seat {seat} is not taken", "match.seat_free")
+
+
+def _free_seat(record: record_pb2.MatchRecord, wanted: int | None) -> int:
+    if wanted is not None:
+        _require_seat_index(record, wanted)
+        if record.players[wanted]:
+            raise FailedPrecondition(f"seat {wanted} is taken", "match.seat_taken")
+        return wanted
+    for seat, player in enumerate(record.players):
+        if not player:
+            return seat
+    raise FailedPrecondition("the match is full", "match.full")
+
+
+def outcome_of(record: record_pb2.MatchRecord) -> common_pb2.Outcome | None:
+    return record.outcome if record.HasField("outcome") else None

@@ -1,0 +1,77 @@
+"""Resolving a chance request through the dice and deck services.
+
+The draw number (counter) comes from the match record, which is derived from
+the log; the dice and deck answer pure functions of it, so a retried or raced
+resolution gets the same outcome and consumes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.common.errors import FailedPrecondition
+from services.match import lifecycle
+from tabletop.common.v1 import chance_pb2
+from tabletop.deck.v1 import deck_service_pb2 as deck_pb
+from tabletop.dice.v1 import dice_service_pb2 as dice_pb
+from tabletop.match.v1 import events_pb2 as ev
+from tabletop.match.v1 import record_pb2
+
+
+class ChanceResolver:
+    def __init__(self, dice: Any, deck: Any) -> None:
+        self._dice = dice
+        self._deck = deck
+
+    async def resolve(
+        self, record: record_pb2.MatchRecord, request: chance_pb2.ChanceRequest
+    ) -> tuple[chance_pb2.ChanceOutcome, ev.ChanceResolved]:
+        """The outcome of `request`, and the record of it for the log."""
+        match_id, counter = record.match_id, record.next_counter
+        kind = request.WhichOneof("kind")
+        outcome = chance_pb2.ChanceOutcome()
+        resolved = ev.ChanceResolved(counter=counter, request=request)
+        if kind == "roll_dice":
+            r = request.roll_dice
+            reply = await self._dice.RollDice(
+                dice_pb.RollDiceRequest(match_id=match_id, counter=counter, faces=r.faces, count=r.count)
+            )
+            outcome.dice_rolled.values.extend(reply.values)
+        elif kind == "permute":
+            reply = await self._dice.Permute(dice_pb.PermuteRequest(match_id=match_id, counter=counter, n=request.permute.n))
+            outcome.permuted.order.extend(reply.order)
+        elif kind == "shuffle_pile":
+            s = request.shuffle_pile
+            reply = await self._deck.ShufflePile(
+                deck_pb.ShufflePileRequest(
+                    match_id=match_id, pile=s.pile, counter=counter, cards=s.cards, keep_order=s.keep_order
+                )
+            )
+            outcome.pile_shuffled.pile, outcome.pile_shuffled.size = s.pile, reply.size
+        elif kind == "draw_cards":
+            await self._draw(record, request.draw_cards, outcome, resolved)
+        else:
+            raise FailedPrecondition("the engine asked for an unknown chance request", "match.chance_unknown")
+        resolved.outcome.CopyFrom(outcome)
+        return outcome, resolved
+
+    async def _draw(
+        self,
+        record: record_pb2.MatchRecord,
+        draw: chance_pb2.DrawCards,
+        outcome: chance_pb2.ChanceOutcome,
+        resolved: ev.ChanceResolved,
+    ) -> None:
+        mark = lifecycle.pile_mark(record, draw.pile)
+        if mark is None:
+            raise FailedPrecondition(f"pile {draw.pile} was never shuffled", "match.pile_unknown")
+        reply = await self._deck.DrawCards(
+            deck_pb.DrawCardsRequest(
+                match_id=record.match_id, pile=draw.pile, counter=mark.counter, offset=mark.dealt, count=draw.count
+            )
+        )
+        outcome.cards_drawn.pile = draw.pile
+        outcome.cards_drawn.cards.extend(reply.cards)
+        # A deal uses no new draw number: it reads the pile the shuffle made.
+        resolved.counter = -1
+        resolved.pile_counter, resolved.pile_offset = mark.counter, mark.dealt

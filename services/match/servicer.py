@@ -1,0 +1,60 @@
+"""gRPC adapter of the match use cases."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.match import lifecycle
+from services.match.app import MatchApp
+from tabletop.match.v1 import match_service_pb2 as pb
+from tabletop.match.v1 import match_service_pb2_grpc as pb_grpc
+
+
+class MatchServicer(pb_grpc.MatchServiceServicer):
+    def __init__(self, app: MatchApp) -> None:
+        self._app = app
+
+    async def CreateMatch(self, request: pb.CreateMatchRequest, context: Any) -> pb.CreateMatchResponse:
+        record = await self._app.create(
+            request.game, dict(request.config), request.seat_count, request.command_id, request.match_id
+        )
+        return pb.CreateMatchResponse(match=lifecycle.summary(record))
+
+    async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
+        wanted = request.seat if request.HasField("seat") else None
+        seat, version = await self._app.join(request.match_id, request.player_id, wanted, request.command_id)
+        return pb.JoinMatchResponse(seat=seat, version=version)
+
+    async def LeaveMatch(self, request: pb.LeaveMatchRequest, context: Any) -> pb.LeaveMatchResponse:
+        return pb.LeaveMatchResponse(version=await self._app.leave(request.match_id, request.seat, request.command_id))
+
+    async def StartMatch(self, request: pb.StartMatchRequest, context: Any) -> pb.StartMatchResponse:
+        return pb.StartMatchResponse(version=await self._app.start(request.match_id, request.command_id))
+
+    async def SubmitAction(self, request: pb.SubmitActionRequest, context: Any) -> pb.SubmitActionResponse:
+        done = await self._app.submit(request.match_id, request.seat, request.action, request.command_id)
+        return pb.SubmitActionResponse(version=done.version, duplicate=done.duplicate)
+
+    async def GetMatch(self, request: pb.GetMatchRequest, context: Any) -> pb.GetMatchResponse:
+        return pb.GetMatchResponse(match=lifecycle.summary(await self._app.record(request.match_id)))
+
+    async def ListMatches(self, request: pb.ListMatchesRequest, context: Any) -> pb.ListMatchesResponse:
+        records = await self._app.list(request.game, request.status, request.limit)
+        return pb.ListMatchesResponse(matches=[lifecycle.summary(r) for r in records])
+
+    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
+        viewer = request.viewer if request.HasField("viewer") else None
+        record, view = await self._app.view(request.match_id, viewer)
+        response = pb.GetViewResponse(match=lifecycle.summary(record))
+        if view is not None:
+            response.view.CopyFrom(view)
+        return response
+
+    async def ListLegalActions(self, request: pb.ListLegalActionsRequest, context: Any) -> pb.ListLegalActionsResponse:
+        version, actions = await self._app.legal_actions(request.match_id, request.seat)
+        return pb.ListLegalActionsResponse(version=version, actions=actions)
+
+
+def register(server: Any, app: MatchApp) -> list[str]:
+    pb_grpc.add_MatchServiceServicer_to_server(MatchServicer(app), server)
+    return [pb.DESCRIPTOR.services_by_name["MatchService"].full_name]

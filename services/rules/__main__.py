@@ -1,0 +1,20 @@
+"""A rules process: serves the game named by TABLETOP_GAME."""
+
+import asyncio
+
+from services.common import config, wiring
+from services.common.grpc_server import serve
+from services.games.registry import game
+from services.rules.app import EngineHost
+from services.rules.servicer import register
+
+
+async def main() -> None:
+    settings = config.load()
+    wiring.load_extra_games(settings)
+    host = EngineHost(game(settings.game))
+    await serve(f"rules-{settings.game}", settings, lambda server: register(server, host))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

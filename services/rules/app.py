@@ -1,0 +1,90 @@
+"""Rules use cases: a pure engine hosted with a cache of decoded states."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from services.common.errors import FailedPrecondition, InvalidArgument
+from services.games.common.engine import IllegalAction, InvalidConfig, Outcome, ToMove, Visibility
+from services.games.registry import GameEntry
+
+CACHE_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What one move did: events with their audience and redaction, and where it leads."""
+
+    events: tuple[tuple[Any, Visibility, Any | None], ...]
+    state: Any
+    data: bytes
+    turn: ToMove
+    outcome: Outcome | None
+
+
+class EngineHost:
+    """Runs one game's engine on encoded states, keeping recent ones decoded."""
+
+    def __init__(self, entry: GameEntry) -> None:
+        self.entry = entry
+        self.engine = entry.engine
+        self.codec = entry.codec
+        self._decoded: OrderedDict[bytes, Any] = OrderedDict()
+
+    def state(self, data: bytes) -> Any:
+        """The state encoded in `data` (decoded once, then cached)."""
+        cached = self._decoded.get(data)
+        if cached is not None:
+            self._decoded.move_to_end(data)
+            return cached
+        try:
+            state = self.codec.decode_state(data)
+        except (ValueError, TypeError, KeyError) as broken:
+            raise InvalidArgument(f"not a {self.entry.name} state") from broken
+        return self._remember(data, state)
+
+    def _remember(self, data: bytes, state: Any) -> Any:
+        self._decoded[data] = state
+        if len(self._decoded) > CACHE_SIZE:
+            self._decoded.popitem(last=False)
+        return state
+
+    def encode(self, state: Any) -> bytes:
+        data = self.codec.encode_state(state)
+        self._remember(data, state)
+        return data
+
+    def setup(self, config: Mapping[str, str], seats: int) -> tuple[Any, bytes]:
+        if not self.engine.min_seats <= seats <= self.engine.max_seats:
+            raise InvalidArgument(
+                f"{self.entry.name} is for {self.engine.min_seats}-{self.engine.max_seats} seats", "seat_count"
+            )
+        try:
+            state = self.engine.setup(dict(config), seats)
+        except InvalidConfig as bad:
+            raise InvalidArgument(f"bad option: {bad}", "config") from None
+        return state, self.encode(state)
+
+    def decide(self, data: bytes, seat: int, move: Any) -> Decision:
+        """Apply one move; IllegalAction becomes FailedPrecondition naming the rule."""
+        state = self.state(data)
+        try:
+            events = self.engine.decide(state, seat, move)
+        except IllegalAction as illegal:
+            raise FailedPrecondition(illegal.detail or illegal.rule, illegal.rule) from None
+        emitted = []
+        for event in events:
+            state = self.engine.evolve(state, event)
+            visibility = self.engine.visibility(event)
+            hidden = visibility.audience.value != "public"
+            emitted.append((event, visibility, self.engine.redact(event) if hidden else None))
+        return Decision(tuple(emitted), state, self.encode(state), self.engine.to_move(state), self.engine.result(state))
+
+    def replay(self, data: bytes, events: Sequence[Any]) -> tuple[Any, bytes]:
+        state = self.state(data)
+        for event in events:
+            state = self.engine.evolve(state, event)
+        return state, self.encode(state)

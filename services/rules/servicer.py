@@ -1,0 +1,133 @@
+"""gRPC adapter: the generic RulesService around one game's engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+
+from services.common.errors import InvalidArgument
+from services.games.common import chance, protocodec
+from services.games.common.engine import Outcome, ToMove, Visibility
+from services.rules.app import EngineHost
+from tabletop.common.v1 import chance_pb2, common_pb2
+from tabletop.rules.v1 import rules_service_pb2 as pb
+from tabletop.rules.v1 import rules_service_pb2_grpc as pb_grpc
+
+CHANCE_REQUESTS = (chance.RollDice, chance.Permute, chance.ShufflePile, chance.DrawCards)
+CHANCE_OUTCOMES = (chance.DiceRolled, chance.Permuted, chance.PileShuffled, chance.CardsDrawn)
+
+
+def pack(message: Message) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message)
+    return packed
+
+
+def turn_message(turn: ToMove) -> pb.Turn:
+    message = pb.Turn(seats=turn.seats, finished=not turn.seats and turn.chance is None)
+    if turn.chance is not None:
+        message.chance.CopyFrom(protocodec.encode_union(turn.chance, chance_pb2.ChanceRequest))
+    return message
+
+
+def outcome_message(outcome: Outcome) -> common_pb2.Outcome:
+    message = common_pb2.Outcome(ranking=outcome.ranking, scores=outcome.scores, detail=dict(outcome.detail))
+    if outcome.cooperative_win is not None:
+        message.cooperative_win = outcome.cooperative_win
+    return message
+
+
+def visibility_message(visibility: Visibility) -> common_pb2.Visibility:
+    audience = {"public": 1, "seat": 2, "server": 3}[visibility.audience.value]
+    message = common_pb2.Visibility(audience=audience)
+    if visibility.seat is not None:
+        message.seat = visibility.seat
+    return message
+
+
+class RulesServicer(pb_grpc.RulesServiceServicer):
+    def __init__(self, host: EngineHost) -> None:
+        self._host = host
+        self._game = host.entry.name
+
+    def _data(self, state: pb.EngineState) -> bytes:
+        if state.game != self._game:
+            raise InvalidArgument(f"this rules service plays {self._game}, not {state.game or 'nothing'}", "game")
+        return state.data
+
+    def _unpack(self, packed: any_pb2.Any, message_cls: type[Message], what: str) -> Message:
+        message = message_cls()
+        if not packed.Unpack(message):
+            raise InvalidArgument(f"expected a {message_cls.DESCRIPTOR.full_name} {what}", "payload_type")
+        return message
+
+    def _action(self, packed: any_pb2.Any) -> Any:
+        message = self._unpack(packed, self._host.codec.action_message, "action")
+        try:
+            return self._host.codec.decode_action(message)
+        except protocodec.ProtoMismatch as bad:
+            raise InvalidArgument(f"malformed action: {bad}", "malformed_action") from None
+
+    def _state(self, data: bytes) -> pb.EngineState:
+        return pb.EngineState(game=self._game, data=data)
+
+    async def DescribeGame(self, request: pb.DescribeGameRequest, context: Any) -> pb.DescribeGameResponse:
+        engine = self._host.engine
+        return pb.DescribeGameResponse(game=self._game, min_seats=engine.min_seats, max_seats=engine.max_seats)
+
+    async def Setup(self, request: pb.SetupRequest, context: Any) -> pb.SetupResponse:
+        if request.game and request.game != self._game:
+            raise InvalidArgument(f"this rules service plays {self._game}", "game")
+        state, data = self._host.setup(dict(request.config), request.seat_count)
+        return pb.SetupResponse(state=self._state(data), turn=turn_message(self._host.engine.to_move(state)))
+
+    async def Decide(self, request: pb.DecideRequest, context: Any) -> pb.DecideResponse:
+        data = self._data(request.state)
+        if request.WhichOneof("move") == "chance":
+            try:
+                move = protocodec.decode_union(request.chance, CHANCE_OUTCOMES)
+            except protocodec.ProtoMismatch as bad:
+                raise InvalidArgument(f"malformed chance outcome: {bad}") from None
+        elif request.WhichOneof("move") == "action":
+            move = self._action(request.action)
+        else:
+            raise InvalidArgument("a move (action or chance outcome) is required")
+        decision = self._host.decide(data, request.seat, move)
+        response = pb.DecideResponse(state=self._state(decision.data), turn=turn_message(decision.turn))
+        codec = self._host.codec
+        for event, visibility, redacted in decision.events:
+            emitted = response.events.add(event=pack(codec.encode_event(event)), visibility=visibility_message(visibility))
+            if redacted is not None:
+                emitted.redacted.CopyFrom(pack(codec.encode_event(redacted)))
+        if decision.outcome is not None:
+            response.outcome.CopyFrom(outcome_message(decision.outcome))
+        return response
+
+    async def Replay(self, request: pb.ReplayRequest, context: Any) -> pb.ReplayResponse:
+        codec = self._host.codec
+        events = [codec.decode_event(self._unpack(e, codec.event_message, "event")) for e in request.events]
+        state, data = self._host.replay(self._data(request.state), events)
+        response = pb.ReplayResponse(state=self._state(data), turn=turn_message(self._host.engine.to_move(state)))
+        outcome = self._host.engine.result(state)
+        if outcome is not None:
+            response.outcome.CopyFrom(outcome_message(outcome))
+        return response
+
+    async def ListLegalActions(self, request: pb.ListLegalActionsRequest, context: Any) -> pb.ListLegalActionsResponse:
+        state = self._host.state(self._data(request.state))
+        actions = self._host.engine.legal_actions(state, request.seat)
+        codec = self._host.codec
+        return pb.ListLegalActionsResponse(actions=[pack(codec.encode_action(a)) for a in actions])
+
+    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
+        state = self._host.state(self._data(request.state))
+        viewer = request.viewer if request.HasField("viewer") else None
+        view = self._host.engine.view(state, viewer)
+        return pb.GetViewResponse(view=pack(self._host.codec.encode_view(view)))
+
+
+def register(server: Any, host: EngineHost) -> list[str]:
+    pb_grpc.add_RulesServiceServicer_to_server(RulesServicer(host), server)
+    return [pb.DESCRIPTOR.services_by_name["RulesService"].full_name]
