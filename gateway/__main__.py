@@ -4,7 +4,7 @@ import asyncio
 
 import redis.asyncio as aioredis
 
-from gateway.auth import TokenAuthority
+from services.common.tokens import TokenAuthority
 from gateway.servicer import GatewayServicer, register
 from services.common import config, wiring
 from services.common.grpc_server import serve

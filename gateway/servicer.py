@@ -16,7 +16,8 @@ from services.common.errors import InvalidArgument, PermissionDenied, ServiceErr
 from services.common.event_store import EventStore
 from services.common.keys import match_stream
 from gateway import views
-from gateway.auth import SeatClaim, TokenAuthority
+from gateway.matchmaking import MatchmakingEndpoints
+from services.common.tokens import SeatClaim, TokenAuthority
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
@@ -31,8 +32,11 @@ def _metadata(context: Any) -> Any:
     return context.invocation_metadata() if context is not None else ()
 
 
-class GatewayServicer(pb_grpc.GatewayServiceServicer):
-    def __init__(self, match: Any, rules: dict[str, Any], store: EventStore, tokens: TokenAuthority) -> None:
+class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
+    def __init__(
+        self, match: Any, rules: dict[str, Any], store: EventStore, tokens: TokenAuthority, matchmaker: Any = None
+    ) -> None:
+        self._matchmaker = matchmaker
         self._match = match
         self._rules = rules
         self._store = store

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 
+FINISHED_STREAM = "tabletop:finished"
+"""A global stream of {match_id, game} entries, one per finished match (at least once)."""
+
+
 def match_stream(match_id: str) -> str:
     """Event-store stream name of a match (the store adds the braces)."""
     return f"match:{match_id}"

@@ -4,7 +4,7 @@ import asyncio
 
 import redis.asyncio as aioredis
 
-from services.common import config, wiring
+from services.common import config, keys, wiring
 from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
 from services.match.app import MatchApp
@@ -17,7 +17,12 @@ async def main() -> None:
     store = RedisEventStore(client)
     dice = wiring.dice_client(settings, client)
     deck = wiring.deck_client(settings, client, dice)
-    app = MatchApp(store, wiring.rules_clients(settings), dice, deck, settings.snapshot_every)
+
+    async def announce(match_id: str, game: str) -> None:
+        # At least once: the ratings projection also rescans logs when rebuilt.
+        await client.xadd(keys.FINISHED_STREAM, {"match_id": match_id, "game": game})
+
+    app = MatchApp(store, wiring.rules_clients(settings), dice, deck, settings.snapshot_every, announce)
     await serve("match", settings, lambda server: register(server, app), on_stop=client.aclose)
 
 

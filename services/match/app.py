@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +50,8 @@ class Submitted:
 
 class MatchApp:
     def __init__(
-        self, store: EventStore, rules: Mapping[str, Any], dice: Any, deck: Any, snapshot_every: int = 50
+        self, store: EventStore, rules: Mapping[str, Any], dice: Any, deck: Any, snapshot_every: int = 50,
+        on_finished: Callable[[str, str], Awaitable[None]] | None = None,
     ) -> None:
         self._store = store
         self._rules = dict(rules)
@@ -61,6 +62,8 @@ class MatchApp:
         self._records: OrderedDict[str, record_pb2.MatchRecord] = OrderedDict()
         self._views: OrderedDict[tuple[str, int, int], any_pb2.Any] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
+        # Told (match_id, game) once a match has ended, after its last append.
+        self._on_finished = on_finished
 
     # ------------------------------------------------------------ lifecycle
 
@@ -297,6 +300,8 @@ class MatchApp:
         if after.status == mpb.MATCH_STATUS_FINISHED and before.status != mpb.MATCH_STATUS_FINISHED:
             log.info("match_ended", match_id=after.match_id, version=after.version)
             await self._deck.ReleaseMatch(deck_pb.ReleaseMatchRequest(match_id=after.match_id))
+            if self._on_finished is not None:
+                await self._on_finished(after.match_id, after.game)
 
     # ------------------------------------------------------------ rebuilding
 
