@@ -59,7 +59,7 @@ class Stack:
         return f"127.0.0.1:{self.procs[name].port}"
 
     def start(self) -> Stack:
-        for name, package in _extra_games(self.extra_env).items():
+        for name, package in _extra_games({**os.environ, **self.extra_env}).items():
             add_package(name, package)
         self.games = self.games or available()
         if not self.redis_url:

@@ -350,7 +350,10 @@ class ThreatDrawn:
 
 
 @dataclass(frozen=True)
-class ThreatDiscarded:
+class CardDiscarded:
+    """A night or threat card goes face up next to its deck."""
+
+    deck: str
     card: str
 
 
@@ -402,6 +405,6 @@ Event = (
     | SurvivorEliminated | SurvivorWon | EnemySpawned | MonsterRevealed | MonsterMoved | FighterChosen
     | CombatStarted | SupportPlayed | SupportDeclined | CombatStageSet | CombatRolled | RerollRequested
     | DieRerolled | DieModified | EnemyDamaged | EnemyRemoved | EnemyRetreated | SurvivorEscaped
-    | CombatEnded | NightCardDrawn | ThreatDrawn | ThreatDiscarded | OngoingThreatPlaced
+    | CombatEnded | NightCardDrawn | ThreatDrawn | CardDiscarded | OngoingThreatPlaced
     | OngoingThreatExpired | StageCompleted | StageBegan | CluesGained | QuestActionUnlocked | GameEnded
 )

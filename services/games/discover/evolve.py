@@ -6,7 +6,6 @@ from dataclasses import replace
 from typing import assert_never
 
 from services.games.discover import events as ev
-from services.games.discover.board import board
 from services.games.discover.content import load
 from services.games.discover.state import (
     STAMINA_MAX,
@@ -69,12 +68,10 @@ def evolve(state: State, event: ev.Event) -> State:
         case ev.ProjectsDrawn(seat=seat, projects=projects):
             hand = state.survivors[seat].hand + projects
             return _pile(_surv(state, seat, hand=hand), "projects", -len(projects))
-        case ev.HiddenCardsDealt(deck=deck, count=count):
-            return _pile(state, deck, -count)
+        case ev.HiddenCardsDealt() | ev.CharacterPicked():
+            return state  # only ever shown to other viewers, never folded
         case ev.CharacterChosen(seat=seat, character=character):
             return _surv(state, seat, chosen=character)
-        case ev.CharacterPicked(seat=seat):
-            return _surv(state, seat, chosen=-1)
         case ev.CharactersRevealed(characters=chars):
             for seat, character in enumerate(chars):
                 state = _surv(state, seat, character=character, chosen=character, offer=())
@@ -269,10 +266,12 @@ def _evolve_night(state: State, event: ev.Event) -> State:
     match event:
         case ev.NightCardDrawn(card=card):
             pile = "night:I" if state.piles.get("night:I", 0) > 0 else state.night_pile
-            return _pile(replace(state, night_discard=(*state.night_discard, card)), pile, -1)
+            return _pile(state, pile, -1)
         case ev.ThreatDrawn():
             return _pile(state, state.threat_pile, -1)
-        case ev.ThreatDiscarded(card=card):
+        case ev.CardDiscarded(deck="night", card=card):
+            return replace(state, night_discard=(*state.night_discard, card))
+        case ev.CardDiscarded(card=card):
             return replace(state, threat_discard=(*state.threat_discard, card))
         case ev.OngoingThreatPlaced(seat=seat, card=card, until_day=day):
             return _surv(state, seat, ongoing=(*state.survivors[seat].ongoing, (card, day)))
@@ -288,9 +287,8 @@ def _evolve_night(state: State, event: ev.Event) -> State:
         case ev.QuestActionUnlocked(action=action):
             return replace(state, unlocked=state.unlocked | {action})
         case ev.GameEnded(won=won, reason=reason):
-            return replace(state, phase=Phase.OVER, won=won, end_reason=reason, agenda=(), turn_order=())
+            over = replace(state, phase=Phase.OVER, won=won, end_reason=reason, agenda=(), turn_order=())
+            return replace(over, combat=None, trade=None)
         case _:
             assert_never(event)  # type: ignore[arg-type]
 
-
-__all__ = ["board", "evolve"]

@@ -108,6 +108,7 @@ class RunEffects:
     source: Source
     key: str  # card number or id within `source`
     index: int
+    first: bool  # an exploration card resolved for the first time
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ class MoveMonsters:
     steps_left: int  # of the first mover
     steps: int
     toward_seat: int
+    choices: tuple[Hex, ...]  # tied next spaces of the first mover: the leader picks
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from services.games.common.chance import (
-    CardsDrawn, ChanceOutcome, DrawCards, Permute, Permuted, PileShuffled, ShufflePile,
+    CardsDrawn,
+    ChanceOutcome,
+    DrawCards,
+    Permute,
+    Permuted,
+    PileShuffled,
+    ShufflePile,
 )
 from services.games.el_dorado import content
 from services.games.el_dorado import events as ev

@@ -8,8 +8,16 @@ from services.games.el_dorado import events as ev
 from services.games.el_dorado.content import Terrain
 from services.games.el_dorado.moves import after_jump, after_step, end_move
 from services.games.el_dorado.rules import (
-    blockade_seams, blockade_spec, board_of, can_break, check_enter, check_landscape, has_step,
-    move_symbols, piece_at, refuse,
+    blockade_seams,
+    blockade_spec,
+    board_of,
+    can_break,
+    check_enter,
+    check_landscape,
+    has_step,
+    move_symbols,
+    piece_at,
+    refuse,
 )
 from services.games.el_dorado.state import Active, State, holds
 

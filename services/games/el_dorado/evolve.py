@@ -9,7 +9,16 @@ from services.games.el_dorado import content
 from services.games.el_dorado import events as ev
 from services.games.el_dorado.content import EffectKind
 from services.games.el_dorado.state import (
-    Active, Choice, Phase, Player, State, Turn, added, taken, with_player, with_turn,
+    Active,
+    Choice,
+    Phase,
+    Player,
+    State,
+    Turn,
+    added,
+    taken,
+    with_player,
+    with_turn,
 )
 
 
@@ -180,7 +189,7 @@ def _deck(state: State, e: ev.DeckShuffled) -> State:
     return _update(state, e.seat, draw=added(_player(state, e.seat).draw, e.cards), discard=())
 
 
-def evolve(state: State, event: ev.Event) -> State:  # noqa: C901 - one case per event
+def evolve(state: State, event: ev.Event) -> State:
     """The state after `event`."""
     match event:
         case ev.BlockadesPlaced(seams=seams):

@@ -11,7 +11,7 @@ from services.games.la_isla.content import ANIMALS, COLOURS, Animal, Colour, Fun
 from services.games.la_isla.events import DrawPileShuffled, IslandBuilt, LargeTilesDealt, TilesPlaced
 from services.games.la_isla.rules import CONTENT, island
 from services.games.la_isla.setup import deck_cards
-from services.games.la_isla.state import Phase, State
+from services.games.la_isla.state import Assignment, Phase, State
 
 LAYOUT = tuple(range(10))
 
@@ -74,3 +74,34 @@ def space_where(state: State, colour: Colour | None = None, symbol: Symbol | Non
 def region(index: int) -> tuple[int, ...]:
     """The spaces surrounding region `index`."""
     return CONTENT.island.regions[index].spaces
+
+
+def assigning(hands: tuple[tuple[str, ...], ...], **changes: Any) -> State:
+    """The card phase with every seat's cards drawn: seats choose A, B and D."""
+    state = replace(set_up(len(hands)), phase=Phase.ASSIGN, drawn=len(hands), **changes)
+    for seat, hand in enumerate(hands):
+        state = with_player(state, seat, hand=hand)
+    return state
+
+
+def plain_cards(count: int, exclude: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Value-1 cards with distinct placement-points functions (no B or D choices)."""
+    from services.games.la_isla.content import PlacementPoints
+
+    seen: list[Any] = []
+    picked: list[str] = []
+    for c in CONTENT.cards:
+        if isinstance(c.function, PlacementPoints) and c.function not in seen and c.id not in exclude:
+            seen.append(c.function)
+            picked.append(c.id)
+    return tuple(picked[:count])
+
+
+def last_turn(d_cards: tuple[str, ...], **changes: Any) -> State:
+    """Action C of the last seat (seat 0 starts); every seat's D card is set."""
+    seats = len(d_cards)
+    state = replace(set_up(seats), phase=Phase.EXPLORE, turn=seats - 1, **changes)
+    hands = plain_cards(2 * seats)
+    for seat, d in enumerate(d_cards):
+        state = with_player(state, seat, assignment=Assignment(hands[2 * seat], hands[2 * seat + 1], d, 0))
+    return state

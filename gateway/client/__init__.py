@@ -1,0 +1,1 @@
+"""Clients of the gateway: the `tabletop` CLI, random bots, log verification."""

@@ -1,0 +1,117 @@
+"""A thin async client of the gateway that keeps each seat's token."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from google.protobuf import any_pb2, json_format
+
+from services.common.transport import CHANNEL_OPTIONS
+from services.games import registry
+from services.match.lifecycle import PLATFORM_EVENTS
+from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+
+DEFAULT_GATEWAY = "127.0.0.1:50051"
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+@dataclass
+class Seat:
+    match_id: str
+    seat: int
+    token: str
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        return bearer(self.token)
+
+
+@dataclass
+class Gateway:
+    addr: str = DEFAULT_GATEWAY
+    channel: grpc.aio.Channel = field(init=False)
+    stub: Any = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.channel = grpc.aio.insecure_channel(self.addr, options=CHANNEL_OPTIONS)
+        self.stub = pb_grpc.GatewayServiceStub(self.channel)
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+    async def __aenter__(self) -> Gateway:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def create(self, game: str, seats: int, config: dict[str, str] | None = None) -> pb.CreateMatchResponse:
+        return await self.stub.CreateMatch(
+            pb.CreateMatchRequest(game=game, seat_count=seats, config=config or {}, command_id=uuid.uuid4().hex)
+        )
+
+    async def join(self, match_id: str, player_id: str, seat: int | None = None) -> Seat:
+        request = pb.JoinMatchRequest(match_id=match_id, player_id=player_id, command_id=uuid.uuid4().hex)
+        if seat is not None:
+            request.seat = seat
+        reply = await self.stub.JoinMatch(request)
+        return Seat(match_id, reply.seat, reply.token)
+
+    async def start(self, seat: Seat) -> int:
+        reply = await self.stub.StartMatch(pb.StartMatchRequest(match_id=seat.match_id), metadata=seat.metadata)
+        return int(reply.version)
+
+    async def view(self, match_id: str, seat: Seat | None = None) -> pb.GetViewResponse:
+        return await self.stub.GetView(pb.GetViewRequest(match_id=match_id), metadata=seat.metadata if seat else None)
+
+    async def legal_actions(self, seat: Seat) -> pb.ListLegalActionsResponse:
+        return await self.stub.ListLegalActions(
+            pb.ListLegalActionsRequest(match_id=seat.match_id), metadata=seat.metadata
+        )
+
+    async def submit(self, seat: Seat, action: any_pb2.Any, command_id: str = "") -> pb.SubmitActionResponse:
+        request = pb.SubmitActionRequest(match_id=seat.match_id, action=action,
+                                         command_id=command_id or uuid.uuid4().hex)
+        return await self.stub.SubmitAction(request, metadata=seat.metadata)
+
+    async def log(self, match_id: str, seat: Seat | None = None, after: int = 0) -> list[pb.LogEntry]:
+        entries: list[pb.LogEntry] = []
+        while True:
+            reply = await self.stub.GetMatchLog(
+                pb.GetMatchLogRequest(match_id=match_id, after_version=after),
+                metadata=seat.metadata if seat else None,
+            )
+            if not reply.entries:
+                return entries
+            entries.extend(reply.entries)
+            after = reply.entries[-1].version
+
+    def watch(self, match_id: str, seat: Seat | None = None, after: int = 0,
+              with_view: bool = False) -> AsyncIterator[pb.WatchMatchResponse]:
+        request = pb.WatchMatchRequest(match_id=match_id, after_version=after, with_view=with_view)
+        return self.stub.WatchMatch(request, metadata=seat.metadata if seat else None)  # type: ignore[no-any-return]
+
+
+def to_dict(packed: any_pb2.Any, game: str) -> dict[str, Any]:
+    """A game payload (view, action or event) as a JSON-ready dict."""
+    codec = registry.game(game).codec
+    name = packed.type_url.rsplit("/", 1)[-1]
+    platform = tuple(PLATFORM_EVENTS.values())
+    for message_cls in (codec.view_message, codec.action_message, codec.event_message, *platform):
+        if message_cls.DESCRIPTOR.full_name == name:
+            message = message_cls()
+            packed.Unpack(message)
+            return json_format.MessageToDict(message, preserving_proto_field_name=True)
+    return {"type": name}
+
+
+def message_dict(message: Any) -> dict[str, Any]:
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)

@@ -1,0 +1,95 @@
+"""Random bots that play one whole match through the gateway.
+
+One spectator watch stream tells the bots when the match moved; each seat
+asked to act picks a uniformly random legal action. The command id is derived
+from (seat, version), so two submits for the same decision collapse into one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from gateway.client.api import Gateway, Seat
+from tabletop.match.v1 import match_service_pb2 as mpb
+
+# Refusals a bot may meet when its view of the match is a step behind.
+RACE_CODES = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED)
+STALL_SECONDS = 5.0
+
+
+@dataclass
+class BotResult:
+    match_id: str
+    game: str
+    actions: int
+    seconds: float
+    summary: mpb.MatchSummary
+    latencies: list[float]
+
+
+async def play_match(
+    gateway: Gateway, game: str, players: int, seed: int, config: dict[str, str] | None = None,
+    max_actions: int = 100_000,
+) -> BotResult:
+    """Create, fill, start and play one match to its end."""
+    rng = random.Random(seed)
+    created = await gateway.create(game, players, config)
+    match_id = created.match.match_id
+    seats = [await gateway.join(match_id, f"bot-{seed}-{i}") for i in range(players)]
+    started = time.perf_counter()
+    await gateway.start(seats[0])
+    by_seat = {s.seat: s for s in seats}
+    actions, latencies = 0, []
+    summary = (await gateway.view(match_id)).match
+    watch = gateway.watch(match_id, after=summary.version)
+    try:
+        while summary.status != mpb.MATCH_STATUS_FINISHED:
+            if actions >= max_actions:
+                raise RuntimeError(f"match {match_id} did not end within {max_actions} actions")
+            moved = await asyncio.gather(*(
+                _act(gateway, by_seat[seat], summary.version, rng, latencies) for seat in summary.to_move
+            ))
+            actions += sum(moved)
+            summary = await _next_summary(gateway, watch, summary)
+    finally:
+        watch.cancel()
+    return BotResult(match_id, game, actions, time.perf_counter() - started, summary, latencies)
+
+
+async def _next_summary(gateway: Gateway, watch: Any, current: mpb.MatchSummary) -> mpb.MatchSummary:
+    """The summary after the next update that moves the match on.
+
+    If no update comes for a while (every submit lost a race), ask afresh.
+    """
+    while True:
+        try:
+            update = await asyncio.wait_for(watch.read(), STALL_SECONDS)
+        except TimeoutError:
+            return (await gateway.view(current.match_id)).match  # type: ignore[no-any-return]
+        if update is grpc.aio.EOF:
+            return (await gateway.view(current.match_id)).match  # type: ignore[no-any-return]
+        if update.match.version > current.version or update.match.status == mpb.MATCH_STATUS_FINISHED:
+            return update.match  # type: ignore[no-any-return]
+
+
+async def _act(gateway: Gateway, seat: Seat, version: int, rng: random.Random, latencies: list[float]) -> int:
+    """Submit one random legal action for `seat`; 1 if it was applied."""
+    legal = await gateway.legal_actions(seat)
+    if not legal.actions:
+        return 0
+    action = legal.actions[rng.randrange(len(legal.actions))]
+    started = time.perf_counter()
+    try:
+        await gateway.submit(seat, action, command_id=f"bot-{seat.seat}-v{version}")
+    except grpc.aio.AioRpcError as error:
+        if error.code() in RACE_CODES:
+            return 0
+        raise
+    latencies.append(time.perf_counter() - started)
+    return 1

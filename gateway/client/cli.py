@@ -1,0 +1,270 @@
+"""`tabletop`: play and inspect matches from the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pathlib
+import random
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar
+
+import grpc
+import typer
+from google.protobuf import any_pb2, json_format
+from rich.console import Console
+
+from gateway.client import bots
+from gateway.client.api import DEFAULT_GATEWAY, Gateway, Seat, message_dict, to_dict
+from services.dice.verify import verify as verify_log
+from services.games import registry
+from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
+
+app = typer.Typer(help="Tabletop command-line client.", no_args_is_help=True, add_completion=False)
+console = Console()
+T = TypeVar("T")
+GatewayOpt = Annotated[str, typer.Option("--gateway", envvar="TABLETOP_GATEWAY", help="gateway host:port")]
+SeatOpt = Annotated[int | None, typer.Option("--seat", help="which of your seats in this match")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object")]
+Options = Annotated[list[str] | None, typer.Option("--option", "-o", help="game option key=value")]
+
+
+def _home() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("TABLETOP_HOME", pathlib.Path.home() / ".tabletop"))
+
+
+def _seats_file() -> pathlib.Path:
+    return _home() / "seats.json"
+
+
+def _load_seats() -> dict[str, dict[str, str]]:
+    path = _seats_file()
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _save_seat(seat: Seat) -> None:
+    seats = _load_seats()
+    seats.setdefault(seat.match_id, {})[str(seat.seat)] = seat.token
+    _seats_file().parent.mkdir(parents=True, exist_ok=True)
+    _seats_file().write_text(json.dumps(seats, indent=2))
+
+
+def _seat(match_id: str, seat: int | None, required: bool = True) -> Seat | None:
+    tokens = _load_seats().get(match_id, {})
+    if seat is None and len(tokens) == 1:
+        seat = int(next(iter(tokens)))
+    if seat is not None and str(seat) in tokens:
+        return Seat(match_id, seat, tokens[str(seat)])
+    if required:
+        raise typer.BadParameter(f"no token for seat {seat} of {match_id}: join first (or pass --seat)")
+    return None
+
+
+def _options(options: list[str] | None) -> dict[str, str]:
+    pairs = [o.split("=", 1) for o in options or []]
+    if any(len(p) != 2 for p in pairs):
+        raise typer.BadParameter("options are key=value")
+    return {k: v for k, v in pairs}
+
+
+def _run(gateway: str, work: Callable[[Gateway], Awaitable[T]]) -> T:
+    async def main() -> T:
+        async with Gateway(gateway) as client:
+            return await work(client)
+
+    try:
+        return asyncio.run(main())
+    except grpc.aio.AioRpcError as error:
+        console.print(f"[red]{error.code().name}[/red]: {error.details()}")
+        raise typer.Exit(1) from None
+
+
+def _print(data: Any, as_json: bool = True) -> None:
+    print(json.dumps(data, indent=None if as_json else 2, sort_keys=True))
+
+
+@app.command()
+def games(gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """List the games this server hosts."""
+    reply = _run(gateway, lambda g: g.stub.ListGames(gateway_pb.ListGamesRequest()))
+    for info in reply.games:
+        console.print(f"{info.game}  ({info.min_seats}-{info.max_seats} players)")
+
+
+@app.command()
+def create(game: str, players: Annotated[int, typer.Option("--players", "-n")] = 2,
+           option: Options = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """Create a match and print its id."""
+    reply = _run(gateway, lambda g: g.create(game, players, _options(option)))
+    print(reply.match.match_id)
+
+
+@app.command()
+def join(match_id: str, name: Annotated[str, typer.Option("--name")] = "",
+         seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """Take a seat; the seat's token is kept in ~/.tabletop/seats.json."""
+    player = name or os.environ.get("USER", "player")
+    taken = _run(gateway, lambda g: g.join(match_id, player, seat))
+    _save_seat(taken)
+    print(f"seat {taken.seat}")
+
+
+@app.command()
+def start(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """Start a full match."""
+    mine = _seat(match_id, seat)
+    print(f"version {_run(gateway, lambda g: g.start(mine))}")  # type: ignore[arg-type]
+
+
+@app.command()
+def view(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """Show the match as your seat (or as a spectator) sees it."""
+    mine = _seat(match_id, seat, required=False)
+    reply = _run(gateway, lambda g: g.view(match_id, mine))
+    data = {"match": message_dict(reply.match)}
+    if reply.view.type_url:
+        data["view"] = to_dict(reply.view, reply.match.game)
+    _print(data, as_json=False)
+
+
+@app.command()
+def actions(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """List your legal actions, numbered for `tabletop act`."""
+    mine = _seat(match_id, seat)
+
+    async def work(g: Gateway) -> tuple[str, Any]:
+        return (await g.view(match_id, mine)).match.game, await g.legal_actions(mine)  # type: ignore[arg-type]
+
+    game, reply = _run(gateway, work)
+    for index, action in enumerate(reply.actions):
+        print(f"{index}: {json.dumps(to_dict(action, game), sort_keys=True)}")
+
+
+@app.command()
+def act(match_id: str, index: Annotated[int | None, typer.Argument(help="number from `tabletop actions`")] = None,
+        action_json: Annotated[str, typer.Option("--json", help="the game's Action as proto JSON")] = "",
+        seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """Submit an action: by its number in `tabletop actions`, or as JSON."""
+    mine = _seat(match_id, seat)
+    assert mine is not None
+
+    async def work(g: Gateway) -> Any:
+        if action_json:
+            game = (await g.view(match_id, mine)).match.game
+            message = registry.game(game).codec.action_message()
+            json_format.Parse(action_json, message)
+            packed = any_pb2.Any()
+            packed.Pack(message)
+        else:
+            legal = (await g.legal_actions(mine)).actions
+            if index is None or not 0 <= index < len(legal):
+                raise typer.BadParameter(f"pick an action number 0-{len(legal) - 1}")
+            packed = legal[index]
+        return await g.submit(mine, packed)
+
+    print(f"version {_run(gateway, work).version}")
+
+
+@app.command()
+def watch(match_id: str, seat: SeatOpt = None, after: int = 0, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """Follow a match live: one JSON line per event you may see."""
+    mine = _seat(match_id, seat, required=False)
+
+    async def work(g: Gateway) -> None:
+        game = (await g.view(match_id, mine)).match.game
+        async for update in g.watch(match_id, mine, after):
+            for entry in update.entries:
+                print(json.dumps({"version": entry.version, "type": entry.type,
+                                  "event": to_dict(entry.event, game)}, sort_keys=True), flush=True)
+
+    _run(gateway, work)
+
+
+@app.command()
+def log(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """Print the match log as you may see it (everything once it has ended)."""
+    mine = _seat(match_id, seat, required=False)
+
+    async def work(g: Gateway) -> None:
+        game = (await g.view(match_id, mine)).match.game
+        for entry in await g.log(match_id, mine):
+            print(json.dumps({"version": entry.version, "type": entry.type, "redacted": entry.redacted,
+                              "event": to_dict(entry.event, game)}, sort_keys=True))
+
+    _run(gateway, work)
+
+
+@app.command("bots")
+def bots_command(
+    game: Annotated[str, typer.Option("--game")],
+    players: Annotated[int, typer.Option("--players", "-n")] = 2,
+    seed: Annotated[int | None, typer.Option("--seed")] = None,
+    course: Annotated[str, typer.Option("--course", help="El Dorado course")] = "",
+    option: Options = None,
+    as_json: JsonOpt = False,
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
+    """Play a complete match with random bots; exit 0 once it has ended."""
+    config = _options(option)
+    if course:
+        config["course"] = course
+    seed = random.randrange(2**31) if seed is None else seed
+    result = _run(gateway, lambda g: bots.play_match(g, game, players, seed, config))
+    outcome = result.summary.outcome
+    report = {"match_id": result.match_id, "game": game, "actions": result.actions,
+              "result": {"ranking": list(outcome.ranking), "scores": list(outcome.scores),
+                         "detail": dict(outcome.detail)}}
+    if outcome.HasField("cooperative_win"):
+        report["result"]["cooperative_win"] = outcome.cooperative_win
+    if as_json:
+        _print(report)
+    else:
+        console.print(f"match {result.match_id} ({game}) ended after {result.actions} actions")
+        console.print(f"ranking {list(outcome.ranking)} scores {list(outcome.scores)}")
+
+
+@app.command()
+def verify(match_id: str, as_json: JsonOpt = False, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """Recompute every roll and shuffle of a finished match from its log and the revealed seed."""
+    entries = _run(gateway, lambda g: g.log(match_id))
+    report = verify_log((e.version, e.type, e.event.value) for e in entries)
+    if as_json:
+        _print({"ok": report.ok, "rolls": report.rolls, "shuffles": report.shuffles, "deals": report.deals,
+                "permutations": report.permutations, "problems": report.problems})
+    else:
+        status = "[green]ok[/green]" if report.ok else "[red]FAILED[/red]"
+        console.print(f"{status}: {report.rolls} rolls, {report.shuffles} shuffles, {report.deals} deals, "
+                      f"{report.permutations} permutations")
+        for problem in report.problems:
+            console.print(f"  {problem}")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+def queue(
+    game: Annotated[str, typer.Option("--game")],
+    players: Annotated[int, typer.Option("--players", "-n")] = 2,
+    max_players: Annotated[int | None, typer.Option("--max-players")] = None,
+    name: Annotated[str, typer.Option("--name")] = "",
+    option: Options = None,
+    as_json: JsonOpt = False,
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
+    """Ask the matchmaker for a match and wait for the assignment."""
+    from gateway.client.queue import queue as find
+
+    player = name or os.environ.get("USER", "player")
+    found = asyncio.run(find(gateway, game, players, max_players or players, _options(option), player))
+    _save_seat(Seat(found["match_id"], int(found["seat"]), found["token"]))
+    if as_json:
+        _print({k: found[k] for k in ("ticket_id", "match_id", "seat")})
+    else:
+        console.print(f"match {found['match_id']} seat {found['seat']} (ticket {found['ticket_id']})")
+
+
+def main() -> None:
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "gen"))
+    app()

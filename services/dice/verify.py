@@ -1,0 +1,100 @@
+"""Recompute every random outcome of a finished match from its log.
+
+Checks that the revealed seed matches the commitment published in the first
+event, that draw numbers run 0, 1, 2, ... without gaps, that every roll and
+permutation equals what the seed gives, that every shuffled pile is the
+seed's permutation of the listed cards, and that every deal took exactly the
+cards at its recorded position of that pile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from services.dice import fair
+from tabletop.match.v1 import events_pb2 as ev
+
+
+@dataclass
+class Report:
+    ok: bool = True
+    rolls: int = 0
+    permutations: int = 0
+    shuffles: int = 0
+    deals: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def fail(self, problem: str) -> None:
+        self.ok = False
+        self.problems.append(problem)
+
+
+def verify(entries: Iterable[tuple[int, str, bytes]]) -> Report:
+    """Check (version, type, data) log entries of one match."""
+    report = Report()
+    entries = list(entries)
+    commitment, seed = _seed(entries, report)
+    if seed is None:
+        return report
+    if fair.commitment(seed) != commitment:
+        report.fail("the revealed seed does not match the commitment")
+        return report
+    expected_counter = 0
+    piles: dict[tuple[str, int], tuple[str, ...]] = {}
+    for version, type_name, data in entries:
+        if type_name != ev.ChanceResolved.DESCRIPTOR.full_name:
+            continue
+        resolved = ev.ChanceResolved.FromString(data)
+        if resolved.counter >= 0:
+            if resolved.counter != expected_counter:
+                report.fail(f"v{version}: draw number {resolved.counter}, expected {expected_counter}")
+            expected_counter = resolved.counter + 1
+        _check(version, resolved, seed, piles, report)
+    return report
+
+
+def _seed(entries: list[tuple[int, str, bytes]], report: Report) -> tuple[str, bytes | None]:
+    commitment, seed = "", None
+    for _, type_name, data in entries:
+        if type_name == ev.MatchCreated.DESCRIPTOR.full_name:
+            commitment = ev.MatchCreated.FromString(data).seed_commitment
+        elif type_name == ev.SeedRevealed.DESCRIPTOR.full_name:
+            seed = bytes.fromhex(ev.SeedRevealed.FromString(data).seed)
+    if not commitment:
+        report.fail("no commitment: the log lacks MatchCreated")
+    if seed is None:
+        report.fail("no revealed seed: the match has not ended")
+    return commitment, seed
+
+
+def _check(
+    version: int, resolved: ev.ChanceResolved, seed: bytes,
+    piles: dict[tuple[str, int], tuple[str, ...]], report: Report,
+) -> None:
+    request, outcome, counter = resolved.request, resolved.outcome, resolved.counter
+    kind = request.WhichOneof("kind")
+    if kind == "roll_dice":
+        report.rolls += 1
+        wanted = fair.roll(seed, counter, request.roll_dice.faces, request.roll_dice.count)
+        if tuple(outcome.dice_rolled.values) != wanted:
+            report.fail(f"v{version}: roll {tuple(outcome.dice_rolled.values)} is not the seed's {wanted}")
+    elif kind == "permute":
+        report.permutations += 1
+        if tuple(outcome.permuted.order) != fair.permutation(seed, counter, request.permute.n):
+            report.fail(f"v{version}: permutation differs from the seed's")
+    elif kind == "shuffle_pile":
+        report.shuffles += 1
+        cards = tuple(request.shuffle_pile.cards)
+        order = cards if request.shuffle_pile.keep_order else fair.shuffled(seed, counter, cards)
+        piles[(request.shuffle_pile.pile, counter)] = order
+        if outcome.pile_shuffled.size != len(order):
+            report.fail(f"v{version}: shuffled pile size {outcome.pile_shuffled.size} != {len(order)}")
+    elif kind == "draw_cards":
+        report.deals += 1
+        order = piles.get((request.draw_cards.pile, resolved.pile_counter))
+        start = resolved.pile_offset
+        if order is None:
+            report.fail(f"v{version}: deal from a pile that was never shuffled")
+        elif tuple(outcome.cards_drawn.cards) != order[start : start + request.draw_cards.count]:
+            report.fail(f"v{version}: dealt cards are not the pile's cards at position {start}")

@@ -1,0 +1,52 @@
+"""The initial state (RB p.2); blockades, caves and decks are shuffled by chance requests."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from services.games.common.engine import InvalidConfig
+from services.games.el_dorado import content
+from services.games.el_dorado.board import board
+from services.games.el_dorado.state import Phase, Player, State
+
+DEFAULTS = {"course": "first_game", "caves": "false", "max_rounds": "200"}
+
+
+def _options(config: Mapping[str, str]) -> tuple[str, bool, int]:
+    unknown = set(config) - set(DEFAULTS)
+    if unknown:
+        raise InvalidConfig(f"unknown options: {', '.join(sorted(unknown))}")
+    merged = {**DEFAULTS, **config}
+    if merged["course"] not in content.courses():
+        raise InvalidConfig(f"course must be one of {', '.join(content.courses())}")
+    if merged["caves"] not in ("true", "false"):
+        raise InvalidConfig("caves must be true or false")
+    if not merged["max_rounds"].isdigit() or int(merged["max_rounds"]) < 1:
+        raise InvalidConfig("max_rounds must be a positive integer")
+    return merged["course"], merged["caves"] == "true", int(merged["max_rounds"])
+
+
+def _starts(seats: int) -> tuple[tuple[int, ...], ...]:
+    """Start space numbers (0-based) per seat: two pieces each with two players (RB p.5)."""
+    if seats == 2:
+        return ((0, 2), (1, 3))
+    return tuple((seat,) for seat in range(seats))
+
+
+def setup(config: Mapping[str, str], seats: int) -> State:
+    """A match before its chance setup: decks wait in the discard piles to be shuffled."""
+    if not 2 <= seats <= 4:
+        raise InvalidConfig("El Dorado is played by 2 to 4 players")
+    course, caves, max_rounds = _options(config)
+    starts = board(course).starts
+    players = tuple(
+        Player(
+            discard=content.starting_deck(),
+            pieces=tuple(starts[i] for i in numbers),
+            near_caves=tuple(frozenset() for _ in numbers),
+        )
+        for numbers in _starts(seats)
+    )
+    stock = tuple(content.cards()[c].copies for c in content.market_types())
+    on_board = tuple(c for c in content.market_types() if content.cards()[c].market == "board")
+    return State(seats, course, caves, max_rounds, Phase.SETUP, players, stock, on_board)
