@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from google.protobuf import any_pb2
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 
 from services.common.errors import InvalidArgument
 from services.games.common import chance, protocodec
@@ -59,7 +59,11 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
 
     def _unpack(self, packed: any_pb2.Any, message_cls: type[Message], what: str) -> Message:
         message = message_cls()
-        if not packed.Unpack(message):
+        try:
+            unpacked = packed.Unpack(message)
+        except DecodeError:
+            raise InvalidArgument(f"undecodable {what}", "malformed_payload") from None
+        if not unpacked:
             raise InvalidArgument(f"expected a {message_cls.DESCRIPTOR.full_name} {what}", "payload_type")
         return message
 

@@ -11,8 +11,8 @@ from services.games.discover.content import load
 from services.games.discover.effects import Acc
 from services.games.discover.flow import fighter
 from services.games.discover.rules import (
-    ability_sum,
     abilities,
+    ability_sum,
     adjacent_spaces,
     at,
     damage_events,

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from enum import Enum
 
 
-
 @dataclass(frozen=True, order=True)
 class Hex:
     """An axial hex coordinate (q, r); north is (0, -1)."""

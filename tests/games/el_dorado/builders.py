@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from services.games.common.engine import IllegalAction
+from services.games.common.engine import IllegalAction  # noqa: F401 - re-exported for tests
 from services.games.el_dorado import ENGINE
 from services.games.el_dorado import actions as act
 from services.games.el_dorado import content
@@ -27,6 +27,8 @@ def find_path(pattern: Sequence[tuple[Terrain, int] | None], course: str = "firs
 
     def fits(h: Hex, want: tuple[Terrain, int] | None) -> bool:
         space = b.spaces[h]
+        if space.finish:
+            return False
         if want is None:
             return b.enterable(h)
         return space.terrain is want[0] and (space.power == want[1] or want[1] < 0)
@@ -173,4 +175,54 @@ def illegal_probe(state: State, seat: int, rng: random.Random) -> object:
     ])
 
 
-__all__ = ["IllegalAction", "with_player"]
+
+
+def find_hex(want: Callable[[Board, Hex], bool]) -> tuple[str, Hex]:
+    """The first (course, hex) on any course, not a finish space, for which `want` holds."""
+    for course in COURSES:
+        b = board(course)
+        for h in sorted(b.spaces):
+            if b.enterable(h) and not b.spaces[h].finish and want(b, h):
+                return course, h
+    raise LookupError("no such hex")
+
+
+def next_to(b: Board, h: Hex, terrain: Terrain, power: int | None = None) -> list[Hex]:
+    """Neighbours of `h` of `terrain` (and `power`), not across a join and not finish spaces."""
+    return [
+        n for n in b.neighbours[h]
+        if b.spaces[n].terrain is terrain and (power is None or b.spaces[n].power == power)
+        and (h, n) not in b.seam_of and not b.spaces[n].finish
+    ]
+
+
+def resolve(state: State) -> tuple[State, list[Any]]:
+    """Answer chance requests deterministically (piles drawn in sorted order) until a seat acts."""
+    from services.games.common import chance  # noqa: PLC0415 - test helper only
+
+    events: list[Any] = []
+    while (request := ENGINE.to_move(state).chance) is not None:
+        outcome: Any
+        match request:
+            case chance.Permute(n=n):
+                outcome = chance.Permuted(tuple(range(n)))
+            case chance.ShufflePile(pile=pile, cards=cards):
+                outcome = chance.PileShuffled(pile, len(cards))
+            case chance.DrawCards(pile=pile, count=count):
+                source = content.token_pile() if pile == "caves" else state.players[int(pile[5:])].draw
+                outcome = chance.CardsDrawn(pile, tuple(source[:count]))
+        new = list(ENGINE.decide(state, chance.CHANCE_SEAT, outcome))
+        for event in new:
+            state = ENGINE.evolve(state, event)
+        events += new
+    return state, events
+
+
+def finish_turn(state: State, seat: int) -> tuple[State, list[Any]]:
+    """End `seat`'s turn keeping its hand, and resolve the draws."""
+    state, events = run(state, seat, act.EndTurn())
+    if state.phase is Phase.CLEANUP:
+        state, more = run(state, seat, act.Done())
+        events += more
+    state, more = resolve(state)
+    return state, events + more

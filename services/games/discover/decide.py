@@ -1,0 +1,117 @@
+"""decide: validate a seat's action or a chance outcome against what is pending, then emit.
+
+After the events of the move itself, every automatic step that follows is run
+too, so the returned events always end where a seat or the chance seat must act.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from services.games.common.chance import (
+    CHANCE_SEAT,
+    CardsDrawn,
+    ChanceOutcome,
+    ChanceRequest,
+    DiceRolled,
+    DrawCards,
+    PileShuffled,
+    RollDice,
+    ShufflePile,
+)
+from services.games.common.engine import IllegalAction
+from services.games.discover import actions as act
+from services.games.discover import events as ev
+from services.games.discover.auto import auto_events
+from services.games.discover.combat import combat_chance, decide_combat, decide_encounter
+from services.games.discover.day import decide_free_gather, decide_trade, decide_turn
+from services.games.discover.evolve import evolve
+from services.games.discover.flow import Kind, find_encounter, pending
+from services.games.discover.monsters import decide_monster_choice
+from services.games.discover.outcomes import UNEXPECTED, choose_character, pass_leadership, step_outcome
+from services.games.discover.state import State
+
+AUTO_LIMIT = 100_000  # automatic steps per decision; more means a rules bug, not a long game
+
+Decider = Callable[[State, int, act.Action], list[ev.Event]]
+
+
+def _encounter(state: State, seat: int, action: act.Action) -> list[ev.Event]:
+    space = find_encounter(state)
+    assert space is not None
+    return decide_encounter(state, seat, action, space)
+
+
+DECIDERS: dict[str, Decider] = {
+    "character": choose_character,
+    "turn": decide_turn,
+    "trade": decide_trade,
+    "free_gather": decide_free_gather,
+    "pass_leader": pass_leadership,
+    "fighter": _encounter,
+    "enemy": _encounter,
+    "support": decide_combat,
+    "ready": decide_combat,
+    "modify": decide_combat,
+    "retreat": decide_combat,
+    "monster_step": lambda s, _seat, a: decide_monster_choice(s, a),
+    "mover": lambda s, _seat, a: decide_monster_choice(s, a),
+    "spawn": lambda s, _seat, a: decide_monster_choice(s, a),
+}
+
+
+def decide(state: State, seat: int, action: act.Action | ChanceOutcome) -> list[ev.Event]:
+    """Events that `action` causes, through every automatic step after it."""
+    events = decide_only(state, seat, action)
+    return events + advance(fold(state, events))
+
+
+def decide_only(state: State, seat: int, action: act.Action | ChanceOutcome) -> list[ev.Event]:
+    """The events of the move itself (no automatic steps after it)."""
+    wait = pending(state)
+    if seat == CHANCE_SEAT:
+        if wait.kind is not Kind.CHANCE or wait.chance is None or not answers(wait.chance, action):
+            raise IllegalAction(UNEXPECTED, "no such chance request is pending")
+        assert not isinstance(action, act.Action)
+        return _chance(state, action)
+    if not isinstance(action, act.Action):
+        raise IllegalAction("discover.turn.unknown_action", type(action).__name__)
+    if wait.kind is not Kind.DECIDE or seat not in wait.seats:
+        raise IllegalAction("discover.turn.not_your_turn", f"seat {seat} cannot act now")
+    return DECIDERS[wait.decision](state, seat, action)
+
+
+def _chance(state: State, outcome: ChanceOutcome) -> list[ev.Event]:
+    if state.combat is not None:
+        return combat_chance(state, state.combat, outcome)
+    return step_outcome(state, state.agenda[0], outcome)
+
+
+def answers(request: ChanceRequest, outcome: object) -> bool:
+    """True if `outcome` is a well-formed answer to `request`."""
+    match request, outcome:
+        case RollDice(count=count, faces=faces), DiceRolled(values=values):
+            return len(values) == count and all(1 <= x <= faces for x in values)
+        case ShufflePile(pile=pile, cards=cards), PileShuffled(pile=answered, size=size):
+            return pile == answered and size == len(cards)
+        case DrawCards(pile=pile, count=count), CardsDrawn(pile=answered, cards=cards):
+            return pile == answered and len(cards) == count
+    return False
+
+
+def fold(state: State, events: list[ev.Event]) -> State:
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+def advance(state: State) -> list[ev.Event]:
+    """Run automatic steps until a seat or the chance seat must act, or the game is over."""
+    out: list[ev.Event] = []
+    for _ in range(AUTO_LIMIT):
+        if pending(state).kind is not Kind.AUTO:
+            return out
+        events = auto_events(state)
+        state = fold(state, events)
+        out.extend(events)
+    raise RuntimeError("discover: automatic steps did not settle")

@@ -1,0 +1,155 @@
+"""What one seat (or a spectator) may know: everything public plus its own hidden cards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from services.games.discover import state as st
+from services.games.discover.flow import Kind, pending
+from services.games.discover.state import Combat, Enemy, Phase, State, Status
+from services.games.discover.vocab import DamageType, Hex
+
+
+@dataclass(frozen=True)
+class SurvivorView:
+    seat: int
+    character: int  # 0 until the characters are revealed
+    stamina: int
+    damage: tuple[DamageType, ...]
+    space: Hex
+    status: Status
+    resources: dict[str, int]
+    items: tuple[int, ...]
+    hand_size: int  # project cards are private; only their number is public
+    support: tuple[str, ...]
+    ongoing: tuple[str, ...]  # ongoing threat cards in front of the survivor
+    has_chosen: bool  # picked a character in the secret draft
+
+
+@dataclass(frozen=True)
+class TileView:
+    slot: int
+    tile: int
+    centre: Hex
+
+
+@dataclass(frozen=True)
+class FeatureView:
+    """A face-down feature token: only its icon (pool) shows."""
+
+    space: Hex
+    pool: str
+
+
+@dataclass(frozen=True)
+class FireView:
+    space: Hex
+    lit: bool
+
+
+@dataclass(frozen=True)
+class PlacedItemView:
+    item: int
+    space: Hex
+
+
+@dataclass(frozen=True)
+class View:
+    viewer: int  # -1: spectator
+    scenario: str
+    players: int
+    max_days: int
+    phase: Phase
+    day: int
+    leader: int
+    turn_order: tuple[int, ...]
+    to_act: tuple[int, ...]
+    decision: str  # what `to_act` is asked: "turn", "support", "modify", ...
+    survivors: tuple[SurvivorView, ...]
+    tiles: tuple[TileView, ...]
+    features: tuple[FeatureView, ...]
+    fires: tuple[FireView, ...]
+    shelters: tuple[Hex, ...]
+    placed: tuple[PlacedItemView, ...]
+    enemies: tuple[Enemy, ...]  # number 0: face down
+    piles: dict[str, int]  # cards left per pile, never their order
+    night_discard: tuple[str, ...]
+    threat_discard: tuple[str, ...]
+    table: tuple[int, ...]
+    stage: int
+    stage_complete: bool
+    stages_done: int
+    clues: int
+    investigated: tuple[int, ...]
+    unlocked: tuple[str, ...]
+    combat: Combat | None
+    trade_partner: int  # -1: no trade open
+    agenda: tuple[st.Step, ...]
+    hand: tuple[int, ...]  # the viewer's project cards
+    offer: tuple[int, ...]  # the viewer's dealt characters
+    chosen: int  # the viewer's secret character pick
+    won: bool
+    end_reason: str
+
+
+def view(state: State, viewer: int | None) -> View:
+    """The view of `viewer` (a seat, or None for a spectator)."""
+    from services.games.discover.content import load
+
+    me = state.survivors[viewer] if viewer is not None and 0 <= viewer < len(state.survivors) else None
+    wait = pending(state)
+    slots = load(state.scenario).slots
+    return View(
+        viewer=-1 if me is None else me.seat,
+        scenario=state.scenario,
+        players=state.players,
+        max_days=state.max_days,
+        phase=state.phase,
+        day=state.day,
+        leader=state.leader,
+        turn_order=state.turn_order,
+        to_act=wait.seats if wait.kind is Kind.DECIDE else (),
+        decision=wait.decision,
+        survivors=tuple(_survivor(s) for s in state.survivors),
+        tiles=tuple(TileView(slot, tile, slots[slot].centre) for slot, tile in sorted(state.tiles.items())),
+        features=tuple(FeatureView(h, p) for h, p in sorted(state.features.items())),
+        fires=tuple(FireView(h, lit) for h, lit in sorted(state.fires.items())),
+        shelters=tuple(sorted(state.shelters)),
+        placed=tuple(PlacedItemView(i, h) for i, h in sorted(state.placed.items())),
+        enemies=state.enemies,
+        piles=dict(state.piles),
+        night_discard=state.night_discard,
+        threat_discard=state.threat_discard,
+        table=state.table,
+        stage=state.stage,
+        stage_complete=state.stage_complete,
+        stages_done=state.stages_done,
+        clues=state.clues,
+        investigated=tuple(sorted(state.investigated)),
+        unlocked=tuple(sorted(state.unlocked)),
+        combat=state.combat,
+        trade_partner=state.trade.partner if state.trade else -1,
+        agenda=state.agenda,
+        hand=me.hand if me else (),
+        offer=me.offer if me else (),
+        chosen=me.chosen if me else 0,
+        won=state.won,
+        end_reason=state.end_reason,
+    )
+
+
+def _survivor(s: st.Survivor) -> SurvivorView:
+    return SurvivorView(
+        seat=s.seat,
+        character=s.character,
+        stamina=s.stamina,
+        damage=s.damage,
+        space=s.space,
+        status=s.status,
+        resources=dict(s.resources),
+        items=s.items,
+        hand_size=len(s.hand),
+        support=s.support,
+        ongoing=tuple(card for card, _ in s.ongoing),
+        has_chosen=bool(s.chosen),
+    )

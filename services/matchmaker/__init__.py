@@ -1,0 +1,1 @@
+"""The matchmaker: tickets, pools, match formation and ratings, as N replicas sharing Redis."""

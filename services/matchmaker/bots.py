@@ -1,0 +1,54 @@
+"""Bot seats: random legal actions through the match service until the match ends."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from services.common import logging as tlog
+from services.common.errors import Aborted, FailedPrecondition
+from services.common.event_store import EventStore
+from services.common.keys import match_stream
+from tabletop.match.v1 import match_service_pb2 as mpb
+
+log = tlog.get("matchmaker.bots")
+WAIT_SECONDS = 5.0
+
+
+class BotPlayer:
+    """Plays the bot seats of one match at a time; any replica may resume a match."""
+
+    def __init__(self, match: Any, store: EventStore) -> None:
+        self._match = match
+        self._store = store
+
+    async def play(self, match_id: str, seats: Sequence[int]) -> int:
+        """Act for `seats` whenever one is asked to, until the match ends; returns actions taken."""
+        # Seeded by the match: a replica resuming the match chooses as the first one would have.
+        taken = 0
+        while True:
+            summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=match_id))).match
+            if summary.status == mpb.MATCH_STATUS_FINISHED:
+                log.info("bots_done", match_id=match_id, actions=taken)
+                return taken
+            mine = [s for s in summary.to_move if s in seats]
+            if not mine or summary.status != mpb.MATCH_STATUS_ACTIVE:
+                await self._store.wait(match_stream(match_id), summary.version, WAIT_SECONDS)
+                continue
+            if await self._act(match_id, mine[0]):
+                taken += 1
+
+    async def _act(self, match_id: str, seat: int) -> bool:
+        legal = await self._match.ListLegalActions(mpb.ListLegalActionsRequest(match_id=match_id, seat=seat))
+        if not legal.actions:
+            return False
+        rng = random.Random(f"{match_id}:{seat}:{legal.version}")
+        action = legal.actions[rng.randrange(len(legal.actions))]
+        try:
+            await self._match.SubmitAction(mpb.SubmitActionRequest(
+                match_id=match_id, seat=seat, action=action, command_id=f"{match_id}:bot:{seat}:{legal.version}",
+            ))
+        except (FailedPrecondition, Aborted):
+            return False  # the match moved on under us; look again
+        return True

@@ -1,0 +1,119 @@
+"""Work shared by replicas through a Redis stream and its consumer group.
+
+Each entry is delivered to one replica and stays in that replica's pending
+list until it is acknowledged. While a replica works on an entry it keeps the
+entry's idle time low (a heartbeat XCLAIM to itself); an entry idle longer
+than `idle_ms` belongs to a replica that died or failed it, and any replica
+takes it over with XAUTOCLAIM. Handlers are therefore idempotent: an entry
+may be handled twice, never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+
+import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
+
+from services.common import logging as tlog
+
+log = tlog.get("matchmaker.claims")
+
+Handler = Callable[[str, Mapping[bytes, bytes]], Awaitable[None]]
+"""Called with (entry id, fields); the entry is acknowledged when it returns."""
+
+
+class WorkQueue:
+    """One replica's share of the entries of `stream` under consumer group `group`."""
+
+    def __init__(self, client: aioredis.Redis, stream: str, group: str, consumer: str, handle: Handler,
+                 idle_ms: int = 3000, concurrency: int = 16, block_ms: int = 1000) -> None:
+        self._redis = client
+        self.stream, self.group, self.consumer = stream, group, consumer
+        self._handle = handle
+        self._idle_ms = idle_ms
+        self._slots = asyncio.Semaphore(concurrency)
+        self._concurrency = concurrency
+        self._block_ms = block_ms
+        self._inflight: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def ensure_group(self) -> None:
+        try:
+            await self._redis.xgroup_create(self.stream, self.group, id="0", mkstream=True)
+        except ResponseError as error:
+            if "BUSYGROUP" not in str(error):
+                raise
+
+    async def run(self) -> None:
+        """Read, reclaim and heartbeat until cancelled."""
+        await self.ensure_group()
+        loops = [self._read(), self._reclaim(), self._heartbeat()]
+        try:
+            await asyncio.gather(*loops)
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+
+    async def _read(self) -> None:
+        # First whatever this consumer name held before a restart, then new entries.
+        start, pending = "0", True
+        while True:
+            free = max(1, self._concurrency - len(self._inflight))
+            reply = await self._redis.xreadgroup(self.group, self.consumer, {self.stream: start},
+                                                 count=free, block=None if pending else self._block_ms)
+            entries = reply[0][1] if reply else []
+            if pending:
+                start = _text(entries[-1][0]) if entries else ">"
+                pending = bool(entries)
+            for entry_id, fields in entries:
+                if fields:
+                    await self._start(entry_id, fields)
+
+    async def _reclaim(self) -> None:
+        cursor = "0-0"
+        while True:
+            await asyncio.sleep(self._idle_ms / 3000)  # a timer: claims are about idle time
+            reply = await self._redis.xautoclaim(self.stream, self.group, self.consumer, self._idle_ms,
+                                                 start_id=cursor, count=self._concurrency)
+            cursor = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
+            for item in reply[1]:
+                if item is None or item[1] is None:
+                    continue
+                entry_id, fields = item
+                log.info("claimed_back", stream=self.stream, entry=_text(entry_id))
+                await self._start(entry_id, fields)
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self._idle_ms / 3000)  # a timer: keeps our entries from looking abandoned
+            if self._inflight:
+                await self._redis.xclaim(self.stream, self.group, self.consumer, self._idle_ms // 4,
+                                         list(self._inflight), justid=True)
+
+    async def _start(self, entry_id: bytes | str, fields: Mapping[bytes, bytes]) -> None:
+        ident = _text(entry_id)
+        if ident in self._inflight:
+            return
+        await self._slots.acquire()
+        self._inflight.add(ident)
+        task = asyncio.create_task(self._work(ident, fields))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _work(self, ident: str, fields: Mapping[bytes, bytes]) -> None:
+        try:
+            await self._handle(ident, fields)
+            await self._redis.xack(self.stream, self.group, ident)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - one bad entry must not stop the worker; it stays pending and is retried
+            log.exception("work_failed", stream=self.stream, entry=ident)
+        finally:
+            self._inflight.discard(ident)
+            self._slots.release()
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

@@ -1,0 +1,51 @@
+"""Matchmaker tuning: environment variables read once into a frozen dataclass."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from services.common.config import Settings
+
+
+@dataclass(frozen=True)
+class MatchmakerConfig:
+    """How tickets are grouped and how work is shared between replicas."""
+
+    # Accepted rating spread (in mu units) of a ticket that has just arrived ...
+    spread_base: float = 3.0
+    # ... widened by this much per second of waiting ...
+    spread_per_second: float = 0.5
+    # ... and unbounded once a ticket has waited this long (seconds): nobody waits forever.
+    spread_unbounded_after: float = 30.0
+    # Seconds before a waiting ticket is backfilled with bots (0: never).
+    bot_backfill_after: float = 0.0
+    # A formation or bot job idle this long (ms) in a dead replica's hands is claimed back.
+    claim_idle_ms: int = 3000
+    # Oldest tickets of one pool considered per grouping pass.
+    batch: int = 500
+    # Formation jobs one replica works on at once.
+    concurrency: int = 32
+    # Seconds between grouping passes when nothing new arrives (widening and backfill need time).
+    tick: float = 0.25
+
+
+def load(settings: Settings, env: Mapping[str, str] | None = None) -> MatchmakerConfig:
+    """The config from TABLETOP_MM_* variables and the shared settings."""
+    env = os.environ if env is None else env
+    d = MatchmakerConfig()
+
+    def num(name: str, default: float) -> float:
+        return float(env.get(f"TABLETOP_MM_{name}", str(default)))
+
+    return MatchmakerConfig(
+        spread_base=num("SPREAD_BASE", d.spread_base),
+        spread_per_second=num("SPREAD_PER_SECOND", d.spread_per_second),
+        spread_unbounded_after=num("SPREAD_UNBOUNDED_AFTER", d.spread_unbounded_after),
+        bot_backfill_after=settings.bot_backfill_after,
+        claim_idle_ms=int(num("CLAIM_IDLE_MS", d.claim_idle_ms)),
+        batch=int(num("BATCH", d.batch)),
+        concurrency=int(num("CONCURRENCY", d.concurrency)),
+        tick=num("TICK", d.tick),
+    )

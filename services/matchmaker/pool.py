@@ -1,0 +1,107 @@
+"""Grouping waiting tickets into tables: pure, no I/O.
+
+One pool holds the tickets of one game with equal options. A grouping pass
+serves the oldest ticket first: it gets the largest table its range allows
+for which enough compatible tickets wait. Two tickets are compatible when
+their ratings differ by no more than what both accept; what a ticket accepts
+widens the longer it waits and becomes unbounded after
+`spread_unbounded_after`, so nobody waits forever for want of a close rating.
+A ticket that has waited `bot_backfill_after` (when set) gets the smallest
+table of its range, the free seats filled by bots.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from services.matchmaker.config import MatchmakerConfig
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """A waiting ticket as the grouping sees it."""
+
+    ticket_id: str
+    player_id: str
+    players_min: int
+    players_max: int
+    # The player's rating mean (openskill mu) in this game when the ticket was made.
+    rating: float
+    # Seconds since the epoch.
+    queued_at: float
+
+
+@dataclass(frozen=True)
+class Group:
+    """A table to form: the tickets in seat order, then `bots` bot seats."""
+
+    tickets: tuple[Ticket, ...]
+    bots: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.tickets) + self.bots
+
+
+def spread(config: MatchmakerConfig, waited: float) -> float:
+    """The rating difference a ticket accepts after waiting `waited` seconds."""
+    if waited >= config.spread_unbounded_after:
+        return math.inf
+    return config.spread_base + config.spread_per_second * max(0.0, waited)
+
+
+def form_groups(tickets: Sequence[Ticket], now: float, config: MatchmakerConfig) -> list[Group]:
+    """Disjoint groups from `tickets`, the oldest tickets served first."""
+    waiting = sorted(tickets, key=lambda t: (t.queued_at, t.ticket_id))
+    accepts = {t.ticket_id: spread(config, now - t.queued_at) for t in waiting}
+    used: set[str] = set()
+    groups: list[Group] = []
+    for anchor in waiting:
+        if anchor.ticket_id in used:
+            continue
+        free = [t for t in waiting if t.ticket_id not in used]
+        group = _table_for(anchor, free, accepts)
+        backfill = config.bot_backfill_after
+        if group is None and backfill > 0 and now - anchor.queued_at >= backfill:
+            group = _backfilled(anchor, free, accepts)
+        if group is not None:
+            groups.append(group)
+            used.update(t.ticket_id for t in group.tickets)
+    return groups
+
+
+def _compatible(a: Ticket, b: Ticket, accepts: dict[str, float]) -> bool:
+    return a.player_id != b.player_id and abs(a.rating - b.rating) <= min(accepts[a.ticket_id], accepts[b.ticket_id])
+
+
+def _mates(anchor: Ticket, free: Sequence[Ticket], accepts: dict[str, float], size: int) -> list[Ticket]:
+    """Up to size-1 tickets that fit a table of `size` with `anchor` and with each other."""
+    fitting = [
+        t for t in free
+        if t.ticket_id != anchor.ticket_id and t.players_min <= size <= t.players_max
+        and _compatible(anchor, t, accepts)
+    ]
+    fitting.sort(key=lambda t: (abs(t.rating - anchor.rating), t.queued_at, t.ticket_id))
+    chosen: list[Ticket] = []
+    for candidate in fitting:
+        if len(chosen) == size - 1:
+            break
+        if all(_compatible(candidate, other, accepts) for other in chosen):
+            chosen.append(candidate)
+    return chosen
+
+
+def _table_for(anchor: Ticket, free: Sequence[Ticket], accepts: dict[str, float]) -> Group | None:
+    for size in range(anchor.players_max, anchor.players_min - 1, -1):
+        mates = _mates(anchor, free, accepts, size)
+        if len(mates) == size - 1:
+            return Group((anchor, *mates))
+    return None
+
+
+def _backfilled(anchor: Ticket, free: Sequence[Ticket], accepts: dict[str, float]) -> Group:
+    size = anchor.players_min
+    mates = _mates(anchor, free, accepts, size)
+    return Group((anchor, *mates), bots=size - 1 - len(mates))

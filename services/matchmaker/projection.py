@@ -1,0 +1,192 @@
+"""The ratings read model: finished matches folded into openskill ratings.
+
+Keys (all in the hash slot `{ratings}`):
+  tabletop:{ratings}:r:<game>      hash player -> "mu sigma matches"
+  tabletop:{ratings}:board:<game>  sorted set player -> ordinal (the leaderboard)
+  tabletop:{ratings}:counted       set of match ids already counted
+  tabletop:{ratings}:cursor        id of the last tabletop:finished entry applied
+  tabletop:{ratings}:games         games with ratings
+
+Matches are applied strictly in the order of the finished stream: each
+application is one script that checks the cursor is still where the caller
+read it, advances it, and (unless the match was counted before) writes the
+new ratings and adds the match to the counted set. Replicas race harmlessly:
+the loser re-reads and goes on. So the live ratings equal a rebuild's, a
+match is counted once however often it is announced or replayed.
+"""
+
+from __future__ import annotations
+
+import redis.asyncio as aioredis
+
+from services.common import keys
+from services.common import logging as tlog
+from services.common.event_store import EventStore
+from services.common.redis_store import INDEX_KEY
+from services.matchmaker.ratings import DEFAULT, Rating, Result, is_bot, rate
+from tabletop.match.v1 import events_pb2 as ev
+
+log = tlog.get("matchmaker.ratings")
+PREFIX = "tabletop:{ratings}:"
+COUNTED = PREFIX + "counted"
+CURSOR = PREFIX + "cursor"
+GAMES = PREFIX + "games"
+START = "0-0"
+
+
+def ratings_key(game: str) -> str:
+    return f"{PREFIX}r:{game}"
+
+
+def board_key(game: str) -> str:
+    return f"{PREFIX}board:{game}"
+
+
+# KEYS: cursor, counted, ratings, board, games. ARGV: expected cursor, new cursor,
+# match id, game, count ('1' to write), then player, rating, ordinal triples.
+_APPLY = """
+local cur = redis.call('GET', KEYS[1]) or '0-0'
+if cur ~= ARGV[1] then return -1 end
+redis.call('SET', KEYS[1], ARGV[2])
+if ARGV[5] ~= '1' or redis.call('SISMEMBER', KEYS[2], ARGV[3]) == 1 then return 0 end
+redis.call('SADD', KEYS[2], ARGV[3])
+redis.call('SADD', KEYS[5], ARGV[4])
+for i = 6, #ARGV, 3 do
+  redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
+  redis.call('ZADD', KEYS[4], ARGV[i + 2], ARGV[i])
+end
+return 1
+"""
+
+
+async def match_result(store: EventStore, match_id: str) -> Result | None:
+    """The players and outcome of a finished match, from its log; None if it has not ended."""
+    game, players = "", []
+    for stored in await store.read(keys.match_stream(match_id)):
+        if stored.type == "tabletop.match.v1.MatchCreated":
+            created = ev.MatchCreated.FromString(stored.data)
+            game, players = created.game, [""] * created.seat_count
+        elif stored.type == "tabletop.match.v1.PlayerJoined":
+            joined = ev.PlayerJoined.FromString(stored.data)
+            players[joined.seat] = joined.player_id
+        elif stored.type == "tabletop.match.v1.PlayerLeft":
+            players[ev.PlayerLeft.FromString(stored.data).seat] = ""
+        elif stored.type == "tabletop.match.v1.MatchEnded":
+            outcome = ev.MatchEnded.FromString(stored.data).outcome
+            coop = outcome.cooperative_win if outcome.HasField("cooperative_win") else None
+            return Result(game, tuple(players), tuple(outcome.ranking), coop)
+    return None
+
+
+class RatingsProjection:
+    """Applies finished matches to the ratings, in finish order, each once."""
+
+    def __init__(self, client: aioredis.Redis, store: EventStore) -> None:
+        self._redis = client
+        self._store = store
+        self._apply = client.register_script(_APPLY)
+
+    async def rating(self, game: str, player_id: str) -> Rating | None:
+        raw = await self._redis.hget(ratings_key(game), player_id)
+        return Rating.decode(raw) if raw is not None else None
+
+    async def leaderboard(self, game: str, limit: int, offset: int = 0) -> list[tuple[str, Rating]]:
+        ranked = await self._redis.zrevrange(board_key(game), offset, offset + limit - 1)
+        if not ranked:
+            return []
+        raws = await self._redis.hmget(ratings_key(game), ranked)
+        return [(p.decode(), Rating.decode(r)) for p, r in zip(ranked, raws) if r is not None]
+
+    async def cursor(self) -> str:
+        raw = await self._redis.get(CURSOR)
+        return raw.decode() if raw is not None else START
+
+    async def catch_up(self, upto: str | None = None) -> int:
+        """Apply finished matches after the cursor (up to entry `upto`); returns how many this call counted."""
+        counted = 0
+        while True:
+            cursor = await self.cursor()
+            if upto is not None and _after(cursor, upto):
+                return counted
+            entries = await self._redis.xrange(keys.FINISHED_STREAM, min=f"({cursor}", max="+", count=100)
+            if not entries:
+                return counted
+            for entry_id, fields in entries:
+                ident = entry_id.decode()
+                if upto is not None and _after(ident, upto) and ident != upto:
+                    return counted
+                done = await self.apply(cursor, ident, fields[b"match_id"].decode())
+                if done < 0:
+                    break  # another replica moved the cursor: read it again
+                counted += done
+                cursor = ident
+
+    async def apply(self, expected: str, new_cursor: str, match_id: str) -> int:
+        """Apply one match if the cursor is at `expected`: 1 counted, 0 already counted, -1 cursor moved."""
+        result = await match_result(self._store, match_id)
+        args: list[str | float] = [expected, new_cursor, match_id, result.game if result else "", "0"]
+        if result is not None:
+            rated = await self._rated(result)
+            args[4] = "1"
+            for player, rating in rated:
+                args += [player, rating.encode(), rating.ordinal]
+        game = result.game if result else ""
+        keys_ = [CURSOR, COUNTED, ratings_key(game), board_key(game), GAMES]
+        done = int(await self._apply(keys=keys_, args=args))
+        if done == 1:
+            log.info("match_rated", match_id=match_id, game=game)
+        return done
+
+    async def _rated(self, result: Result) -> list[tuple[str, Rating]]:
+        humans = [p for p in result.players if p and not is_bot(p)]
+        raws = await self._redis.hmget(ratings_key(result.game), humans) if humans else []
+        stored = {p: Rating.decode(r) for p, r in zip(humans, raws) if r is not None}
+        current = [stored.get(p, DEFAULT) for p in result.players]
+        new = rate(result, current)
+        return [(p, r) for p, r in zip(result.players, new) if p and not is_bot(p)]
+
+    async def rebuild(self) -> int:
+        """Reset the ratings and recompute them from the match logs; returns the matches counted."""
+        games = [g.decode() for g in await self._redis.smembers(GAMES)]
+        await self._redis.delete(COUNTED, CURSOR, GAMES, *map(ratings_key, games), *map(board_key, games))
+        order = await self._finish_order()
+        counted = 0
+        cursor = START
+        for entry_id, match_id in order:
+            new_cursor = entry_id or cursor
+            done = await self.apply(cursor, new_cursor, match_id)
+            if done < 0:
+                raise RuntimeError("the ratings cursor moved during a rebuild: stop the replicas' projection")
+            counted += done
+            cursor = new_cursor
+        return counted
+
+    async def _finish_order(self) -> list[tuple[str, str]]:
+        """(finished-stream entry id, match id) in finish order; matches finished but never
+        announced follow in creation order with an empty entry id."""
+        order: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for entry_id, fields in await self._redis.xrange(keys.FINISHED_STREAM):
+            order.append((entry_id.decode(), fields[b"match_id"].decode()))
+            seen.add(fields[b"match_id"].decode())
+        for name in await self._redis.zrange(INDEX_KEY, 0, -1):
+            stream = name.decode()
+            match_id = stream.removeprefix("match:")
+            if stream.startswith("match:") and match_id not in seen and await _ended(self._store, match_id):
+                order.append(("", match_id))
+        return order
+
+
+async def _ended(store: EventStore, match_id: str) -> bool:
+    return await match_result(store, match_id) is not None
+
+
+def _after(a: str, b: str) -> bool:
+    """Whether stream id `a` is at or after `b`."""
+    return _parse(a) >= _parse(b)
+
+
+def _parse(entry_id: str) -> tuple[int, int]:
+    ms, _, seq = entry_id.partition("-")
+    return int(ms), int(seq or 0)
+

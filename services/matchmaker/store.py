@@ -1,0 +1,288 @@
+"""Tickets and pools in Redis; every state change is one server-side script.
+
+Keys (all in the hash slot `{mm}`, so the scripts also run on Redis Cluster):
+  tabletop:{mm}:t:<ticket>      hash: p player, g game, o options (canonical JSON),
+                                pool, lo/hi seat range, r rating, q queued (ms),
+                                s state (waiting|forming|assigned|failed|cancelled),
+                                m match id, seat, err
+  tabletop:{mm}:pool:<pool>     sorted set of the pool's waiting tickets by queued time
+  tabletop:{mm}:pools           set of pools that may hold waiting tickets
+  tabletop:{mm}:jobs            stream of formation jobs (consumer group `formers`)
+  tabletop:{mm}:bots            stream of bot-play jobs (consumer group `bots`)
+  tabletop:{mm}:events          stream of ticket changes (queued/assigned/failed/cancelled)
+                                that every replica follows to wake its watchers
+  tabletop:{mm}:cmd:<id>        FindMatch command id -> ticket id (a day)
+  tabletop:{mm}:botseq          counter behind bot player ids
+  tabletop:{mm}:lock:<pool>     short lease: one replica groups a pool at a time
+
+A ticket moves waiting -> forming (CLAIM, atomically with its pool removal and
+the job's XADD) -> assigned (ASSIGN) or back to waiting (RELEASE) or failed
+(FAIL). Each script checks the ticket is still where the caller believes it
+is, so a ticket is placed in at most one match.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+
+from services.matchmaker.pool import Group, Ticket
+
+PREFIX = "tabletop:{mm}:"
+POOLS = PREFIX + "pools"
+JOBS = PREFIX + "jobs"
+BOTS = PREFIX + "bots"
+EVENTS = PREFIX + "events"
+BOT_SEQ = PREFIX + "botseq"
+DONE_TTL = 86_400
+EVENTS_MAXLEN = 20_000
+
+
+def ticket_key(ticket_id: str) -> str:
+    return f"{PREFIX}t:{ticket_id}"
+
+
+def pool_key(pool: str) -> str:
+    return f"{PREFIX}pool:{pool}"
+
+
+def pool_name(game: str, options: Mapping[str, str]) -> str:
+    """Tickets of one game with equal options share a pool."""
+    return f"{game}:{canonical(options)}"
+
+
+def canonical(options: Mapping[str, str]) -> str:
+    return json.dumps(dict(sorted(options.items())), separators=(",", ":"))
+
+
+# KEYS: ticket, pool, pools, events, command. ARGV: id, pool, player, game, options,
+# lo, hi, rating, queued_ms, has_command.
+_FIND = """
+if ARGV[10] == '1' then
+  local prev = redis.call('GET', KEYS[5])
+  if prev then return prev end
+  redis.call('SET', KEYS[5], ARGV[1], 'EX', 86400)
+end
+redis.call('HSET', KEYS[1], 'p', ARGV[3], 'g', ARGV[4], 'o', ARGV[5], 'pool', ARGV[2],
+  'lo', ARGV[6], 'hi', ARGV[7], 'r', ARGV[8], 'q', ARGV[9], 's', 'waiting')
+redis.call('ZADD', KEYS[2], ARGV[9], ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[2])
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[11], '*', 'k', 'queued', 't', ARGV[1])
+return ARGV[1]
+"""
+
+# KEYS: pool, jobs, botseq, tickets... ARGV: match_id, bots, pool, ticket ids...
+_CLAIM = """
+local n = #KEYS - 3
+for i = 1, n do
+  if not redis.call('ZSCORE', KEYS[1], ARGV[3 + i]) then return 0 end
+end
+local players = {}
+for i = 1, n do
+  redis.call('ZREM', KEYS[1], ARGV[3 + i])
+  redis.call('HSET', KEYS[3 + i], 's', 'forming', 'm', ARGV[1])
+  players[i] = redis.call('HGET', KEYS[3 + i], 'p')
+end
+for b = 1, tonumber(ARGV[2]) do
+  players[n + b] = 'bot-' .. redis.call('INCR', KEYS[3])
+end
+local tickets = {}
+for i = 1, n do tickets[i] = ARGV[3 + i] end
+redis.call('XADD', KEYS[2], '*', 'm', ARGV[1], 'g', redis.call('HGET', KEYS[4], 'g'),
+  'o', redis.call('HGET', KEYS[4], 'o'), 'pool', ARGV[3],
+  't', table.concat(tickets, ','), 'p', table.concat(players, ','))
+return 1
+"""
+
+# KEYS: events, bots, tickets... ARGV: match_id, bot seats, ticket ids...
+_ASSIGN = """
+for i = 3, #KEYS do
+  if redis.call('HGET', KEYS[i], 'm') ~= ARGV[1] then return 0 end
+  local s = redis.call('HGET', KEYS[i], 's')
+  if s ~= 'forming' and s ~= 'assigned' then return 0 end
+end
+if redis.call('HGET', KEYS[3], 's') == 'assigned' then return 2 end
+local tickets = {}
+for i = 3, #KEYS do
+  redis.call('HSET', KEYS[i], 's', 'assigned', 'seat', i - 3)
+  redis.call('EXPIRE', KEYS[i], ARGV[#ARGV])
+  tickets[i - 2] = ARGV[i]
+end
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[#ARGV - 1], '*', 'k', 'assigned',
+  't', table.concat(tickets, ','), 'm', ARGV[1])
+if ARGV[2] ~= '' then redis.call('XADD', KEYS[2], '*', 'm', ARGV[1], 'seats', ARGV[2]) end
+return 1
+"""
+
+# KEYS: pool, pools, events, tickets... ARGV: match_id, pool, state, error, ticket ids...
+# state 'waiting' puts the tickets back in the pool; 'failed' ends them with `error`.
+_RETURN = """
+local moved = {}
+for i = 4, #KEYS do
+  if redis.call('HGET', KEYS[i], 's') == 'forming' and redis.call('HGET', KEYS[i], 'm') == ARGV[1] then
+    local id = ARGV[i + 1]
+    redis.call('HDEL', KEYS[i], 'm')
+    redis.call('HSET', KEYS[i], 's', ARGV[3])
+    if ARGV[3] == 'waiting' then
+      redis.call('ZADD', KEYS[1], redis.call('HGET', KEYS[i], 'q'), id)
+    else
+      redis.call('HSET', KEYS[i], 'err', ARGV[4])
+      redis.call('EXPIRE', KEYS[i], 86400)
+    end
+    moved[#moved + 1] = id
+  end
+end
+if #moved > 0 then
+  if ARGV[3] == 'waiting' then redis.call('SADD', KEYS[2], ARGV[2]) end
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', 20000, '*', 'k', ARGV[3], 't', table.concat(moved, ','))
+end
+return #moved
+"""
+
+# KEYS: ticket, pool, events. ARGV: ticket id. -1 unknown/cancelled, 0 not waiting, 1 cancelled.
+_CANCEL = """
+local s = redis.call('HGET', KEYS[1], 's')
+if not s or s == 'cancelled' then return -1 end
+if s ~= 'waiting' then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[1], 's', 'cancelled')
+redis.call('EXPIRE', KEYS[1], 3600)
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', 20000, '*', 'k', 'cancelled', 't', ARGV[1])
+return 1
+"""
+
+# KEYS: pool, pools. ARGV: pool. Forget an empty pool (atomic with FIND's SADD).
+_PRUNE = """
+if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[1]) return 1 end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class TicketState:
+    """A ticket as stored."""
+
+    ticket_id: str
+    player_id: str
+    game: str
+    state: str
+    match_id: str = ""
+    seat: int = -1
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Job:
+    """A formation job: create match `match_id` with `players` in seat order."""
+
+    match_id: str
+    game: str
+    options: dict[str, str]
+    pool: str
+    tickets: tuple[str, ...]
+    # Ticket players first (seat i = tickets[i]), then bot player ids.
+    players: tuple[str, ...]
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[bytes, bytes]) -> Job:
+        return cls(
+            match_id=fields[b"m"].decode(), game=fields[b"g"].decode(), options=json.loads(fields[b"o"]),
+            pool=fields[b"pool"].decode(), tickets=tuple(fields[b"t"].decode().split(",")),
+            players=tuple(fields[b"p"].decode().split(",")),
+        )
+
+    @property
+    def bot_seats(self) -> tuple[int, ...]:
+        return tuple(range(len(self.tickets), len(self.players)))
+
+
+class TicketStore:
+    """The matchmaker's Redis adapter."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.redis = client
+        self._find = client.register_script(_FIND)
+        self._claim = client.register_script(_CLAIM)
+        self._assign = client.register_script(_ASSIGN)
+        self._return = client.register_script(_RETURN)
+        self._cancel = client.register_script(_CANCEL)
+        self._prune = client.register_script(_PRUNE)
+
+    async def add(self, ticket_id: str, player_id: str, game: str, options: Mapping[str, str],
+                  players: tuple[int, int], rating: float, command_id: str = "") -> str:
+        """Queue a ticket; returns its id (the first one's for a repeated command id)."""
+        pool = pool_name(game, options)
+        command = f"{PREFIX}cmd:{command_id or ticket_id}"
+        args = [ticket_id, pool, player_id, game, canonical(options), players[0], players[1], rating,
+                int(time.time() * 1000), "1" if command_id else "0", EVENTS_MAXLEN]
+        found = await self._find(keys=[ticket_key(ticket_id), pool_key(pool), POOLS, EVENTS, command], args=args)
+        return found.decode() if isinstance(found, bytes) else str(found)
+
+    async def get(self, ticket_id: str) -> TicketState | None:
+        fields = await self.redis.hgetall(ticket_key(ticket_id))
+        if not fields:
+            return None
+        text = {k.decode(): v.decode() for k, v in fields.items()}
+        return TicketState(ticket_id, text.get("p", ""), text.get("g", ""), text.get("s", ""),
+                           text.get("m", ""), int(text.get("seat", "-1")), text.get("err", ""))
+
+    async def cancel(self, ticket_id: str) -> int:
+        """1 cancelled, 0 no longer waiting, -1 unknown or already cancelled."""
+        pool = await self.redis.hget(ticket_key(ticket_id), "pool")
+        if pool is None:
+            return -1
+        return int(await self._cancel(keys=[ticket_key(ticket_id), pool_key(pool.decode()), EVENTS],
+                                      args=[ticket_id]))
+
+    async def pools(self) -> list[str]:
+        return sorted(p.decode() for p in await self.redis.smembers(POOLS))
+
+    async def lease(self, pool: str, owner: str, ms: int) -> bool:
+        """Try to become the one replica grouping `pool` for the next `ms`."""
+        return bool(await self.redis.set(f"{PREFIX}lock:{pool}", owner, nx=True, px=ms))
+
+    async def unlease(self, pool: str) -> None:
+        await self.redis.delete(f"{PREFIX}lock:{pool}")
+
+    async def waiting(self, pool: str, limit: int) -> list[Ticket]:
+        """The oldest `limit` waiting tickets of a pool."""
+        ids = [i.decode() for i in await self.redis.zrange(pool_key(pool), 0, limit - 1)]
+        if not ids:
+            await self._prune(keys=[pool_key(pool), POOLS], args=[pool])
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for ticket_id in ids:
+                pipe.hmget(ticket_key(ticket_id), "p", "lo", "hi", "r", "q")
+            rows = await pipe.execute()
+        return [
+            Ticket(ticket_id, p.decode(), int(lo), int(hi), float(r), int(q) / 1000)
+            for ticket_id, (p, lo, hi, r, q) in zip(ids, rows)
+            if p is not None
+        ]
+
+    async def claim(self, pool: str, match_id: str, group: Group) -> bool:
+        """Take the group's tickets out of the pool and queue its formation job, all or nothing."""
+        ids = [t.ticket_id for t in group.tickets]
+        keys = [pool_key(pool), JOBS, BOT_SEQ, *(ticket_key(i) for i in ids)]
+        return bool(await self._claim(keys=keys, args=[match_id, group.bots, pool, *ids]))
+
+    async def assign(self, job: Job) -> int:
+        """Mark the job's tickets assigned (1; 2 if they already were; 0 if they were taken back)."""
+        bots = ",".join(str(s) for s in job.bot_seats)
+        keys = [EVENTS, BOTS, *(ticket_key(i) for i in job.tickets)]
+        return int(await self._assign(keys=keys, args=[job.match_id, bots, *job.tickets, EVENTS_MAXLEN, DONE_TTL]))
+
+    async def give_back(self, job: Job, state: str = "waiting", error: str = "") -> int:
+        """Return the job's tickets to the pool ('waiting') or end them ('failed')."""
+        keys = [pool_key(job.pool), POOLS, EVENTS, *(ticket_key(i) for i in job.tickets)]
+        return int(await self._return(keys=keys, args=[job.match_id, job.pool, state, error, *job.tickets]))
+
+
+def ids_of(entry: Mapping[bytes, bytes]) -> Sequence[str]:
+    """Ticket ids named by an events-stream entry."""
+    raw = entry.get(b"t", b"")
+    return raw.decode().split(",") if raw else ()

@@ -1,0 +1,31 @@
+"""Real processes: the whole stack on free ports, one per test module."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from deploy.stack import Stack
+from gateway.client.api import Gateway
+
+PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
+
+
+@pytest.fixture(scope="module")
+def stack(redis_url: str) -> Iterator[Stack]:
+    running = Stack(redis_url=redis_url, extra_env=PIG, matchmakers=0)
+    try:
+        running.start()
+    except BaseException:
+        running.stop()
+        raise
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+async def gateway(stack: Stack) -> AsyncIterator[Gateway]:
+    client = Gateway(stack.gateway_addr)
+    yield client
+    await client.close()

@@ -1,0 +1,274 @@
+"""The platform end to end: real Redis-compatible server, real processes, real clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import subprocess
+import sys
+
+import grpc
+import pytest
+from google.protobuf import any_pb2
+
+from deploy.stack import ROOT, Stack
+from gateway.client import bots
+from gateway.client.api import Gateway, Seat
+from services.common.keys import match_stream
+from services.common.redis_store import RedisEventStore
+from services.dice.verify import verify
+from services.games import registry
+from services.match.lifecycle import PLATFORM_EVENTS
+from tabletop.common.v1 import common_pb2
+from tabletop.match.v1 import events_pb2 as ev
+from tabletop.match.v1 import match_service_pb2 as mpb
+from tabletop.testing.v1 import pig_pb2
+from tests.fixtures import pig
+
+pytestmark = pytest.mark.integration
+
+
+def packed(message) -> any_pb2.Any:
+    wrapped = any_pb2.Any()
+    wrapped.Pack(message)
+    return wrapped
+
+
+ROLL = packed(pig_pb2.Action(roll=pig_pb2.Roll()))
+HOLD = packed(pig_pb2.Action(hold=pig_pb2.Hold()))
+
+
+async def started_pig(gateway: Gateway, seats: int = 2) -> list[Seat]:
+    match_id = (await gateway.create("pig", seats)).match.match_id
+    joined = [await gateway.join(match_id, f"player-{i}") for i in range(seats)]
+    await gateway.start(joined[0])
+    return joined
+
+
+async def to_move(gateway: Gateway, match_id: str) -> list[int]:
+    return list((await gateway.view(match_id)).match.to_move)
+
+
+async def code_of(call) -> grpc.StatusCode:
+    with pytest.raises(grpc.aio.AioRpcError) as failure:
+        await call
+    return failure.value.code()
+
+
+async def test_full_pig_match_ends_with_a_ranking_and_verifies(gateway):
+    result = await bots.play_match(gateway, "pig", 3, seed=11)
+    assert result.summary.status == mpb.MATCH_STATUS_FINISHED
+    assert sorted(result.summary.outcome.ranking)[0] == 1
+    entries = await gateway.log(result.match_id)
+    report = verify((e.version, e.type, e.event.value) for e in entries)
+    assert report.ok, report.problems
+    assert report.rolls > 0 and report.shuffles == 1 and report.deals == 3
+
+
+@pytest.mark.parametrize("game", [g for g in registry.GAMES])
+async def test_full_match_of_every_game_through_the_gateway(gateway, stack, game):
+    if game not in stack.games:
+        pytest.skip(f"{game} engine not in this build")
+    info = registry.game(game).engine
+    players = max(info.min_seats, 2)
+    result = await bots.play_match(gateway, game, players, seed=5)
+    assert result.summary.status == mpb.MATCH_STATUS_FINISHED
+    assert len(result.summary.outcome.ranking) == players
+    assert result.actions > 0
+    entries = await gateway.log(result.match_id)
+    assert verify((e.version, e.type, e.event.value) for e in entries).ok
+
+
+async def test_retried_command_appends_nothing_and_returns_first_answer(gateway):
+    seats = await started_pig(gateway)
+    mover = seats[(await to_move(gateway, seats[0].match_id))[0]]
+    first = await gateway.submit(mover, ROLL, command_id="same-command")
+    again = await gateway.submit(mover, ROLL, command_id="same-command")
+    assert (again.version, again.duplicate, first.duplicate) == (first.version, True, False)
+    assert (await gateway.view(mover.match_id)).match.version == first.version
+
+
+async def test_bad_requests_get_their_status_and_change_nothing(gateway):
+    seats = await started_pig(gateway)
+    match_id = seats[0].match_id
+    before = (await gateway.view(match_id)).match.version
+    mover = seats[(await to_move(gateway, match_id))[0]]
+    waiting = seats[1 - mover.seat]
+    junk = any_pb2.Any(type_url="type.googleapis.com/tabletop.testing.v1.Action", value=b"\xff\xff")
+    other_game = packed(common_pb2.Outcome())
+    assert await code_of(gateway.submit(mover, junk)) == grpc.StatusCode.INVALID_ARGUMENT
+    assert await code_of(gateway.submit(mover, other_game)) == grpc.StatusCode.INVALID_ARGUMENT
+    assert await code_of(gateway.submit(mover, HOLD)) == grpc.StatusCode.FAILED_PRECONDITION
+    assert await code_of(gateway.submit(waiting, ROLL)) == grpc.StatusCode.FAILED_PRECONDITION
+    forged = Seat(match_id, mover.seat, mover.token[:-2] + "xx")
+    assert await code_of(gateway.submit(forged, ROLL)) == grpc.StatusCode.UNAUTHENTICATED
+    elsewhere = (await started_pig(gateway))[0]
+    assert await code_of(gateway.submit(Seat(match_id, 0, elsewhere.token), ROLL)) == grpc.StatusCode.PERMISSION_DENIED
+    assert await code_of(gateway.view("no-such-match")) == grpc.StatusCode.NOT_FOUND
+    assert await code_of(gateway.create("no-such-game", 2)) == grpc.StatusCode.INVALID_ARGUMENT
+    assert await code_of(gateway.create("pig", 9)) == grpc.StatusCode.INVALID_ARGUMENT
+    assert (await gateway.view(match_id)).match.version == before
+
+
+async def test_illegal_move_names_the_rule(gateway):
+    seats = await started_pig(gateway)
+    mover = seats[(await to_move(gateway, seats[0].match_id))[0]]
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await gateway.submit(mover, HOLD)
+    from services.common.errors import reason_of
+
+    assert reason_of(refused.value) == "pig.hold.nothing_to_bank"
+
+
+async def test_twenty_racing_clients_leave_one_linear_log_that_replays(gateway, stack):
+    seats = await started_pig(gateway, seats=2)
+    match_id = seats[0].match_id
+
+    async def client(index: int) -> int:
+        rng, applied = random.Random(index), 0
+        own = Gateway(stack.gateway_addr)
+        try:
+            seat = seats[index % 2]
+            while (await own.view(match_id)).match.status != mpb.MATCH_STATUS_FINISHED:
+                legal = (await own.legal_actions(seat)).actions
+                if not legal:
+                    await asyncio.sleep(0)
+                    continue
+                try:
+                    await own.submit(seat, legal[rng.randrange(len(legal))])
+                    applied += 1
+                except grpc.aio.AioRpcError as error:
+                    assert error.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED)
+        finally:
+            await own.close()
+        return applied
+
+    applied = await asyncio.wait_for(asyncio.gather(*(client(i) for i in range(20))), 120)
+    store = RedisEventStore.from_url(stack.redis_url)
+    try:
+        log = await store.read(match_stream(match_id))
+    finally:
+        await store.close()
+    assert [e.version for e in log] == list(range(1, len(log) + 1))
+    commands = [e.command_id for e in log if e.command_id and e.type == "tabletop.testing.v1.Event"]
+    assert sum(applied) == len(set(commands))
+    state = replay_pig(log)
+    live = pig_pb2.View()
+    (await gateway.view(match_id)).view.Unpack(live)
+    assert list(live.scores) == list(state.scores) and live.finished
+
+
+def replay_pig(log):
+    """Fold a Pig match log with the engine alone: no dice, no deck."""
+    from tests.fixtures.pig.codec import CODEC
+
+    created = ev.MatchCreated.FromString(log[0].data)
+    state = pig.ENGINE.setup(dict(created.config), created.seat_count)
+    for stored in log:
+        if stored.type not in PLATFORM_EVENTS:
+            message = pig_pb2.Event.FromString(stored.data)
+            state = pig.ENGINE.evolve(state, CODEC.decode_event(message))
+    return state
+
+
+async def test_views_and_streams_never_carry_other_seats_secrets(gateway):
+    seats = await started_pig(gateway, seats=3)
+    match_id = seats[0].match_id
+    for seat in seats:
+        view = pig_pb2.View()
+        (await gateway.view(match_id, seat)).view.Unpack(view)
+        assert view.HasField("my_bonus")
+    spectator = pig_pb2.View()
+    (await gateway.view(match_id)).view.Unpack(spectator)
+    assert not spectator.HasField("my_bonus")
+    for viewer in [*seats, None]:
+        entries = await gateway.log(match_id, viewer)
+        own = viewer.seat if viewer else None
+        watched = []
+        async for update in gateway.watch(match_id, viewer):
+            watched.extend(update.entries)
+            break
+        for entry in [*entries, *watched]:
+            assert_entitled(entry, own)
+
+
+def assert_entitled(entry, seat):
+    """A seat-only event reaches its seat; anyone else gets the redacted form."""
+    if entry.visibility.audience == common_pb2.AUDIENCE_SEAT and entry.visibility.seat != seat:
+        assert entry.redacted, entry
+        if entry.type == ev.ChanceResolved.DESCRIPTOR.full_name:
+            assert not ev.ChanceResolved.FromString(entry.event.value).outcome.cards_drawn.cards
+        assert entry.type != "tabletop.testing.v1.Event" or b"bonus_dealt" not in entry.event.value
+        message = pig_pb2.Event.FromString(entry.event.value) if entry.type.startswith("tabletop.testing") else None
+        assert message is None or message.WhichOneof("kind") == "bonus_hidden"
+    assert entry.visibility.audience != common_pb2.AUDIENCE_SERVER
+
+
+async def test_verify_fails_on_a_tampered_roll(gateway):
+    result = await bots.play_match(gateway, "pig", 2, seed=3)
+    entries = [(e.version, e.type, e.event.value) for e in await gateway.log(result.match_id)]
+    assert verify(entries).ok
+    tampered = []
+    done = False
+    for version, type_name, data in entries:
+        if not done and type_name == ev.ChanceResolved.DESCRIPTOR.full_name:
+            resolved = ev.ChanceResolved.FromString(data)
+            if resolved.request.WhichOneof("kind") == "roll_dice":
+                resolved.outcome.dice_rolled.values[0] = resolved.outcome.dice_rolled.values[0] % 6 + 1
+                data, done = resolved.SerializeToString(), True
+        tampered.append((version, type_name, data))
+    report = verify(tampered)
+    assert done and not report.ok and "roll" in report.problems[0]
+
+
+async def test_cli_bots_and_verify(stack):
+    env_args = ["--gateway", stack.gateway_addr]
+    played = subprocess.run(
+        [sys.executable, "-m", "gateway.client", "bots", "--game", "pig", "--players", "2", "--seed", "4", "--json",
+         *env_args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+    )
+    report = json.loads(played.stdout.strip().splitlines()[-1])
+    assert report["game"] == "pig" and report["actions"] > 0 and len(report["result"]["ranking"]) == 2
+    checked = subprocess.run(
+        [sys.executable, "-m", "gateway.client", "verify", report["match_id"], "--json", *env_args],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
+    )
+    assert json.loads(checked.stdout)["ok"] is True
+
+
+async def test_killing_the_match_process_loses_no_acknowledged_action(redis_url):
+    stack = Stack(redis_url=redis_url, extra_env={"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig",
+                                                  "TABLETOP_SNAPSHOT_EVERY": "7"},
+                  games=("pig",), matchmakers=0)
+    stack.start()
+    try:
+        async with Gateway(stack.gateway_addr) as gateway:
+            seats = await started_pig(gateway)
+            match_id = seats[0].match_id
+            acknowledged = await play_some(gateway, seats, 15, "before")
+            stack.kill("match")
+            stack.restart("match")
+            summary = (await gateway.view(match_id)).match
+            assert summary.version >= max(acknowledged)
+            acknowledged += await play_some(gateway, seats, 15, "after")
+            store = RedisEventStore.from_url(stack.redis_url)
+            log = await store.read(match_stream(match_id))
+            await store.close()
+            commands = {e.command_id for e in log}
+            assert {f"before-{i}" for i in range(15)} <= commands
+            assert [e.version for e in log] == list(range(1, len(log) + 1))
+    finally:
+        stack.stop()
+
+
+async def play_some(gateway: Gateway, seats: list[Seat], count: int, tag: str) -> list[int]:
+    versions = []
+    for i in range(count):
+        summary = (await gateway.view(seats[0].match_id)).match
+        if summary.status == mpb.MATCH_STATUS_FINISHED:
+            break
+        seat = seats[summary.to_move[0]]
+        legal = (await gateway.legal_actions(seat)).actions
+        versions.append((await gateway.submit(seat, legal[0], command_id=f"{tag}-{i}")).version)
+    return versions
