@@ -71,15 +71,26 @@ class Stack:
             port = RULES_BASE_PORT + index if self.fixed_ports else 0
             self._launch(f"rules-{game}", "services.rules", {"TABLETOP_GAME": game}, port)
         self._launch("match", "services.match", self._core_env())
-        self._launch("gateway", "gateway", self._core_env())
+        # Matchmakers before the gateway: the gateway is told every replica's address.
         for replica in range(self.matchmakers):
             self._launch_matchmaker(replica)
+        self._launch("gateway", "gateway", {**self._core_env(), **self._matchmaker_env()})
         return self
+
+    def _matchmaker_env(self) -> dict[str, str]:
+        addrs = [self.addr(n) for n in self.procs if n == "matchmaker" or n.startswith("matchmaker-")]
+        if not addrs:
+            return {}
+        # A gRPC target listing every replica: the channel fails over when one goes away.
+        return {"TABLETOP_MATCHMAKER_ADDR": addrs[0] if len(addrs) == 1 else "ipv4:" + ",".join(addrs)}
 
     def _core_env(self) -> dict[str, str]:
         rules = ",".join(f"{g}={self.addr('rules-' + g)}" for g in self.games)
-        env = {"TABLETOP_DICE_ADDR": self.addr("dice"), "TABLETOP_DECK_ADDR": self.addr("deck"),
-               "TABLETOP_RULES_ADDRS": rules}
+        env = {
+            "TABLETOP_DICE_ADDR": self.addr("dice"),
+            "TABLETOP_DECK_ADDR": self.addr("deck"),
+            "TABLETOP_RULES_ADDRS": rules,
+        }
         if "match" in self.procs:
             env["TABLETOP_MATCH_ADDR"] = self.addr("match")
         return env
@@ -104,12 +115,19 @@ class Stack:
         ready = self.workdir / f"{proc.name}.port"
         ready.unlink(missing_ok=True)
         proc.log_path = self.workdir / f"{proc.name}.log"
-        env = {**os.environ, **self.extra_env, **proc.env, "REDIS_URL": self.redis_url,
-               "TABLETOP_READY_FILE": str(ready), "PYTHONUNBUFFERED": "1"}
+        env = {
+            **os.environ,
+            **self.extra_env,
+            **proc.env,
+            "REDIS_URL": self.redis_url,
+            "TABLETOP_READY_FILE": str(ready),
+            "PYTHONUNBUFFERED": "1",
+        }
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "gen"), env.get("PYTHONPATH", "")])
         with open(proc.log_path, "ab") as log:
-            proc.process = subprocess.Popen([sys.executable, "-m", proc.module], cwd=ROOT, env=env,
-                                            stdout=log, stderr=log, start_new_session=True)
+            proc.process = subprocess.Popen(
+                [sys.executable, "-m", proc.module], cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True
+            )
         proc.port = self._wait_ready(proc, ready)
 
     def _wait_ready(self, proc: Proc, ready: pathlib.Path, timeout: float = 60.0) -> int:

@@ -11,17 +11,18 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-from services.common import logging as tlog
-from services.common.errors import InvalidArgument, PermissionDenied, ServiceError, Unauthenticated
-from services.common.event_store import EventStore
-from services.common.keys import match_stream
-from gateway import views
-from gateway.matchmaking import MatchmakingEndpoints
-from services.common.tokens import SeatClaim, TokenAuthority
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.rules.v1 import rules_service_pb2 as rpb
+
+from gateway import views
+from gateway.matchmaking import MatchmakingEndpoints
+from services.common import logging as tlog
+from services.common.errors import InvalidArgument, PermissionDenied, ServiceError, Unauthenticated
+from services.common.event_store import EventStore
+from services.common.keys import match_stream
+from services.common.tokens import SeatClaim, TokenAuthority
 
 log = tlog.get("gateway")
 WATCH_POLL_SECONDS = 10.0
@@ -55,8 +56,12 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         if not request.game:
             raise InvalidArgument("game is required", "game")
         reply = await self._match.CreateMatch(
-            mpb.CreateMatchRequest(game=request.game, config=dict(request.config),
-                                   seat_count=request.seat_count, command_id=request.command_id)
+            mpb.CreateMatchRequest(
+                game=request.game,
+                config=dict(request.config),
+                seat_count=request.seat_count,
+                command_id=request.command_id,
+            )
         )
         return pb.CreateMatchResponse(match=reply.match)
 
@@ -68,8 +73,9 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
 
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
         _require_match_id(request.match_id)
-        join = mpb.JoinMatchRequest(match_id=request.match_id, player_id=request.player_id,
-                                    command_id=request.command_id)
+        join = mpb.JoinMatchRequest(
+            match_id=request.match_id, player_id=request.player_id, command_id=request.command_id
+        )
         if request.HasField("seat"):
             join.seat = request.seat
         reply = await self._match.JoinMatch(join)
@@ -131,8 +137,9 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         if len(request.command_id) > 128:
             raise InvalidArgument("command_id is at most 128 characters", "command_id")
         reply = await self._match.SubmitAction(
-            mpb.SubmitActionRequest(match_id=request.match_id, seat=claim.seat, action=request.action,
-                                    command_id=request.command_id)
+            mpb.SubmitActionRequest(
+                match_id=request.match_id, seat=claim.seat, action=request.action, command_id=request.command_id
+            )
         )
         return pb.SubmitActionResponse(version=reply.version, duplicate=reply.duplicate)
 
@@ -164,17 +171,22 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
                 continue
             after = events[-1].version
             reply = await self._view(request.match_id, viewer) if request.with_view else None
-            summary = reply.match if reply is not None else (
-                await self._match.GetMatch(mpb.GetMatchRequest(match_id=request.match_id))
-            ).match
+            summary = (
+                reply.match
+                if reply is not None
+                else (await self._match.GetMatch(mpb.GetMatchRequest(match_id=request.match_id))).match
+            )
             finished = summary.status == mpb.MATCH_STATUS_FINISHED
-            update = pb.WatchMatchResponse(version=after, entries=views.entries_for(events, viewer, finished),
-                                           match=summary)
+            update = pb.WatchMatchResponse(
+                version=after, entries=views.entries_for(events, viewer, finished), match=summary
+            )
             if reply is not None:
                 update.view.CopyFrom(reply.view)
             yield update
 
-    async def Play(self, request_iterator: AsyncIterator[pb.PlayRequest], context: Any) -> AsyncIterator[pb.PlayResponse]:
+    async def Play(
+        self, request_iterator: AsyncIterator[pb.PlayRequest], context: Any
+    ) -> AsyncIterator[pb.PlayResponse]:
         claim = self._tokens.from_metadata(_metadata(context))
         out: asyncio.Queue[pb.PlayResponse | None] = asyncio.Queue()
         watcher: asyncio.Task[None] | None = None
@@ -212,8 +224,11 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
                 raise PermissionDenied("the token is for another match", "auth.other_match")
             return pb.PlayResponse(accepted=await self._submit(claim, request))
         except ServiceError as error:
-            return pb.PlayResponse(error=pb.PlayError(command_id=request.command_id, code=error.code.name,
-                                                      message=error.message, rule=error.reason))
+            return pb.PlayResponse(
+                error=pb.PlayError(
+                    command_id=request.command_id, code=error.code.name, message=error.message, rule=error.reason
+                )
+            )
 
 
 def _require_match_id(match_id: str) -> None:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from google.protobuf import any_pb2
-
-from services.common.event_store import StoredEvent
 from tabletop.common.v1 import common_pb2
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 
-_AUDIENCE = {"public": common_pb2.AUDIENCE_PUBLIC, "seat": common_pb2.AUDIENCE_SEAT, "server": common_pb2.AUDIENCE_SERVER}
+from services.common.event_store import StoredEvent
+
+_AUDIENCE = {
+    "public": common_pb2.AUDIENCE_PUBLIC,
+    "seat": common_pb2.AUDIENCE_SEAT,
+    "server": common_pb2.AUDIENCE_SERVER,
+}
 
 
 def _packed(type_name: str, data: bytes) -> any_pb2.Any:
@@ -29,11 +33,17 @@ def entry_for(event: StoredEvent, viewer: int | None, finished: bool) -> pb.LogE
         event.audience == "seat" and (finished or (viewer is not None and viewer == event.seat))
     )
     if entitled:
-        return pb.LogEntry(version=event.version, type=event.type, event=_packed(event.type, event.data),
-                           visibility=visibility)
+        return pb.LogEntry(
+            version=event.version, type=event.type, event=_packed(event.type, event.data), visibility=visibility
+        )
     if event.redacted_type:
-        return pb.LogEntry(version=event.version, type=event.redacted_type,
-                           event=_packed(event.redacted_type, event.redacted), visibility=visibility, redacted=True)
+        return pb.LogEntry(
+            version=event.version,
+            type=event.redacted_type,
+            event=_packed(event.redacted_type, event.redacted),
+            visibility=visibility,
+            redacted=True,
+        )
     return None
 
 

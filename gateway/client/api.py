@@ -9,12 +9,12 @@ from typing import Any
 
 import grpc
 from google.protobuf import any_pb2, json_format
+from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 
 from services.common.transport import CHANNEL_OPTIONS
 from services.games import registry
 from services.match.lifecycle import PLATFORM_EVENTS
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
-from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 
 DEFAULT_GATEWAY = "127.0.0.1:50051"
 
@@ -78,8 +78,9 @@ class Gateway:
         )
 
     async def submit(self, seat: Seat, action: any_pb2.Any, command_id: str = "") -> pb.SubmitActionResponse:
-        request = pb.SubmitActionRequest(match_id=seat.match_id, action=action,
-                                         command_id=command_id or uuid.uuid4().hex)
+        request = pb.SubmitActionRequest(
+            match_id=seat.match_id, action=action, command_id=command_id or uuid.uuid4().hex
+        )
         return await self.stub.SubmitAction(request, metadata=seat.metadata)
 
     async def log(self, match_id: str, seat: Seat | None = None, after: int = 0) -> list[pb.LogEntry]:
@@ -94,8 +95,9 @@ class Gateway:
             entries.extend(reply.entries)
             after = reply.entries[-1].version
 
-    def watch(self, match_id: str, seat: Seat | None = None, after: int = 0,
-              with_view: bool = False) -> AsyncIterator[pb.WatchMatchResponse]:
+    def watch(
+        self, match_id: str, seat: Seat | None = None, after: int = 0, with_view: bool = False
+    ) -> AsyncIterator[pb.WatchMatchResponse]:
         request = pb.WatchMatchRequest(match_id=match_id, after_version=after, with_view=with_view)
         return self.stub.WatchMatch(request, metadata=seat.metadata if seat else None)  # type: ignore[no-any-return]
 

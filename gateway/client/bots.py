@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from tabletop.match.v1 import match_service_pb2 as mpb
 
 from gateway.client.api import Gateway, Seat
-from tabletop.match.v1 import match_service_pb2 as mpb
 
 # Refusals a bot may meet when its view of the match is a step behind.
 RACE_CODES = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED)
@@ -34,7 +34,11 @@ class BotResult:
 
 
 async def play_match(
-    gateway: Gateway, game: str, players: int, seed: int, config: dict[str, str] | None = None,
+    gateway: Gateway,
+    game: str,
+    players: int,
+    seed: int,
+    config: dict[str, str] | None = None,
     max_actions: int = 100_000,
 ) -> BotResult:
     """Create, fill, start and play one match to its end."""
@@ -45,16 +49,16 @@ async def play_match(
     started = time.perf_counter()
     await gateway.start(seats[0])
     by_seat = {s.seat: s for s in seats}
-    actions, latencies = 0, []
+    actions, latencies = 0, list[float]()
     summary = (await gateway.view(match_id)).match
-    watch = gateway.watch(match_id, after=summary.version)
+    watch: Any = gateway.watch(match_id, after=summary.version)
     try:
         while summary.status != mpb.MATCH_STATUS_FINISHED:
             if actions >= max_actions:
                 raise RuntimeError(f"match {match_id} did not end within {max_actions} actions")
-            moved = await asyncio.gather(*(
-                _act(gateway, by_seat[seat], summary.version, rng, latencies) for seat in summary.to_move
-            ))
+            moved = await asyncio.gather(
+                *(_act(gateway, by_seat[seat], summary.version, rng, latencies) for seat in summary.to_move)
+            )
             actions += sum(moved)
             summary = await _next_summary(gateway, watch, summary)
     finally:

@@ -15,12 +15,12 @@ import grpc
 import typer
 from google.protobuf import any_pb2, json_format
 from rich.console import Console
+from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
 
 from gateway.client import bots
 from gateway.client.api import DEFAULT_GATEWAY, Gateway, Seat, message_dict, to_dict
 from services.dice.verify import verify as verify_log
 from services.games import registry
-from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
 
 app = typer.Typer(help="Tabletop command-line client.", no_args_is_help=True, add_completion=False)
 console = Console()
@@ -94,16 +94,24 @@ def games(gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
 
 
 @app.command()
-def create(game: str, players: Annotated[int, typer.Option("--players", "-n")] = 2,
-           option: Options = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+def create(
+    game: str,
+    players: Annotated[int, typer.Option("--players", "-n")] = 2,
+    option: Options = None,
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
     """Create a match and print its id."""
     reply = _run(gateway, lambda g: g.create(game, players, _options(option)))
     print(reply.match.match_id)
 
 
 @app.command()
-def join(match_id: str, name: Annotated[str, typer.Option("--name")] = "",
-         seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+def join(
+    match_id: str,
+    name: Annotated[str, typer.Option("--name")] = "",
+    seat: SeatOpt = None,
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
     """Take a seat; the seat's token is kept in ~/.tabletop/seats.json."""
     player = name or os.environ.get("USER", "player")
     taken = _run(gateway, lambda g: g.join(match_id, player, seat))
@@ -143,9 +151,13 @@ def actions(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_G
 
 
 @app.command()
-def act(match_id: str, index: Annotated[int | None, typer.Argument(help="number from `tabletop actions`")] = None,
-        action_json: Annotated[str, typer.Option("--json", help="the game's Action as proto JSON")] = "",
-        seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+def act(
+    match_id: str,
+    index: Annotated[int | None, typer.Argument(help="number from `tabletop actions`")] = None,
+    action_json: Annotated[str, typer.Option("--json", help="the game's Action as proto JSON")] = "",
+    seat: SeatOpt = None,
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
     """Submit an action: by its number in `tabletop actions`, or as JSON."""
     mine = _seat(match_id, seat)
     assert mine is not None
@@ -176,8 +188,13 @@ def watch(match_id: str, seat: SeatOpt = None, after: int = 0, gateway: GatewayO
         game = (await g.view(match_id, mine)).match.game
         async for update in g.watch(match_id, mine, after):
             for entry in update.entries:
-                print(json.dumps({"version": entry.version, "type": entry.type,
-                                  "event": to_dict(entry.event, game)}, sort_keys=True), flush=True)
+                print(
+                    json.dumps(
+                        {"version": entry.version, "type": entry.type, "event": to_dict(entry.event, game)},
+                        sort_keys=True,
+                    ),
+                    flush=True,
+                )
 
     _run(gateway, work)
 
@@ -190,8 +207,17 @@ def log(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEW
     async def work(g: Gateway) -> None:
         game = (await g.view(match_id, mine)).match.game
         for entry in await g.log(match_id, mine):
-            print(json.dumps({"version": entry.version, "type": entry.type, "redacted": entry.redacted,
-                              "event": to_dict(entry.event, game)}, sort_keys=True))
+            print(
+                json.dumps(
+                    {
+                        "version": entry.version,
+                        "type": entry.type,
+                        "redacted": entry.redacted,
+                        "event": to_dict(entry.event, game),
+                    },
+                    sort_keys=True,
+                )
+            )
 
     _run(gateway, work)
 
@@ -213,9 +239,12 @@ def bots_command(
     seed = random.randrange(2**31) if seed is None else seed
     result = _run(gateway, lambda g: bots.play_match(g, game, players, seed, config))
     outcome = result.summary.outcome
-    report = {"match_id": result.match_id, "game": game, "actions": result.actions,
-              "result": {"ranking": list(outcome.ranking), "scores": list(outcome.scores),
-                         "detail": dict(outcome.detail)}}
+    report: dict[str, Any] = {
+        "match_id": result.match_id,
+        "game": game,
+        "actions": result.actions,
+        "result": {"ranking": list(outcome.ranking), "scores": list(outcome.scores), "detail": dict(outcome.detail)},
+    }
     if outcome.HasField("cooperative_win"):
         report["result"]["cooperative_win"] = outcome.cooperative_win
     if as_json:
@@ -231,12 +260,22 @@ def verify(match_id: str, as_json: JsonOpt = False, gateway: GatewayOpt = DEFAUL
     entries = _run(gateway, lambda g: g.log(match_id))
     report = verify_log((e.version, e.type, e.event.value) for e in entries)
     if as_json:
-        _print({"ok": report.ok, "rolls": report.rolls, "shuffles": report.shuffles, "deals": report.deals,
-                "permutations": report.permutations, "problems": report.problems})
+        _print(
+            {
+                "ok": report.ok,
+                "rolls": report.rolls,
+                "shuffles": report.shuffles,
+                "deals": report.deals,
+                "permutations": report.permutations,
+                "problems": report.problems,
+            }
+        )
     else:
         status = "[green]ok[/green]" if report.ok else "[red]FAILED[/red]"
-        console.print(f"{status}: {report.rolls} rolls, {report.shuffles} shuffles, {report.deals} deals, "
-                      f"{report.permutations} permutations")
+        console.print(
+            f"{status}: {report.rolls} rolls, {report.shuffles} shuffles, {report.deals} deals, "
+            f"{report.permutations} permutations"
+        )
         for problem in report.problems:
             console.print(f"  {problem}")
     if not report.ok:

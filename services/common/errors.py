@@ -69,8 +69,15 @@ class Unavailable(ServiceError):
 _BY_CODE: dict[grpc.StatusCode, type[ServiceError]] = {
     cls.code: cls
     for cls in (
-        InvalidArgument, FailedPrecondition, PermissionDenied, Unauthenticated,
-        NotFound, AlreadyExists, Aborted, ResourceExhausted, Unavailable,
+        InvalidArgument,
+        FailedPrecondition,
+        PermissionDenied,
+        Unauthenticated,
+        NotFound,
+        AlreadyExists,
+        Aborted,
+        ResourceExhausted,
+        Unavailable,
     )
 }
 
@@ -80,9 +87,7 @@ def to_status(error: ServiceError) -> grpc.Status:
     info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)
     detail = any_pb2.Any()
     detail.Pack(info)
-    status = status_pb2.Status(
-        code=getattr(code_pb2, error.code.name), message=error.message, details=[detail]
-    )
+    status = status_pb2.Status(code=getattr(code_pb2, error.code.name), message=error.message, details=[detail])
     return rpc_status.to_status(status)
 
 

@@ -164,9 +164,7 @@ class MemoryEventStore:
         async with s.changed:
             if len(s.events) <= after_version:
                 try:
-                    await asyncio.wait_for(
-                        s.changed.wait_for(lambda: len(s.events) > after_version), timeout
-                    )
+                    await asyncio.wait_for(s.changed.wait_for(lambda: len(s.events) > after_version), timeout)
                 except TimeoutError:
                     return []
         return await self.read(stream, after_version)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 FINISHED_STREAM = "tabletop:finished"
 """A global stream of {match_id, game} entries, one per finished match (at least once)."""
 

@@ -6,7 +6,9 @@ from prometheus_client import Counter, Histogram, start_http_server
 
 RPCS = Counter("tabletop_rpc_total", "gRPC calls served", ["method", "code"])
 RPC_SECONDS = Histogram(
-    "tabletop_rpc_seconds", "gRPC call latency", ["method"],
+    "tabletop_rpc_seconds",
+    "gRPC call latency",
+    ["method"],
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0),
 )
 ACTIONS = Counter("tabletop_actions_total", "Actions applied to matches", ["game", "outcome"])

@@ -70,8 +70,21 @@ def start(port: int | None = None, timeout: float = 10.0) -> RedisProcess:
     port = port or free_port()
     workdir = tempfile.mkdtemp(prefix="tabletop-redis-")
     args = [
-        server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-        "--appendonly", "no", "--dir", workdir, "--daemonize", "no", "--loglevel", "warning",
+        server_binary(),
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        workdir,
+        "--daemonize",
+        "no",
+        "--loglevel",
+        "warning",
     ]
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     server = RedisProcess(process, port, workdir)

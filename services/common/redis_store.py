@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -58,7 +59,8 @@ class RedisEventStore:
     """EventStore on Redis Streams with one Lua script per append."""
 
     def __init__(self, client: aioredis.Redis) -> None:
-        self._redis = client
+        # Typed loosely: replies are bytes (decode_responses=False), which the stubs cannot tell.
+        self._redis: Any = client
         self._append = client.register_script(_APPEND)
         self._snapshot = client.register_script(_SNAPSHOT)
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import redis.asyncio as aioredis
-
-from services.common.config import Settings
-from services.common.transport import LocalClient, RemoteClient
 from tabletop.deck.v1 import deck_service_pb2_grpc
 from tabletop.dice.v1 import dice_service_pb2_grpc
 from tabletop.rules.v1 import rules_service_pb2_grpc
+
+from services.common.config import Settings
+from services.common.transport import LocalClient, RemoteClient
 
 
 def load_extra_games(settings: Settings) -> None:
@@ -49,6 +49,5 @@ def rules_clients(settings: Settings) -> dict[str, Any]:
 
         return {name: LocalClient(RulesServicer(EngineHost(game(name)))) for name in available()}
     return {
-        name: RemoteClient(rules_service_pb2_grpc.RulesServiceStub, addr)
-        for name, addr in settings.rules_addrs.items()
+        name: RemoteClient(rules_service_pb2_grpc.RulesServiceStub, addr) for name, addr in settings.rules_addrs.items()
     }

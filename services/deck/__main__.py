@@ -3,13 +3,13 @@
 import asyncio
 
 import redis.asyncio as aioredis
+from tabletop.dice.v1 import dice_service_pb2_grpc
 
 from services.common import config
 from services.common.grpc_server import serve
 from services.common.transport import RemoteClient
 from services.deck.app import DeckApp
 from services.deck.servicer import DicePermuter, register
-from tabletop.dice.v1 import dice_service_pb2_grpc
 
 
 async def main() -> None:

@@ -9,7 +9,7 @@ and a replay needs no deck at all.
 from __future__ import annotations
 
 import json
-from typing import Protocol
+from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 
@@ -27,7 +27,7 @@ class Permuter(Protocol):
 
 class DeckApp:
     def __init__(self, redis: aioredis.Redis, dice: Permuter) -> None:
-        self._redis = redis
+        self._redis: Any = redis
         self._dice = dice
 
     async def shuffle(self, match_id: str, pile: str, counter: int, cards: tuple[str, ...], keep_order: bool) -> int:
@@ -74,4 +74,3 @@ class DeckApp:
 def _check(match_id: str, pile: str, counter: int) -> None:
     if not match_id or not pile or counter < 0:
         raise InvalidArgument("match_id, pile and a non-negative counter are required")
-

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.deck.app import DeckApp
 from tabletop.deck.v1 import deck_service_pb2 as pb
 from tabletop.deck.v1 import deck_service_pb2_grpc as pb_grpc
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
+
+from services.deck.app import DeckApp
 
 
 class DicePermuter:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import redis.asyncio as aioredis
 
 from services.common import keys
@@ -17,7 +19,7 @@ class DiceApp:
     """Seeds live in Redis (never logged); every draw is a pure function of one."""
 
     def __init__(self, redis: aioredis.Redis) -> None:
-        self._redis = redis
+        self._redis: Any = redis
         self._seeds: dict[str, bytes] = {}
 
     async def commit(self, match_id: str) -> str:

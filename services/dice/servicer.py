@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.dice.app import DiceApp
 from tabletop.dice.v1 import dice_service_pb2 as pb
 from tabletop.dice.v1 import dice_service_pb2_grpc as pb_grpc
+
+from services.dice.app import DiceApp
 
 
 class DiceServicer(pb_grpc.DiceServiceServicer):

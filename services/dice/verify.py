@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from services.dice import fair
 from tabletop.match.v1 import events_pb2 as ev
+
+from services.dice import fair
 
 
 @dataclass
@@ -69,8 +70,11 @@ def _seed(entries: list[tuple[int, str, bytes]], report: Report) -> tuple[str, b
 
 
 def _check(
-    version: int, resolved: ev.ChanceResolved, seed: bytes,
-    piles: dict[tuple[str, int], tuple[str, ...]], report: Report,
+    version: int,
+    resolved: ev.ChanceResolved,
+    seed: bytes,
+    piles: dict[tuple[str, int], tuple[str, ...]],
+    report: Report,
 ) -> None:
     request, outcome, counter = resolved.request, resolved.outcome, resolved.counter
     kind = request.WhichOneof("kind")
@@ -92,9 +96,9 @@ def _check(
             report.fail(f"v{version}: shuffled pile size {outcome.pile_shuffled.size} != {len(order)}")
     elif kind == "draw_cards":
         report.deals += 1
-        order = piles.get((request.draw_cards.pile, resolved.pile_counter))
+        dealt_from = piles.get((request.draw_cards.pile, resolved.pile_counter))
         start = resolved.pile_offset
-        if order is None:
+        if dealt_from is None:
             report.fail(f"v{version}: deal from a pile that was never shuffled")
-        elif tuple(outcome.cards_drawn.cards) != order[start : start + request.draw_cards.count]:
+        elif tuple(outcome.cards_drawn.cards) != dealt_from[start : start + request.draw_cards.count]:
             report.fail(f"v{version}: dealt cards are not the pile's cards at position {start}")

@@ -16,16 +16,6 @@ from typing import Any
 
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
-
-from services.common import logging as tlog
-from services.common import metrics
-from services.common.errors import (
-    Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ServiceError,
-)
-from services.common.event_store import EventStore, NewEvent, Snapshot, StoredEvent, VersionConflict
-from services.common.keys import match_stream
-from services.match import lifecycle
-from services.match.chance import ChanceResolver
 from tabletop.common.v1 import common_pb2
 from tabletop.deck.v1 import deck_service_pb2 as deck_pb
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
@@ -33,6 +23,22 @@ from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.match.v1 import record_pb2
 from tabletop.rules.v1 import rules_service_pb2 as rpb
+
+from services.common import logging as tlog
+from services.common import metrics
+from services.common.errors import (
+    Aborted,
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ServiceError,
+)
+from services.common.event_store import EventStore, NewEvent, Snapshot, StoredEvent, VersionConflict
+from services.common.keys import match_stream
+from services.match import lifecycle
+from services.match.chance import ChanceResolver
 
 log = tlog.get("match")
 CHANCE_SEAT = -1
@@ -50,7 +56,12 @@ class Submitted:
 
 class MatchApp:
     def __init__(
-        self, store: EventStore, rules: Mapping[str, Any], dice: Any, deck: Any, snapshot_every: int = 50,
+        self,
+        store: EventStore,
+        rules: Mapping[str, Any],
+        dice: Any,
+        deck: Any,
+        snapshot_every: int = 50,
         on_finished: Callable[[str, str], Awaitable[None]] | None = None,
     ) -> None:
         self._store = store
@@ -67,8 +78,9 @@ class MatchApp:
 
     # ------------------------------------------------------------ lifecycle
 
-    async def create(self, game: str, config: Mapping[str, str], seat_count: int,
-                     command_id: str = "", match_id: str = "") -> record_pb2.MatchRecord:
+    async def create(
+        self, game: str, config: Mapping[str, str], seat_count: int, command_id: str = "", match_id: str = ""
+    ) -> record_pb2.MatchRecord:
         """A new match in the lobby; the seed is committed in its first event."""
         rules = self._rules_for(game)
         # Setup validates seat count and options now rather than at start.
@@ -77,7 +89,7 @@ class MatchApp:
         if len(match_id) > 64 or not match_id.replace("-", "").isalnum():
             raise InvalidArgument("match_id must be at most 64 letters, digits or dashes")
         stream = match_stream(match_id)
-        if command_id and (done := await self._store.command(stream, command_id)):
+        if command_id and await self._store.command(stream, command_id):
             return await self.record(match_id)
         commitment = (await self._dice.CommitSeed(dice_pb.CommitSeedRequest(match_id=match_id))).commitment
         created = ev.MatchCreated(game=game, config=dict(config), seat_count=seat_count, seed_commitment=commitment)
@@ -188,7 +200,7 @@ class MatchApp:
         )
         return record.version, list(reply.actions)
 
-    async def list(self, game: str = "", status: int = 0, limit: int = 50) -> list[record_pb2.MatchRecord]:
+    async def list_matches(self, game: str = "", status: int = 0, limit: int = 50) -> list[record_pb2.MatchRecord]:
         found = []
         for stream in await self._store.streams(limit=0):
             if not stream.startswith("match:"):
@@ -378,8 +390,12 @@ def _game_event(emitted: rpb.EmittedEvent) -> NewEvent:
     seat = emitted.visibility.seat if emitted.visibility.HasField("seat") else -1
     redacted_type = emitted.redacted.type_url.rsplit("/", 1)[-1] if emitted.HasField("redacted") else ""
     return NewEvent(
-        type=emitted.event.type_url.rsplit("/", 1)[-1], data=emitted.event.value, audience=audience,
-        seat=seat, redacted_type=redacted_type, redacted=emitted.redacted.value if redacted_type else b"",
+        type=emitted.event.type_url.rsplit("/", 1)[-1],
+        data=emitted.event.value,
+        audience=audience,
+        seat=seat,
+        redacted_type=redacted_type,
+        redacted=emitted.redacted.value if redacted_type else b"",
     )
 
 
@@ -391,8 +407,12 @@ def _chance_event(resolved: ev.ChanceResolved) -> NewEvent:
         hidden.CopyFrom(resolved)
         hidden.ClearField("outcome")
         return NewEvent(
-            type=resolved.DESCRIPTOR.full_name, data=resolved.SerializeToString(), audience="seat",
-            seat=request.draw_cards.seat, redacted_type=hidden.DESCRIPTOR.full_name, redacted=hidden.SerializeToString(),
+            type=resolved.DESCRIPTOR.full_name,
+            data=resolved.SerializeToString(),
+            audience="seat",
+            seat=request.draw_cards.seat,
+            redacted_type=hidden.DESCRIPTOR.full_name,
+            redacted=hidden.SerializeToString(),
         )
     return _new(resolved)
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.common.errors import FailedPrecondition
-from services.match import lifecycle
 from tabletop.common.v1 import chance_pb2
 from tabletop.deck.v1 import deck_service_pb2 as deck_pb
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import record_pb2
+
+from services.common.errors import FailedPrecondition
+from services.match import lifecycle
 
 
 class ChanceResolver:
@@ -38,7 +39,9 @@ class ChanceResolver:
             )
             outcome.dice_rolled.values.extend(reply.values)
         elif kind == "permute":
-            reply = await self._dice.Permute(dice_pb.PermuteRequest(match_id=match_id, counter=counter, n=request.permute.n))
+            reply = await self._dice.Permute(
+                dice_pb.PermuteRequest(match_id=match_id, counter=counter, n=request.permute.n)
+            )
             outcome.permuted.order.extend(reply.order)
         elif kind == "shuffle_pile":
             s = request.shuffle_pile

@@ -8,15 +8,21 @@ are folded by the game's rules service, not here.
 from __future__ import annotations
 
 from google.protobuf.message import Message
-
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.match.v1 import record_pb2
 
 PLATFORM_EVENTS: dict[str, type[Message]] = {
     cls.DESCRIPTOR.full_name: cls
-    for cls in (ev.MatchCreated, ev.PlayerJoined, ev.PlayerLeft, ev.MatchStarted,
-                ev.ChanceResolved, ev.MatchEnded, ev.SeedRevealed)
+    for cls in (
+        ev.MatchCreated,
+        ev.PlayerJoined,
+        ev.PlayerLeft,
+        ev.MatchStarted,
+        ev.ChanceResolved,
+        ev.MatchEnded,
+        ev.SeedRevealed,
+    )
 }
 
 
@@ -84,8 +90,12 @@ def pile_mark(record: record_pb2.MatchRecord, name: str) -> record_pb2.PileMark 
 def summary(record: record_pb2.MatchRecord) -> mpb.MatchSummary:
     """The public face of a record."""
     message = mpb.MatchSummary(
-        match_id=record.match_id, game=record.game, config=dict(record.config),
-        seat_count=record.seat_count, status=record.status, version=record.version,
+        match_id=record.match_id,
+        game=record.game,
+        config=dict(record.config),
+        seat_count=record.seat_count,
+        status=record.status,
+        version=record.version,
         seed_commitment=record.seed_commitment,
     )
     message.seats.extend(mpb.Seat(seat=i, player_id=p) for i, p in enumerate(record.players))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.match import lifecycle
-from services.match.app import MatchApp
 from tabletop.match.v1 import match_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2_grpc as pb_grpc
+
+from services.match import lifecycle
+from services.match.app import MatchApp
 
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
@@ -39,7 +40,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         return pb.GetMatchResponse(match=lifecycle.summary(await self._app.record(request.match_id)))
 
     async def ListMatches(self, request: pb.ListMatchesRequest, context: Any) -> pb.ListMatchesResponse:
-        records = await self._app.list(request.game, request.status, request.limit)
+        records = await self._app.list_matches(request.game, request.status, request.limit)
         return pb.ListMatchesResponse(matches=[lifecycle.summary(r) for r in records])
 
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:

@@ -81,7 +81,9 @@ class EngineHost:
             visibility = self.engine.visibility(event)
             hidden = visibility.audience.value != "public"
             emitted.append((event, visibility, self.engine.redact(event) if hidden else None))
-        return Decision(tuple(emitted), state, self.encode(state), self.engine.to_move(state), self.engine.result(state))
+        return Decision(
+            tuple(emitted), state, self.encode(state), self.engine.to_move(state), self.engine.result(state)
+        )
 
     def replay(self, data: bytes, events: Sequence[Any]) -> tuple[Any, bytes]:
         state = self.state(data)

@@ -6,14 +6,14 @@ from typing import Any
 
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError, Message
+from tabletop.common.v1 import chance_pb2, common_pb2
+from tabletop.rules.v1 import rules_service_pb2 as pb
+from tabletop.rules.v1 import rules_service_pb2_grpc as pb_grpc
 
 from services.common.errors import InvalidArgument
 from services.games.common import chance, protocodec
 from services.games.common.engine import Outcome, ToMove, Visibility
 from services.rules.app import EngineHost
-from tabletop.common.v1 import chance_pb2, common_pb2
-from tabletop.rules.v1 import rules_service_pb2 as pb
-from tabletop.rules.v1 import rules_service_pb2_grpc as pb_grpc
 
 CHANCE_REQUESTS = (chance.RollDice, chance.Permute, chance.ShufflePile, chance.DrawCards)
 CHANCE_OUTCOMES = (chance.DiceRolled, chance.Permuted, chance.PileShuffled, chance.CardsDrawn)
@@ -28,7 +28,9 @@ def pack(message: Message) -> any_pb2.Any:
 def turn_message(turn: ToMove) -> pb.Turn:
     message = pb.Turn(seats=turn.seats, finished=not turn.seats and turn.chance is None)
     if turn.chance is not None:
-        message.chance.CopyFrom(protocodec.encode_union(turn.chance, chance_pb2.ChanceRequest))
+        message.chance.MergeFromString(
+            protocodec.encode_union(turn.chance, chance_pb2.ChanceRequest).SerializeToString()
+        )
     return message
 
 
@@ -40,7 +42,11 @@ def outcome_message(outcome: Outcome) -> common_pb2.Outcome:
 
 
 def visibility_message(visibility: Visibility) -> common_pb2.Visibility:
-    audience = {"public": 1, "seat": 2, "server": 3}[visibility.audience.value]
+    audience = {
+        "public": common_pb2.AUDIENCE_PUBLIC,
+        "seat": common_pb2.AUDIENCE_SEAT,
+        "server": common_pb2.AUDIENCE_SERVER,
+    }[visibility.audience.value]
     message = common_pb2.Visibility(audience=audience)
     if visibility.seat is not None:
         message.seat = visibility.seat
@@ -102,7 +108,9 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         response = pb.DecideResponse(state=self._state(decision.data), turn=turn_message(decision.turn))
         codec = self._host.codec
         for event, visibility, redacted in decision.events:
-            emitted = response.events.add(event=pack(codec.encode_event(event)), visibility=visibility_message(visibility))
+            emitted = response.events.add(
+                event=pack(codec.encode_event(event)), visibility=visibility_message(visibility)
+            )
             if redacted is not None:
                 emitted.redacted.CopyFrom(pack(codec.encode_event(redacted)))
         if decision.outcome is not None:

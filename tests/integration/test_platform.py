@@ -11,6 +11,10 @@ import sys
 import grpc
 import pytest
 from google.protobuf import any_pb2
+from tabletop.common.v1 import common_pb2
+from tabletop.match.v1 import events_pb2 as ev
+from tabletop.match.v1 import match_service_pb2 as mpb
+from tabletop.testing.v1 import pig_pb2
 
 from deploy.stack import ROOT, Stack
 from gateway.client import bots
@@ -20,10 +24,6 @@ from services.common.redis_store import RedisEventStore
 from services.dice.verify import verify
 from services.games import registry
 from services.match.lifecycle import PLATFORM_EVENTS
-from tabletop.common.v1 import common_pb2
-from tabletop.match.v1 import events_pb2 as ev
-from tabletop.match.v1 import match_service_pb2 as mpb
-from tabletop.testing.v1 import pig_pb2
 from tests.fixtures import pig
 
 pytestmark = pytest.mark.integration
@@ -225,22 +225,46 @@ async def test_verify_fails_on_a_tampered_roll(gateway):
 async def test_cli_bots_and_verify(stack):
     env_args = ["--gateway", stack.gateway_addr]
     played = subprocess.run(
-        [sys.executable, "-m", "gateway.client", "bots", "--game", "pig", "--players", "2", "--seed", "4", "--json",
-         *env_args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+        [
+            sys.executable,
+            "-m",
+            "gateway.client",
+            "bots",
+            "--game",
+            "pig",
+            "--players",
+            "2",
+            "--seed",
+            "4",
+            "--json",
+            *env_args,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     report = json.loads(played.stdout.strip().splitlines()[-1])
     assert report["game"] == "pig" and report["actions"] > 0 and len(report["result"]["ranking"]) == 2
     checked = subprocess.run(
         [sys.executable, "-m", "gateway.client", "verify", report["match_id"], "--json", *env_args],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     assert json.loads(checked.stdout)["ok"] is True
 
 
 async def test_killing_the_match_process_loses_no_acknowledged_action(redis_url):
-    stack = Stack(redis_url=redis_url, extra_env={"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig",
-                                                  "TABLETOP_SNAPSHOT_EVERY": "7"},
-                  games=("pig",), matchmakers=0)
+    stack = Stack(
+        redis_url=redis_url,
+        extra_env={"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig", "TABLETOP_SNAPSHOT_EVERY": "7"},
+        games=("pig",),
+        matchmakers=0,
+    )
     stack.start()
     try:
         async with Gateway(stack.gateway_addr) as gateway:

@@ -1,9 +1,9 @@
 """The generic dataclass <-> protobuf mapping, on the shared chance messages."""
 
 import pytest
+from tabletop.common.v1 import chance_pb2
 
 from services.games.common import chance, protocodec
-from tabletop.common.v1 import chance_pb2
 
 OUTCOMES = (chance.DiceRolled, chance.Permuted, chance.PileShuffled, chance.CardsDrawn)
 REQUESTS = (chance.RollDice, chance.Permute, chance.ShufflePile, chance.DrawCards)

@@ -87,18 +87,21 @@ def _fill(message: Message, value: Any) -> None:
         _set(message, descriptor, item)
 
 
-def _is_map(descriptor: FieldDescriptor) -> bool:
-    return (
-        descriptor.type == FieldDescriptor.TYPE_MESSAGE
-        and descriptor.message_type.GetOptions().map_entry
-    )
+def _message_type(descriptor: Any) -> Any:
+    message_type = descriptor.message_type
+    assert message_type is not None
+    return message_type
 
 
-def _set(message: Message, descriptor: FieldDescriptor, item: Any) -> None:
+def _is_map(descriptor: Any) -> bool:
+    return descriptor.type == FieldDescriptor.TYPE_MESSAGE and descriptor.message_type.GetOptions().map_entry
+
+
+def _set(message: Message, descriptor: Any, item: Any) -> None:
     name = descriptor.name
     if _is_map(descriptor):
         target = getattr(message, name)
-        value_field = descriptor.message_type.fields_by_name["value"]
+        value_field = _message_type(descriptor).fields_by_name["value"]
         for key, val in item.items():
             if value_field.type == FieldDescriptor.TYPE_MESSAGE:
                 _fill_any(target[key], val)
@@ -121,7 +124,7 @@ def _set(message: Message, descriptor: FieldDescriptor, item: Any) -> None:
     setattr(message, name, _scalar_out(descriptor, item))
 
 
-def _is_repeated(descriptor: FieldDescriptor) -> bool:
+def _is_repeated(descriptor: Any) -> bool:
     is_repeated = getattr(descriptor, "is_repeated", None)
     if is_repeated is not None:
         return bool(is_repeated)
@@ -142,7 +145,7 @@ def _fill_any(message: Message, value: Any) -> None:
         _fill(message, value)
 
 
-def _scalar_out(descriptor: FieldDescriptor, item: Any) -> Any:
+def _scalar_out(descriptor: Any, item: Any) -> Any:
     if descriptor.type == FieldDescriptor.TYPE_ENUM:
         if not isinstance(item, Enum):
             raise ProtoMismatch(f"{descriptor.name} expects an enum member")
@@ -195,7 +198,7 @@ def _strip_optional(hint: Any) -> tuple[Any, bool]:
     args = typing.get_args(hint)
     if _is_union(hint) and type(None) in args:
         rest = tuple(a for a in args if a is not type(None))
-        return (rest[0] if len(rest) == 1 else typing.Union[rest]), True
+        return (rest[0] if len(rest) == 1 else typing.Union[rest]), True  # noqa: UP007
     return hint, False
 
 
@@ -203,16 +206,14 @@ def _is_union(hint: Any) -> bool:
     return typing.get_origin(hint) in (typing.Union, types.UnionType)
 
 
-def _get(message: Message, descriptor: FieldDescriptor, hint: Any) -> Any:
+def _get(message: Message, descriptor: Any, hint: Any) -> Any:
     hint, optional = _strip_optional(hint)
     name = descriptor.name
     origin = typing.get_origin(hint)
     if _is_map(descriptor):
-        key_hint, value_hint = typing.get_args(hint)
-        value_field = descriptor.message_type.fields_by_name["value"]
-        return {
-            k: _element(v, value_field, value_hint) for k, v in getattr(message, name).items()
-        }
+        _, value_hint = typing.get_args(hint)
+        value_field = _message_type(descriptor).fields_by_name["value"]
+        return {k: _element(v, value_field, value_hint) for k, v in getattr(message, name).items()}
     if _is_repeated(descriptor):
         element_hint = typing.get_args(hint)[0]
         items = tuple(_element(v, descriptor, element_hint) for v in getattr(message, name))
@@ -225,7 +226,7 @@ def _get(message: Message, descriptor: FieldDescriptor, hint: Any) -> Any:
     return _element(getattr(message, name), descriptor, hint)
 
 
-def _element(raw: Any, descriptor: FieldDescriptor, hint: Any) -> Any:
+def _element(raw: Any, descriptor: Any, hint: Any) -> Any:
     if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
         if _is_union(hint):
             return decode_union(raw, typing.get_args(hint))
@@ -235,12 +236,14 @@ def _element(raw: Any, descriptor: FieldDescriptor, hint: Any) -> Any:
     return raw
 
 
-def _enum_in(descriptor: FieldDescriptor, hint: Any, number: int) -> Enum:
-    value = descriptor.enum_type.values_by_number.get(number)
-    prefix = enum_prefix(descriptor.enum_type.name) + "_"
+def _enum_in(descriptor: Any, hint: Any, number: int) -> Enum:
+    enum_type = descriptor.enum_type
+    assert enum_type is not None
+    value = enum_type.values_by_number.get(number)
+    prefix = enum_prefix(enum_type.name) + "_"
     if value is None or number == 0:
         raise ProtoMismatch(f"{descriptor.name}: enum value {number} is not allowed")
-    member = value.name[len(prefix):]
+    member = value.name[len(prefix) :]
     for candidate in hint:
         if candidate.name.upper() == member:
             return typing.cast(Enum, candidate)

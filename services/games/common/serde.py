@@ -81,7 +81,7 @@ def codec_for_modules(*modules: Any) -> StateCodec:
     types: list[type] = []
     for module in modules:
         for obj in vars(module).values():
-            if isinstance(obj, type) and obj.__module__ == module.__name__:
-                if dataclasses.is_dataclass(obj) or issubclass(obj, Enum):
-                    types.append(obj)
+            ours = isinstance(obj, type) and obj.__module__ == module.__name__
+            if ours and (dataclasses.is_dataclass(obj) or issubclass(obj, Enum)):
+                types.append(obj)
     return StateCodec(types)
