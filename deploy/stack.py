@@ -48,6 +48,8 @@ class Stack:
     redis_url: str = ""
     workdir: pathlib.Path = field(default_factory=lambda: pathlib.Path(tempfile.mkdtemp(prefix="tabletop-")))
     extra_env: dict[str, str] = field(default_factory=dict)
+    # Rules, dice and deck inside the match process (no sockets on the action path).
+    inprocess: bool = False
     procs: dict[str, Proc] = field(default_factory=dict)
     _redis: redis_server.RedisProcess | None = None
 
@@ -65,11 +67,12 @@ class Stack:
         if not self.redis_url:
             self._redis = redis_server.start()
             self.redis_url = self._redis.url
-        self._launch("dice", "services.dice", {})
-        self._launch("deck", "services.deck", {"TABLETOP_DICE_ADDR": self.addr("dice")})
-        for index, game in enumerate(self.games):
-            port = RULES_BASE_PORT + index if self.fixed_ports else 0
-            self._launch(f"rules-{game}", "services.rules", {"TABLETOP_GAME": game}, port)
+        if not self.inprocess:
+            self._launch("dice", "services.dice", {})
+            self._launch("deck", "services.deck", {"TABLETOP_DICE_ADDR": self.addr("dice")})
+            for index, game in enumerate(self.games):
+                port = RULES_BASE_PORT + index if self.fixed_ports else 0
+                self._launch(f"rules-{game}", "services.rules", {"TABLETOP_GAME": game}, port)
         self._launch("match", "services.match", self._core_env())
         # Matchmakers before the gateway: the gateway is told every replica's address.
         for replica in range(self.matchmakers):
@@ -85,6 +88,11 @@ class Stack:
         return {"TABLETOP_MATCHMAKER_ADDR": addrs[0] if len(addrs) == 1 else "ipv4:" + ",".join(addrs)}
 
     def _core_env(self) -> dict[str, str]:
+        if self.inprocess:
+            env = {f"TABLETOP_{c}_TRANSPORT": "inprocess" for c in ("RULES", "DICE", "DECK")}
+            if "match" in self.procs:
+                env["TABLETOP_MATCH_ADDR"] = self.addr("match")
+            return env
         rules = ",".join(f"{g}={self.addr('rules-' + g)}" for g in self.games)
         env = {
             "TABLETOP_DICE_ADDR": self.addr("dice"),

@@ -40,8 +40,9 @@ async def play_match(
     seed: int,
     config: dict[str, str] | None = None,
     max_actions: int = 100_000,
+    stop_at: float | None = None,
 ) -> BotResult:
-    """Create, fill, start and play one match to its end."""
+    """Create, fill, start and play one match to its end (or until perf_counter() passes `stop_at`)."""
     rng = random.Random(seed)
     created = await gateway.create(game, players, config)
     match_id = created.match.match_id
@@ -54,6 +55,8 @@ async def play_match(
     watch: Any = gateway.watch(match_id, after=summary.version)
     try:
         while summary.status != mpb.MATCH_STATUS_FINISHED:
+            if stop_at is not None and time.perf_counter() > stop_at:
+                break
             if actions >= max_actions:
                 raise RuntimeError(f"match {match_id} did not end within {max_actions} actions")
             moved = await asyncio.gather(
