@@ -35,10 +35,10 @@ run: $(GEN) ## run the whole stack (REDIS_URL unset: an embedded Redis-compatibl
 	$(PY) -m deploy.local
 
 test: $(GEN) ## run the test suite (unit, rules, property samples, integration)
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow"
 
 test-fast: $(GEN) ## run the tests that start no processes
-	$(PY) -m pytest -q -p no:cacheprovider -m "not integration"
+	$(PY) -m pytest -q -p no:cacheprovider -m "not integration and not slow"
 
 soak: $(GEN) ## long runs: thousands of random games per engine, soak and fault runs
 	SOAK=1 $(PY) -m pytest -q -p no:cacheprovider -m slow --timeout 7200

@@ -235,9 +235,7 @@ def parse_function(raw: dict[str, Any]) -> Function:
         "placement_resource": lambda: PlacementResource(_filter(raw), raw["count"]),
         "placement_discount": lambda: PlacementDiscount(_filter(raw), raw["cost"]),
         "placement_marker": lambda: PlacementMarker(_filter(raw), raw["steps"]),
-        "income_resource": lambda: IncomeResource(
-            Colour(raw["colour"]) if raw.get("colour") else None, raw["count"]
-        ),
+        "income_resource": lambda: IncomeResource(Colour(raw["colour"]) if raw.get("colour") else None, raw["count"]),
         "income_marker": lambda: IncomeMarker(Animal(raw["animal"]), raw["steps"]),
         "extra_marker_move": lambda: ExtraMarkerMove(raw["steps"]),
         "joker": lambda: Joker(Colour(raw["colour"])),
@@ -267,9 +265,7 @@ def parse_island(raw: dict[str, Any]) -> IslandSpec:
     teeth = tuple(tuple((k, _face(v)) for k, v in sorted(t["faces"].items())) for t in raw["teeth"])
     if len(teeth) != raw["slots"]:
         raise ValueError("one tooth per slot is needed")
-    return IslandSpec(
-        raw["slots"], spaces, tuple(regions), centre, teeth, tuple(raw["animal_track"]["area_of_space"])
-    )
+    return IslandSpec(raw["slots"], spaces, tuple(regions), centre, teeth, tuple(raw["animal_track"]["area_of_space"]))
 
 
 def _read(name: str) -> Any:

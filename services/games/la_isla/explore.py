@@ -73,9 +73,7 @@ def _check_placement(state: State, seat: int, action: PlaceExplorer | MoveExplor
     if action.space in p.explorers:
         raise IllegalAction("la_isla.c.same_colour_on_space", "never two explorers of one colour on a space")
     if action.payment not in set(payments(p, visible(p), faces[action.space])):
-        raise IllegalAction(
-            "la_isla.c.payment", "pay 2 resources of the space's colour (or what cards allow)"
-        )
+        raise IllegalAction("la_isla.c.payment", "pay 2 resources of the space's colour (or what cards allow)")
 
 
 def place(state: State, seat: int, action: PlaceExplorer | MoveExplorer) -> list[Event]:
@@ -86,8 +84,7 @@ def place(state: State, seat: int, action: PlaceExplorer | MoveExplorer) -> list
     explorers = (p.explorers - {source} if source is not None else p.explorers) | {action.space}
     events: list[Event] = [ExplorerPlaced(seat, action.space, action.payment, source)]
     events += [
-        RegionClaimed(seat, r, animal, value)
-        for r, animal, value in claims(state, seat, action.space, explorers)
+        RegionClaimed(seat, r, animal, value) for r, animal, value in claims(state, seat, action.space, explorers)
     ]
     points, resources, markers = placement_rewards(visible(p), island(state).faces[action.space])
     if points or resources or markers:

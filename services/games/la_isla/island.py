@@ -22,7 +22,6 @@ def build(spec: IslandSpec, order: tuple[int, ...]) -> Island:
     teeth = [dict(spec.teeth[tooth]) for tooth in order]
     faces = tuple(centre[s.local] if s.slot is None else teeth[s.slot][s.local] for s in spec.spaces)
     regions_of = tuple(
-        tuple(r for r, region in enumerate(spec.regions) if space in region.spaces)
-        for space in range(len(spec.spaces))
+        tuple(r for r, region in enumerate(spec.regions) if space in region.spaces) for space in range(len(spec.spaces))
     )
     return Island(faces, spec.regions, regions_of)

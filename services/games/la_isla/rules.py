@@ -58,9 +58,7 @@ def visible(player: Player) -> tuple[Function, ...]:
 def placement_cost(functions: tuple[Function, ...], face: Face) -> int:
     """Resources a placement on `face` costs: 2, or less with a discount function."""
     costs = [
-        f.cost
-        for f in functions
-        if isinstance(f, PlacementDiscount) and f.where.matches(face.colour, face.symbol)
+        f.cost for f in functions if isinstance(f, PlacementDiscount) and f.where.matches(face.colour, face.symbol)
     ]
     return min([BASE_COST, *costs])
 
@@ -89,9 +87,7 @@ def placement_rewards(functions: tuple[Function, ...], face: Face) -> tuple[int,
 
 def income_fixed(functions: tuple[Function, ...]) -> tuple[Colour, ...]:
     """Extra phase B resources of a fixed colour."""
-    return tuple(
-        f.colour for f in functions if isinstance(f, IncomeResource) and f.colour for _ in range(f.count)
-    )
+    return tuple(f.colour for f in functions if isinstance(f, IncomeResource) and f.colour for _ in range(f.count))
 
 
 def income_choices(functions: tuple[Function, ...]) -> int:
@@ -143,9 +139,7 @@ def area_sum(markers: tuple[int, ...]) -> int:
     return sum(area(m) for m in markers)
 
 
-def claims(
-    state: State, seat: int, space: int, explorers: frozenset[int]
-) -> Iterator[tuple[int, Animal, int]]:
+def claims(state: State, seat: int, space: int, explorers: frozenset[int]) -> Iterator[tuple[int, Animal, int]]:
     """Regions around `space` that `seat` now surrounds and that still hold a tile."""
     assert state.region_tiles is not None
     for r in island(state).regions_of[space]:

@@ -50,9 +50,7 @@ def legal_slots(player: Player, card: str) -> tuple[int, ...]:
 def assignments(player: Player) -> tuple[AssignCards, ...]:
     """Every way to put three hand cards under A, B and D, with every legal A slot."""
     return tuple(
-        AssignCards(a, b, d, slot)
-        for a, b, d in permutations(player.hand, 3)
-        for slot in legal_slots(player, a)
+        AssignCards(a, b, d, slot) for a, b, d in permutations(player.hand, 3) for slot in legal_slots(player, a)
     )
 
 
@@ -77,9 +75,7 @@ def asked(state: State) -> tuple[int, ...]:
     options = {Phase.INCOME: incomes, Phase.ANIMALS: animal_moves}.get(state.phase)
     if options is None:
         return ()
-    return tuple(
-        s for s in state.order() if state.player(s).choice is None and len(options(state.player(s))) > 1
-    )
+    return tuple(s for s in state.order() if state.player(s).choice is None and len(options(state.player(s))) > 1)
 
 
 def choose(state: State, seat: int, action: AssignCards | CollectIncome | AdvanceMarkers) -> Event:
@@ -108,9 +104,7 @@ def reveal_a(state: State) -> FunctionsInserted:
         assert p.assignment is not None
         function = CONTENT.card(p.assignment.a).function
         explorer = isinstance(function, ExtraExplorer) and p.explorers_gained < SUPPLY_EXPLORERS
-        insertions.append(
-            Insertion(seat, p.assignment.a, p.assignment.slot, explorer, isinstance(function, ExtraSlot))
-        )
+        insertions.append(Insertion(seat, p.assignment.a, p.assignment.slot, explorer, isinstance(function, ExtraSlot)))
     return FunctionsInserted(tuple(insertions))
 
 

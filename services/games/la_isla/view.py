@@ -126,9 +126,7 @@ def _board(state: State) -> tuple[tuple[SpaceView, ...], tuple[RegionView, ...]]
         )
         for i, (spec, face) in enumerate(zip(CONTENT.island.spaces, faces))
     )
-    regions = tuple(
-        RegionView(r.id, r.value, r.spaces, t) for r, t in zip(CONTENT.island.regions, state.region_tiles)
-    )
+    regions = tuple(RegionView(r.id, r.value, r.spaces, t) for r, t in zip(CONTENT.island.regions, state.region_tiles))
     return spaces, regions
 
 

@@ -58,17 +58,13 @@ def card_with(function: Function, exclude: tuple[str, ...] = ()) -> str:
 
 def card_where(**fields: Any) -> str:
     """A value-1 card id whose fields (resource, animal) match."""
-    return next(
-        c.id for c in CONTENT.cards if c.value == 1 and all(getattr(c, k) == v for k, v in fields.items())
-    )
+    return next(c.id for c in CONTENT.cards if c.value == 1 and all(getattr(c, k) == v for k, v in fields.items()))
 
 
 def space_where(state: State, colour: Colour | None = None, symbol: Symbol | None = None) -> int:
     """The first space showing `colour` and `symbol`."""
     faces = island(state).faces
-    return next(
-        i for i, f in enumerate(faces) if colour in (None, f.colour) and symbol in (None, f.symbol)
-    )
+    return next(i for i, f in enumerate(faces) if colour in (None, f.colour) and symbol in (None, f.symbol))
 
 
 def region(index: int) -> tuple[int, ...]:

@@ -57,8 +57,8 @@ def secrets_of(state: State, seat: int) -> set[str]:
     p = state.player(seat)
     hidden = set(p.hand)
     if p.assignment is not None:
-        unrevealed = {Phase.ASSIGN: (p.assignment.a, p.assignment.b, p.assignment.d)}.get(
-            state.phase, (p.assignment.d,) if state.phase in (Phase.EXPLORE, Phase.ANIMALS) else (p.assignment.b, p.assignment.d)
-        )
+        a, b, d = p.assignment.a, p.assignment.b, p.assignment.d
+        by_phase = {Phase.ASSIGN: (a, b, d), Phase.INCOME: (b, d), Phase.EXPLORE: (d,), Phase.ANIMALS: (d,)}
+        unrevealed = by_phase.get(state.phase, ())
         hidden |= set(unrevealed)
     return hidden

@@ -7,7 +7,6 @@ from dataclasses import replace
 import pytest
 
 from services.games.common.chance import CHANCE_SEAT, CardsDrawn
-
 from services.games.common.engine import IllegalAction, apply
 from services.games.la_isla import ENGINE
 from services.games.la_isla.actions import AdvanceMarkers, TakeResource
@@ -137,3 +136,14 @@ def test_when_no_card_is_left_to_draw_the_game_ends():
     with_cards = replace(set_up(2), pile_size=1, discard=())
     after, events = apply(ENGINE, with_cards, CHANCE_SEAT, CardsDrawn("draw:1", (DODO_CARD,)))
     assert isinstance(events[-1], GameEnded) and after.phase is Phase.OVER
+
+
+def test_simultaneous_moves_of_one_marker_apply_clockwise_from_the_start_player():
+    state = last_turn((DODO_CARD, card_where(animal=Animal.DODO, resource=Colour.GREEN)), markers=(19, 0, 0, 0, 0))
+    state = with_player(state, 1, tiles=(1, 0, 0, 0, 0))
+    after, events = apply(ENGINE, state, 1, TakeResource(W))
+    assert events[2].moves == (  # type: ignore[union-attr]
+        MarkerAdvanced(0, Animal.DODO, True, 2),  # seat 0 holds the large Dodo
+        MarkerAdvanced(1, Animal.DODO, False, 1),  # already on the top space: stays, still scores
+    )
+    assert after.markers[0] == 20

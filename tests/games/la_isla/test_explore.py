@@ -223,3 +223,32 @@ def test_placement_marker_reward_is_optional_and_scores_when_used():
     moved, used = apply(ENGINE, after, 0, ChooseMarker(Animal.DODO))
     assert used == [MarkerAdvanced(0, Animal.DODO, True, 3), TurnEnded(0)]  # large Dodo 2 + small 1
     assert moved.markers[0] == 1 and moved.player(0).score == 3
+
+
+def test_placement_functions_fire_when_an_explorer_moves_too():
+    state = _peter(exploring(resources=resources(green=2)))
+    source = space_where(state, colour=Y)
+    state = with_player(state, 0, explorers=frozenset({source}), explorers_left=0)
+    space = space_where(state, colour=G, symbol=Symbol.ROPE)
+    _, events = apply(ENGINE, state, 0, MoveExplorer(source, space, (G, G)))
+    assert events == [ExplorerPlaced(0, space, (G, G), source), PlacementRewarded(0, 6, 1, 0)]
+
+
+def test_taking_a_resource_instead_fires_no_placement_function():
+    state = _peter(exploring(resources=resources()))
+    _, events = apply(ENGINE, state, 0, TakeResource(G))
+    assert events == [ResourceGained(0, G, False), TurnEnded(0)]
+
+
+def test_unknown_spaces_and_foreign_explorers_are_refused():
+    state = exploring(resources=resources(yellow=2))
+    refused(state, 0, PlaceExplorer(len(island(state).faces), (Y, Y)), "la_isla.c.unknown_space")
+    desert = space_where(state, colour=Y)
+    state = with_player(state, 0, explorers=frozenset({desert}), explorers_left=0)
+    refused(state, 0, MoveExplorer(desert + 1, desert + 2, (Y, Y)), "la_isla.c.not_your_explorer")
+
+
+def test_a_secret_step_action_is_not_an_action_c():
+    from services.games.la_isla.actions import AdvanceMarkers
+
+    refused(exploring(), 0, AdvanceMarkers(0), "la_isla.c.not_now")

@@ -18,8 +18,6 @@ from services.games.la_isla.content import (
     IncomeMarker,
     IncomeResource,
     LargerDraw,
-    PlacementPoints,
-    SpaceFilter,
 )
 from services.games.la_isla.events import (
     CardsAssigned,
@@ -144,7 +142,9 @@ def test_extra_explorer_comes_from_the_supply_and_is_kept_when_covered():
     hands = ((explorer, *HANDS[0][1:]), HANDS[1])
     state, _ = apply(ENGINE, assigning(hands), 0, AssignCards(*hands[0], 0))
     state, events = apply(ENGINE, state, 1, AssignCards(*hands[1], 0))
-    assert events[1] == FunctionsInserted((Insertion(0, explorer, 0, True, False), Insertion(1, HANDS[1][0], 0, False, False)))
+    assert events[1] == FunctionsInserted(
+        (Insertion(0, explorer, 0, True, False), Insertion(1, HANDS[1][0], 0, False, False))
+    )
     assert (state.player(0).explorers_left, state.player(0).explorers_gained) == (6, 1)
     covered = with_player(state, 0, slots=((explorer, HANDS[0][0]), (), ()))
     assert covered.player(0).explorers_left == 6  # nothing in the rules takes it back
@@ -207,3 +207,11 @@ def test_income_choices_outside_the_visible_functions_are_refused():
     state = _income_position()
     refused(state, 0, CollectIncome((), ()), "la_isla.b.choice")
     refused(state, 0, CollectIncome((Colour.WHITE,), (Animal.GIANT_FOSSA,)), "la_isla.b.choice")
+
+
+def test_only_the_asked_step_action_is_accepted():
+    refused(assigning(HANDS), 0, CollectIncome((), ()), "la_isla.turn.wrong_step")
+
+
+def test_seat_zero_is_the_first_start_player():
+    assert ENGINE.setup({}, 3).start == 0
