@@ -27,6 +27,7 @@ from services.common.tokens import SeatClaim, TokenAuthority
 log = tlog.get("gateway")
 WATCH_POLL_SECONDS = 10.0
 MAX_LOG_PAGE = 5000
+SUMMARY_CACHE = 4096
 
 
 def _metadata(context: Any) -> Any:
@@ -38,6 +39,8 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         self, match: Any, rules: dict[str, Any], store: EventStore, tokens: TokenAuthority, matchmaker: Any = None
     ) -> None:
         self._matchmaker = matchmaker
+        # (match_id, version) -> the summary at that version, shared by every watcher.
+        self._summaries: dict[tuple[str, int], asyncio.Future[Any]] = {}
         self._match = match
         self._rules = rules
         self._store = store
@@ -171,11 +174,7 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
                 continue
             after = events[-1].version
             reply = await self._view(request.match_id, viewer) if request.with_view else None
-            summary = (
-                reply.match
-                if reply is not None
-                else (await self._match.GetMatch(mpb.GetMatchRequest(match_id=request.match_id))).match
-            )
+            summary = reply.match if reply is not None else await self._summary_at(request.match_id, after)
             finished = summary.status == mpb.MATCH_STATUS_FINISHED
             update = pb.WatchMatchResponse(
                 version=after, entries=views.entries_for(events, viewer, finished), match=summary
@@ -183,6 +182,25 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
             if reply is not None:
                 update.view.CopyFrom(reply.view)
             yield update
+
+    async def _summary_at(self, match_id: str, version: int) -> mpb.MatchSummary:
+        """The match summary once it has reached `version`, fetched once for all watchers."""
+        key = (match_id, version)
+        pending = self._summaries.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(self._match.GetMatch(mpb.GetMatchRequest(match_id=match_id)))
+            self._summaries[key] = pending
+            while len(self._summaries) > SUMMARY_CACHE:
+                self._summaries.pop(next(iter(self._summaries)))
+        try:
+            summary = (await asyncio.shield(pending)).match
+        except ServiceError:
+            self._summaries.pop(key, None)
+            raise
+        if summary.version < version:  # fetched from a replica that had not caught up yet
+            self._summaries.pop(key, None)
+            summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=match_id))).match
+        return summary
 
     async def Play(
         self, request_iterator: AsyncIterator[pb.PlayRequest], context: Any
