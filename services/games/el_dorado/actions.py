@@ -34,6 +34,11 @@ class MoveTo:
 
 
 @dataclass(frozen=True)
+class StopMoving:
+    """Stop the active card's move now; its leftover power is lost (RB p.3)."""
+
+
+@dataclass(frozen=True)
 class BreakBlockade:
     """Pay a landscape blockade next to the active piece from the active card's power."""
 
@@ -142,12 +147,12 @@ class DiscardCard:
 
 
 Action = (
-    PlayCard | PlayToken | MoveTo | BreakBlockade | ClearSpace | ClearBlockade | SpendCard | SpendToken
+    PlayCard | PlayToken | MoveTo | StopMoving | BreakBlockade | ClearSpace | ClearBlockade | SpendCard | SpendToken
     | BuyCard | PlayAction | UseToken | TakeCard | NativeMove | RemoveCard | SetAsideCard | Done
     | EndTurn | DiscardCard
 )
 ACTION_TYPES: tuple[type, ...] = (
-    PlayCard, PlayToken, MoveTo, BreakBlockade, ClearSpace, ClearBlockade, SpendCard, SpendToken,
+    PlayCard, PlayToken, MoveTo, StopMoving, BreakBlockade, ClearSpace, ClearBlockade, SpendCard, SpendToken,
     BuyCard, PlayAction, UseToken, TakeCard, NativeMove, RemoveCard, SetAsideCard, Done, EndTurn,
     DiscardCard,
 )

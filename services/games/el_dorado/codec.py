@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from tabletop.games.el_dorado.v1 import actions_pb2, events_pb2, views_pb2
+
 from services.games.common.gamecodec import GameCodec
 from services.games.common.serde import codec_for_modules
 from services.games.el_dorado import content, state
 from services.games.el_dorado.actions import ACTION_TYPES
 from services.games.el_dorado.events import EVENT_TYPES
 from services.games.el_dorado.view import View
-from tabletop.games.el_dorado.v1 import actions_pb2, events_pb2, views_pb2
 
 CODEC = GameCodec(
     game="el_dorado",

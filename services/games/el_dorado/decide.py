@@ -19,6 +19,7 @@ from services.games.el_dorado.decide_move import (
     native_move,
     play_card,
     play_token,
+    stop_moving,
 )
 from services.games.el_dorado.decide_turn import discard_card, done, end_turn
 from services.games.el_dorado.flow import pending_chance, settle
@@ -29,6 +30,7 @@ from services.games.el_dorado.state import Choice, Phase, State
 Handler = Callable[[State, int, Any], list[ev.Event]]
 HANDLERS: dict[type, Handler] = {
     act.PlayCard: play_card, act.PlayToken: play_token, act.MoveTo: move_to,
+    act.StopMoving: stop_moving,
     act.BreakBlockade: break_blockade, act.ClearSpace: clear_space, act.ClearBlockade: clear_blockade,
     act.SpendCard: spend_card, act.SpendToken: spend_token, act.BuyCard: buy_card,
     act.PlayAction: play_action, act.UseToken: use_token, act.TakeCard: take_card,
@@ -45,14 +47,18 @@ CHOICE_ONLY = (act.TakeCard, act.NativeMove, act.RemoveCard, act.SetAsideCard, a
 CLEANUP = (act.DiscardCard, act.Done)
 
 
-def gate(state: State, seat: int, action: object) -> None:
-    """Refuse actions out of turn, out of phase, or while another choice is open."""
+def gate_turn(state: State, seat: int) -> None:
+    """Refuse anything while the game is over, chance must answer, or it is another seat's turn."""
     if state.phase is Phase.OVER:
         raise refuse("turn.game_over", "the game is over")
     if pending_chance(state) is not None:
         raise refuse("turn.waiting_for_chance", "cards are being shuffled or drawn")
     if seat != state.current:
         raise refuse("turn.not_your_turn", f"it is seat {state.current}'s turn")
+
+
+def gate_action(state: State, action: object) -> None:
+    """Refuse actions out of phase, or while another choice is open (RB p.2, p.8)."""
     if state.phase is Phase.CLEANUP and not isinstance(action, CLEANUP):
         raise refuse("turn.wrong_phase", "keep or discard your hand first")
     if state.phase is Phase.PLAY and isinstance(action, act.DiscardCard):
@@ -64,13 +70,19 @@ def gate(state: State, seat: int, action: object) -> None:
         raise refuse("action.no_choice", "no choice is open")
 
 
-def events_of(state: State, seat: int, action: object) -> list[ev.Event]:
-    """The action's own events, without the automatic ones that follow; raises IllegalAction."""
-    gate(state, seat, action)
+def handle(state: State, seat: int, action: object) -> list[ev.Event]:
+    """The action's own events once the turn is known to be `seat`'s; raises IllegalAction."""
+    gate_action(state, action)
     handler = HANDLERS.get(type(action))
     if handler is None:
         raise refuse("turn.unknown_action", type(action).__name__)
     return handler(state, seat, action)
+
+
+def events_of(state: State, seat: int, action: object) -> list[ev.Event]:
+    """The action's own events, without the automatic ones that follow; raises IllegalAction."""
+    gate_turn(state, seat)
+    return handle(state, seat, action)
 
 
 def decide(state: State, seat: int, action: object) -> list[ev.Event]:

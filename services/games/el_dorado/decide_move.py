@@ -70,6 +70,12 @@ def move_to(state: State, seat: int, a: act.MoveTo) -> list[ev.Event]:
     return after_step(state, seat, [ev.PieceMoved(seat, active.piece, a.q, a.r, power)])
 
 
+def stop_moving(state: State, seat: int, a: act.StopMoving) -> list[ev.Event]:
+    """A player may stop at any time and loses the unspent power (RB p.3)."""
+    _active(state)
+    return end_move(state, seat)
+
+
 def break_blockade(state: State, seat: int, a: act.BreakBlockade) -> list[ev.Event]:
     """A landscape blockade is paid like a space; the piece stays, leftover goes on (RB p.5)."""
     active = _active(state)

@@ -48,7 +48,7 @@ class ElDoradoEngine:
         return to_move(state)
 
     def legal_actions(self, state: State, seat: int) -> Sequence[Action]:
-        return legal_actions(state, seat)  # type: ignore[return-value]
+        return legal_actions(state, seat)
 
     def decide(self, state: State, seat: int, action: Action | ChanceOutcome) -> Sequence[ev.Event]:
         return decide(state, seat, action)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from services.games.common.engine import IllegalAction
 from services.games.el_dorado import actions as act
 from services.games.el_dorado import content
+from services.games.el_dorado.actions import Action
 from services.games.el_dorado.content import Symbol, Terrain
-from services.games.el_dorado.decide import events_of
+from services.games.el_dorado.decide import handle
 from services.games.el_dorado.decide_action import native_targets
 from services.games.el_dorado.flow import to_move
 from services.games.el_dorado.rules import (
@@ -19,7 +20,7 @@ from services.games.el_dorado.rules import (
 from services.games.el_dorado.state import Choice, Phase, State
 
 
-def _choice_candidates(state: State, seat: int, choice: Choice) -> list[object]:
+def _choice_candidates(state: State, seat: int, choice: Choice) -> list[Action]:
     hand = sorted(set(state.players[seat].hand))
     if choice is Choice.TAKE:
         return [act.TakeCard(c) for c in content.market_types()]
@@ -30,8 +31,8 @@ def _choice_candidates(state: State, seat: int, choice: Choice) -> list[object]:
     return [*(act.SetAsideCard(c) for c in hand), act.Done()]
 
 
-def _card_candidates(state: State, seat: int, pieces: list[int]) -> list[object]:
-    out: list[object] = []
+def _card_candidates(state: State, seat: int, pieces: list[int]) -> list[Action]:
+    out: list[Action] = []
     for card in sorted(set(state.players[seat].hand)):
         spec = content.cards()[card]
         for symbol in move_symbols(spec.symbol, state.turn.any_symbol):
@@ -42,8 +43,8 @@ def _card_candidates(state: State, seat: int, pieces: list[int]) -> list[object]
     return out
 
 
-def _token_candidates(state: State, seat: int, pieces: list[int]) -> list[object]:
-    out: list[object] = []
+def _token_candidates(state: State, seat: int, pieces: list[int]) -> list[Action]:
+    out: list[Action] = []
     for token in sorted(set(state.players[seat].tokens)):
         spec = content.tokens()[token]
         if spec.symbol is Symbol.ACTION:
@@ -56,11 +57,11 @@ def _token_candidates(state: State, seat: int, pieces: list[int]) -> list[object
     return out
 
 
-def _paying_candidates(state: State, seat: int, pieces: list[int]) -> list[object]:
+def _paying_candidates(state: State, seat: int, pieces: list[int]) -> list[Action]:
     """Rubble, base camps and rubble blockades, paid with every distinct set of hand cards."""
     b = board_of(state)
     hand = state.players[seat].hand
-    out: list[object] = []
+    out: list[Action] = []
     for p in pieces:
         here = state.players[seat].pieces[p]
         assert here is not None
@@ -75,16 +76,17 @@ def _paying_candidates(state: State, seat: int, pieces: list[int]) -> list[objec
     return out
 
 
-def _play_candidates(state: State, seat: int) -> list[object]:
+def _play_candidates(state: State, seat: int) -> list[Action]:
     player = state.players[seat]
     pieces = [i for i, h in enumerate(player.pieces) if h is not None]
-    out: list[object] = []
+    out: list[Action] = []
     active = state.turn.active
     if active is not None and player.pieces[active.piece] is not None:
         here = player.pieces[active.piece]
         assert here is not None
         out.extend(act.MoveTo(*to) for to in board_of(state).neighbours[here])
         out.extend(act.BreakBlockade(s) for s in blockade_seams(state, here))
+        out.append(act.StopMoving())
     out += _card_candidates(state, seat, pieces) + _token_candidates(state, seat, pieces)
     out += _paying_candidates(state, seat, pieces)
     out.extend(act.BuyCard(c) for c in content.market_types())
@@ -92,7 +94,7 @@ def _play_candidates(state: State, seat: int) -> list[object]:
     return out
 
 
-def candidates(state: State, seat: int) -> list[object]:
+def candidates(state: State, seat: int) -> list[Action]:
     """A superset of the legal actions of `seat` now."""
     if state.phase is Phase.CLEANUP:
         return [*(act.DiscardCard(c) for c in sorted(set(state.players[seat].hand))), act.Done()]
@@ -101,15 +103,15 @@ def candidates(state: State, seat: int) -> list[object]:
     return _play_candidates(state, seat)
 
 
-def _accepted(state: State, seat: int, action: object) -> bool:
+def _accepted(state: State, seat: int, action: Action) -> bool:
     try:
-        events_of(state, seat, action)
+        handle(state, seat, action)
     except IllegalAction:
         return False
     return True
 
 
-def legal_actions(state: State, seat: int) -> list[object]:
+def legal_actions(state: State, seat: int) -> list[Action]:
     """Every action `decide` accepts from `seat` now (empty when it is not asked to act)."""
     if seat not in to_move(state).seats:
         return []

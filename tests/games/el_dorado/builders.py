@@ -7,10 +7,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from services.games.common.engine import IllegalAction  # noqa: F401 - re-exported for tests
-from services.games.el_dorado import ENGINE
+from services.games.common import chance
+from services.games.common.engine import IllegalAction
+from services.games.el_dorado import ENGINE, content
 from services.games.el_dorado import actions as act
-from services.games.el_dorado import content
 from services.games.el_dorado.board import Board, Hex, board
 from services.games.el_dorado.content import Terrain
 from services.games.el_dorado.state import Phase, Player, State, Turn, added, taken
@@ -166,7 +166,7 @@ def illegal_probe(state: State, seat: int, rng: random.Random) -> object:
     """A random action that may well be illegal."""
     hexes = sorted(board(state.course).spaces)
     q, r = hexes[rng.randrange(len(hexes))]
-    card = rng.choice(content.market_types() + ("explorer", "nope"))
+    card = rng.choice((*content.market_types(), "explorer", "nope"))
     return rng.choice([
         act.MoveTo(q, r), act.BuyCard(card), act.PlayCard(card, content.Symbol.MACHETE, 0),
         act.ClearSpace(0, q, r, ("explorer",)), act.TakeCard(card), act.Done(), act.DiscardCard(card),
@@ -198,8 +198,6 @@ def next_to(b: Board, h: Hex, terrain: Terrain, power: int | None = None) -> lis
 
 def resolve(state: State) -> tuple[State, list[Any]]:
     """Answer chance requests deterministically (piles drawn in sorted order) until a seat acts."""
-    from services.games.common import chance  # noqa: PLC0415 - test helper only
-
     events: list[Any] = []
     while (request := ENGINE.to_move(state).chance) is not None:
         outcome: Any

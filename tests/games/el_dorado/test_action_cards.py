@@ -11,7 +11,6 @@ from services.games.el_dorado.state import Choice
 from tests.games.el_dorado.builders import B, find_hex, next_to, position, refusal, resolve, run
 
 
-
 def test_transmitter_takes_any_card_for_free() -> None:
     state, events = run(position(hands={0: ("transmitter",)}), 0, PlayAction("transmitter"))
     assert events == [ev.ActionPlayed(0, "transmitter", True), ev.ChoiceOpened(Choice.TAKE, 1)]

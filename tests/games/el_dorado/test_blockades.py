@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from services.games.el_dorado import events as ev
-from services.games.el_dorado.actions import BreakBlockade, ClearBlockade, MoveTo, NativeMove, PlayAction, PlayCard
+from services.games.el_dorado.actions import (
+    BreakBlockade,
+    ClearBlockade,
+    MoveTo,
+    NativeMove,
+    PlayAction,
+    PlayCard,
+)
 from services.games.el_dorado.board import board
 from services.games.el_dorado.content import Symbol
 from tests.games.el_dorado.builders import J, position, refusal, run
@@ -27,15 +34,16 @@ def blocked(blockade: int, hand: tuple[str, ...]):
 
 
 def test_blockade_closes_its_join() -> None:
-    near, far = join()
+    _, far = join()
     state, _ = run(blocked(1, ("explorer",)), 0, PlayCard("explorer", MACHETE, 0))
     assert refusal(state, 0, MoveTo(*far)) == "el_dorado.blockade.closed"
 
 
 def test_blockade_crossing_with_a_trailblazer() -> None:
     """RB p.5: a machete-3 card pays the machete-1 blockade and moves on into the green space."""
-    near, far = join()
-    state, events = run(blocked(1, ("trailblazer",)), 0, PlayCard("trailblazer", MACHETE, 0), BreakBlockade(0))
+    _, far = join()
+    state, events = run(blocked(1, ("trailblazer",)), 0, PlayCard("trailblazer", MACHETE, 0),
+                        BreakBlockade(0))
     assert events[-1] == ev.BlockadeTaken(0, 0, 1, 1)
     state, events = run(state, 0, MoveTo(*far))
     assert events[0] == ev.PieceMoved(0, 0, *far, 1)
@@ -58,12 +66,12 @@ def test_rubble_blockade_is_paid_in_cards() -> None:
 def test_opened_blockade_lets_everyone_pass() -> None:
     near, far = join()
     state = position(hands={1: ("explorer",)}, pieces={1: (near,)}, seams=(0, 2, 3, 4), current=1)
-    state, events = run(state, 1, PlayCard("explorer", MACHETE, 0), MoveTo(*far))
+    state, _ = run(state, 1, PlayCard("explorer", MACHETE, 0), MoveTo(*far))
     assert state.players[1].pieces == (far,)
 
 
 def test_native_tears_down_a_blockade() -> None:
-    near, far = join()
+    _, far = join()
     state, _ = run(blocked(6, ("native",)), 0, PlayAction("native"))
     state, events = run(state, 0, NativeMove(0, *far))
     assert events == [ev.ChoiceClosed(), ev.BlockadeTaken(0, 0, 6, 0), ev.PieceMoved(0, 0, *far, 0)]

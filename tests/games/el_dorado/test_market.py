@@ -6,8 +6,9 @@ from dataclasses import replace
 
 from services.games.el_dorado import content
 from services.games.el_dorado import events as ev
-from services.games.el_dorado.actions import BuyCard, SpendCard
-from tests.games.el_dorado.builders import position, refusal, run
+from services.games.el_dorado.actions import BuyCard, EndTurn, MoveTo, PlayCard, SpendCard
+from services.games.el_dorado.content import Symbol
+from tests.games.el_dorado.builders import W, find_path, position, refusal, run
 
 
 def spend(state, *cards: str):  # type: ignore[no-untyped-def]
@@ -84,3 +85,25 @@ def test_joker_pays_its_power() -> None:
 def test_action_card_pays_half_a_coin() -> None:
     _, events = spend(position(hands={0: ("native",)}), "native")
     assert events == [ev.CardSpent(0, "native", 1, False)]
+
+
+def test_annes_whole_turn() -> None:
+    """RB p.6: Prop Plane as paddle over paddle 2 and paddle 1 (last power lost, plane removed),
+    then 3 coins buy a Compass from beside the board into a vacant slot; the last coin is lost."""
+    path = find_path([None, (W, 2), (W, 1)], course="first_game")
+    sold_out = content.market_types().index("scout")
+    state = position(hands={0: ("prop_plane", "journalist", "explorer", "sailor")}, pieces={0: (path[0],)})
+    state = replace(state, stock=tuple(0 if i == sold_out else n for i, n in enumerate(state.stock)),
+                    board=tuple(c for c in state.board if c != "scout"))
+    state, events = run(state, 0, PlayCard("prop_plane", Symbol.PADDLE, 0), MoveTo(*path[1]), MoveTo(*path[2]))
+    assert events[:3] == [
+        ev.CardPlayed(0, "prop_plane", Symbol.PADDLE, 0, 4, True),
+        ev.PieceMoved(0, 0, *path[1], 2),
+        ev.PieceMoved(0, 0, *path[2], 1),
+    ]
+    state, events = run(state, 0, SpendCard("journalist"), BuyCard("compass"))
+    assert events[-1] == ev.CardBought(0, "compass", True) and events[0] == ev.MoveEnded(0)
+    state, events = run(state, 0, EndTurn())
+    assert events == [ev.TurnEnded(0, ("journalist",))]
+    assert state.players[0].removed == ("prop_plane",)
+    assert state.players[0].discard == ("compass", "journalist")

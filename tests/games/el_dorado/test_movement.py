@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 from services.games.el_dorado import events as ev
-from services.games.el_dorado.actions import ClearSpace, EndTurn, MoveTo, PlayCard, SpendCard
-from services.games.el_dorado.content import Symbol
+from services.games.el_dorado.actions import ClearSpace, EndTurn, MoveTo, PlayCard, SpendCard, StopMoving
 from services.games.el_dorado.board import board
+from services.games.el_dorado.content import Symbol
+from services.games.el_dorado.rules import can_step
 from tests.games.el_dorado.builders import (
-    B, J, M, R, S, W, find_hex, find_path, next_to, position, refusal, run,
+    B,
+    J,
+    M,
+    R,
+    S,
+    W,
+    find_hex,
+    find_path,
+    next_to,
+    position,
+    refusal,
+    run,
 )
 
 MACHETE, PADDLE, COIN = Symbol.MACHETE, Symbol.PADDLE, Symbol.COIN
@@ -54,7 +66,8 @@ def test_cannot_enter_occupied_space() -> None:
 
 def test_card_moves_only_with_its_symbol() -> None:
     path = find_path([None, (J, 1)])
-    assert refusal(at(path, ("sailor",)), 0, PlayCard("sailor", MACHETE, 0)) == "el_dorado.movement.wrong_symbol"
+    rule = refusal(at(path, ("sailor",)), 0, PlayCard("sailor", MACHETE, 0))
+    assert rule == "el_dorado.movement.wrong_symbol"
 
 
 def test_symbol_must_match_space() -> None:
@@ -133,11 +146,12 @@ def test_landscape_space_is_not_paid_in_cards() -> None:
 
 def test_start_space_cannot_be_entered() -> None:
     """Decision: start spaces carry no requirement and are never entered again (RULES.md)."""
-    state = position(seats=3, hands={0: ("pioneer",)})
-    start = state.players[1].pieces[0]
-    assert start is not None
-    from services.games.el_dorado.rules import can_step  # noqa: PLC0415 - local to this decision
-    assert not can_step(state, state.players[0].pieces[0] or (0, 0), start, MACHETE, 5)
+    b = board("first_game")
+    empty_start = b.starts[3]
+    beside = next(n for n in b.neighbours[empty_start] if b.enterable(n))
+    state = position(seats=3, hands={0: ("pioneer",)}, pieces={0: (beside,)})
+    assert not b.enterable(empty_start)
+    assert not can_step(state, beside, empty_start, MACHETE, 5)
 
 
 def test_card_that_cannot_enter_any_space_is_refused() -> None:
@@ -152,3 +166,12 @@ def test_item_used_for_movement_is_removed() -> None:
     state, events = run(at(path, ("giant_machete",)), 0, PlayCard("giant_machete", MACHETE, 0))
     assert events == [ev.CardPlayed(0, "giant_machete", MACHETE, 0, 6, True)]
     assert state.players[0].removed == ("giant_machete",)
+
+
+def test_player_may_stop_at_any_time_and_loses_the_leftover() -> None:
+    path = find_path([None, (J, 1), (J, 1)])
+    state, _ = run(at(path, ("scout",)), 0, PlayCard("scout", MACHETE, 0), MoveTo(*path[1]))
+    state, events = run(state, 0, StopMoving())
+    assert events == [ev.MoveEnded(0)]
+    assert refusal(state, 0, MoveTo(*path[2])) == "el_dorado.movement.no_active_card"
+    assert refusal(state, 0, StopMoving()) == "el_dorado.movement.no_active_card"

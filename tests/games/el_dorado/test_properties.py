@@ -18,6 +18,7 @@ from services.games.el_dorado.board import board
 from services.games.el_dorado.state import State
 from tests.games.el_dorado.builders import COURSES, illegal_probe, racing_policy
 
+
 def cards_on_table(state: State) -> Counter[str]:
     """Every card: piles, hands, play areas, removed, and the market."""
     count: Counter[str] = Counter()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from services.games.common import chance
 from services.games.common.chance import DrawCards, ShufflePile
 from services.games.common.engine import Visibility
 from services.games.el_dorado import ENGINE
@@ -45,8 +46,6 @@ def test_empty_draw_pile_reshuffles_the_discard_pile() -> None:
 
 
 def resolve_one(state):  # type: ignore[no-untyped-def]
-    from services.games.common import chance  # noqa: PLC0415
-
     request = ENGINE.to_move(state).chance
     assert isinstance(request, chance.DrawCards)
     outcome = chance.CardsDrawn(request.pile, state.players[0].draw[: request.count])
@@ -59,7 +58,7 @@ def resolve_one(state):  # type: ignore[no-untyped-def]
 def test_more_than_four_cards_kept_draws_none() -> None:
     """Decision: the hand is only filled up to 4; nobody discards down to 4 (RULES.md)."""
     hand = ("traveler", "traveler", "sailor", "explorer", "explorer")
-    state, events = run(position(hands={0: hand}), 0, EndTurn(), Done())
+    _, events = run(position(hands={0: hand}), 0, EndTurn(), Done())
     assert ev.HandKept(0, 5, 0) in events
 
 
