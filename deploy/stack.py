@@ -35,6 +35,7 @@ class Proc:
     env: dict[str, str]
     process: subprocess.Popen[bytes] | None = None
     port: int = 0
+    metrics_port: int = -1
     log_path: pathlib.Path | None = None
 
 
@@ -114,7 +115,9 @@ class Stack:
     def _launch(self, name: str, module: str, env: dict[str, str], port: int | None = None) -> Proc:
         if port is None:
             port = FIXED_PORTS.get(name, 0) if self.fixed_ports else 0
-        proc = Proc(name, module, {**env, "TABLETOP_PORT": str(port)})
+        # Metrics next to each service: port + 1000 with fixed ports, any free port otherwise.
+        metrics = port + 1000 if self.fixed_ports and port else 0
+        proc = Proc(name, module, {**env, "TABLETOP_PORT": str(port), "TABLETOP_METRICS_PORT": str(metrics)})
         self.procs[name] = proc
         self._spawn(proc)
         return proc
@@ -144,9 +147,9 @@ class Stack:
             assert proc.process is not None
             if proc.process.poll() is not None:
                 raise RuntimeError(f"{proc.name} exited early; see {proc.log_path}:\n{self.tail(proc.name)}")
-            text = ready.read_text().strip() if ready.exists() else ""
-            if text:
-                port = int(text)
+            text = ready.read_text().split() if ready.exists() else []
+            if len(text) == 2:
+                port, proc.metrics_port = int(text[0]), int(text[1])
                 if _healthy(f"127.0.0.1:{port}", deadline - time.monotonic()):
                     return port
             time.sleep(0.05)  # waiting for a child to write its ready file; nothing to block on

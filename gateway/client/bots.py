@@ -31,6 +31,7 @@ class BotResult:
     seconds: float
     summary: mpb.MatchSummary
     latencies: list[float]
+    seats: list[Seat]
 
 
 async def play_match(
@@ -41,6 +42,7 @@ async def play_match(
     config: dict[str, str] | None = None,
     max_actions: int = 100_000,
     stop_at: float | None = None,
+    stop_after: int | None = None,
 ) -> BotResult:
     """Create, fill, start and play one match to its end (or until perf_counter() passes `stop_at`)."""
     rng = random.Random(seed)
@@ -57,6 +59,8 @@ async def play_match(
         while summary.status != mpb.MATCH_STATUS_FINISHED:
             if stop_at is not None and time.perf_counter() > stop_at:
                 break
+            if stop_after is not None and actions >= stop_after:
+                break
             if actions >= max_actions:
                 raise RuntimeError(f"match {match_id} did not end within {max_actions} actions")
             moved = await asyncio.gather(
@@ -66,7 +70,7 @@ async def play_match(
             summary = await _next_summary(gateway, watch, summary)
     finally:
         watch.cancel()
-    return BotResult(match_id, game, actions, time.perf_counter() - started, summary, latencies)
+    return BotResult(match_id, game, actions, time.perf_counter() - started, summary, latencies, seats)
 
 
 async def _next_summary(gateway: Gateway, watch: Any, current: mpb.MatchSummary) -> mpb.MatchSummary:

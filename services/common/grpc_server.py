@@ -132,7 +132,10 @@ async def serve(
     metrics_port = metrics.expose(settings.metrics_port)
     log.info("serving", port=port, metrics_port=metrics_port, services=names)
     if settings.ready_file:
-        pathlib.Path(settings.ready_file).write_text(f"{port}\n")
+        # "<grpc port> <metrics port>", written whole so a reader never sees half.
+        ready = pathlib.Path(settings.ready_file)
+        ready.with_suffix(".tmp").write_text(f"{port} {metrics_port}\n")
+        ready.with_suffix(".tmp").replace(ready)
 
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()

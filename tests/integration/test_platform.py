@@ -296,3 +296,23 @@ async def play_some(gateway: Gateway, seats: list[Seat], count: int, tag: str) -
         legal = (await gateway.legal_actions(seat)).actions
         versions.append((await gateway.submit(seat, legal[0], command_id=f"{tag}-{i}")).version)
     return versions
+
+
+@pytest.mark.parametrize("game", list(registry.GAMES))
+async def test_real_games_never_show_a_seat_what_belongs_to_another(gateway, stack, game):
+    if game not in stack.games:
+        pytest.skip(f"{game} engine not in this build")
+    engine = registry.game(game).engine
+    players = min(engine.max_seats, 3)
+    result = await bots.play_match(gateway, game, players, seed=8, stop_after=12)
+    if result.summary.status == mpb.MATCH_STATUS_FINISHED:
+        pytest.skip("the match ended before it could be inspected live")
+    redacted = 0
+    for viewer in [None, *result.seats]:
+        own = viewer.seat if viewer else None
+        for entry in await gateway.log(result.match_id, viewer):
+            assert_entitled(entry, own)
+            redacted += entry.redacted
+            if entry.visibility.audience == common_pb2.AUDIENCE_SEAT and not entry.redacted:
+                assert entry.visibility.seat == own
+    assert redacted > 0, "a live match of this game hides something from someone"

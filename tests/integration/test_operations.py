@@ -1,0 +1,59 @@
+"""What operators rely on: health, reflection, metrics, JSON logs, graceful shutdown."""
+
+from __future__ import annotations
+
+import json
+import signal
+import urllib.request
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from deploy.stack import Stack
+from gateway.client import bots
+
+pytestmark = pytest.mark.integration
+
+
+def test_every_process_answers_health_checks(stack: Stack) -> None:
+    for name in stack.procs:
+        with grpc.insecure_channel(stack.addr(name)) as channel:
+            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING, name
+
+
+def test_reflection_lists_the_gateway_service(stack: Stack) -> None:
+    with grpc.insecure_channel(stack.gateway_addr) as channel:
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        replies = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+        names = {s.name for reply in replies for s in reply.list_services_response.service}
+    assert "tabletop.gateway.v1.GatewayService" in names
+    assert "grpc.health.v1.Health" in names
+
+
+async def test_metrics_and_json_logs_after_a_match(stack: Stack, gateway) -> None:
+    result = await bots.play_match(gateway, "pig", 2, seed=21)
+    metrics_port = stack.procs["match"].metrics_port
+    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as page:
+        text = page.read().decode()
+    assert 'tabletop_rpc_total{code="OK",method="SubmitAction"}' in text
+    assert "tabletop_appends_total" in text
+    lines = [json.loads(line) for line in stack.tail("match", 400).splitlines() if line.startswith("{")]
+    about = [line for line in lines if line.get("match_id") == result.match_id]
+    assert any(line["event"] == "match_created" for line in about)
+    assert all("level" in line and "timestamp" in line for line in lines)
+
+
+def test_sigterm_drains_and_exits_cleanly(redis_url: str) -> None:
+    stack = Stack(redis_url=redis_url, games=(), matchmakers=0, inprocess=True)
+    stack.start()
+    try:
+        process = stack.procs["gateway"].process
+        assert process is not None
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+        assert '"event": "stopped"' in stack.tail("gateway")
+    finally:
+        stack.stop()
