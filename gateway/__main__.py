@@ -6,6 +6,7 @@ import redis.asyncio as aioredis
 from tabletop.match.v1 import match_service_pb2_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc
 
+from gateway.limits import RateLimiter
 from gateway.servicer import GatewayServicer, register
 from services.common import config, wiring
 from services.common.grpc_server import serve
@@ -23,6 +24,7 @@ async def main() -> None:
     servicer = GatewayServicer(
         match, wiring.rules_clients(settings), RedisEventStore(client), TokenAuthority(settings.token_secret),
         matchmaker=matchmaker,
+        limiter=RateLimiter(settings.seat_action_rate, settings.seat_action_burst),
     )
     await serve("gateway", settings, lambda server: register(server, servicer), on_stop=client.aclose)
 

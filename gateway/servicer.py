@@ -17,6 +17,7 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from gateway import views
+from gateway.limits import RateLimiter
 from gateway.matchmaking import MatchmakingEndpoints
 from services.common import logging as tlog
 from services.common.errors import InvalidArgument, PermissionDenied, ServiceError, Unauthenticated
@@ -36,8 +37,15 @@ def _metadata(context: Any) -> Any:
 
 class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
     def __init__(
-        self, match: Any, rules: dict[str, Any], store: EventStore, tokens: TokenAuthority, matchmaker: Any = None
+        self,
+        match: Any,
+        rules: dict[str, Any],
+        store: EventStore,
+        tokens: TokenAuthority,
+        matchmaker: Any = None,
+        limiter: RateLimiter | None = None,
     ) -> None:
+        self._limiter = limiter or RateLimiter(rate=0, burst=0)
         self._matchmaker = matchmaker
         # (match_id, version) -> the summary at that version, shared by every watcher.
         self._summaries: dict[tuple[str, int], asyncio.Future[Any]] = {}
@@ -135,6 +143,7 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         return await self._submit(claim, request)
 
     async def _submit(self, claim: SeatClaim, request: pb.SubmitActionRequest) -> pb.SubmitActionResponse:
+        self._limiter.take(f"{claim.match_id}/{claim.seat}", "actions from this seat")
         if not request.HasField("action") or not request.action.type_url:
             raise InvalidArgument("action is required", "action")
         if len(request.command_id) > 128:

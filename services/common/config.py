@@ -43,6 +43,9 @@ class Settings:
     # Matchmaker: seconds before a waiting ticket is backfilled with bots (0: never).
     bot_backfill_after: float = 0.0
     replica_name: str = ""
+    # Gateway: actions per second per seat (average, burst); 0 disables the limit.
+    seat_action_rate: float = 50.0
+    seat_action_burst: float = 100.0
     # Extra engine packages, name -> package (the platform tests' own game).
     extra_games: Mapping[str, str] = field(default_factory=dict)
 
@@ -82,5 +85,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         grace_seconds=float(get("GRACE_SECONDS", str(d.grace_seconds))),
         bot_backfill_after=float(get("BOT_BACKFILL_AFTER", str(d.bot_backfill_after))),
         replica_name=get("REPLICA_NAME", d.replica_name),
+        seat_action_rate=float(get("SEAT_ACTION_RATE", str(d.seat_action_rate))),
+        seat_action_burst=float(get("SEAT_ACTION_BURST", str(d.seat_action_burst))),
         extra_games=_addrs(get("EXTRA_GAMES", "")),
     )

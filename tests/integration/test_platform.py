@@ -139,7 +139,11 @@ async def test_twenty_racing_clients_leave_one_linear_log_that_replays(gateway, 
                     await own.submit(seat, legal[rng.randrange(len(legal))])
                     applied += 1
                 except grpc.aio.AioRpcError as error:
-                    assert error.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED)
+                    assert error.code() in (
+                        grpc.StatusCode.FAILED_PRECONDITION,
+                        grpc.StatusCode.ABORTED,
+                        grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    )
         finally:
             await own.close()
         return applied
@@ -316,3 +320,59 @@ async def test_real_games_never_show_a_seat_what_belongs_to_another(gateway, sta
             if entry.visibility.audience == common_pb2.AUDIENCE_SEAT and not entry.redacted:
                 assert entry.visibility.seat == own
     assert redacted > 0, "a live match of this game hides something from someone"
+
+
+async def test_a_flooding_seat_is_slowed_down_and_nothing_changes(gateway):
+    seats = await started_pig(gateway)
+    mover = seats[(await to_move(gateway, seats[0].match_id))[0]]
+    before = (await gateway.view(mover.match_id)).match.version
+    codes = await asyncio.gather(*(code_of(gateway.submit(mover, HOLD)) for _ in range(200)))
+    assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes
+    assert set(codes) <= {grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.FAILED_PRECONDITION}
+    assert (await gateway.view(mover.match_id)).match.version == before
+
+
+async def test_watch_resumes_after_a_given_version(gateway):
+    result = await bots.play_match(gateway, "pig", 2, seed=13)
+    resumed = []
+    async for update in gateway.watch(result.match_id, after=10):
+        resumed.extend(e.version for e in update.entries)
+    assert resumed and resumed[0] == 11 and resumed[-1] == result.summary.version
+    assert resumed == sorted(set(resumed))
+
+
+async def test_play_stream_takes_actions_and_sends_updates(gateway):
+    from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+
+    seats = await started_pig(gateway, seats=1)
+    seat = seats[0]
+    outbox: asyncio.Queue = asyncio.Queue()
+    await outbox.put(gpb.PlayRequest(watch=gpb.WatchMatchRequest(match_id=seat.match_id, with_view=True)))
+    await outbox.put(
+        gpb.PlayRequest(submit=gpb.SubmitActionRequest(match_id=seat.match_id, action=HOLD, command_id="refused"))
+    )
+    await outbox.put(
+        gpb.PlayRequest(submit=gpb.SubmitActionRequest(match_id=seat.match_id, action=ROLL, command_id="accepted"))
+    )
+
+    async def requests():
+        while (item := await outbox.get()) is not None:
+            yield item
+
+    stream = gateway.stub.Play(requests(), metadata=seat.metadata)
+    seen = {"error": None, "accepted": None, "update": 0}
+    async for response in stream:
+        kind = response.WhichOneof("kind")
+        if kind == "error":
+            seen["error"] = response.error
+        elif kind == "accepted":
+            seen["accepted"] = response.accepted
+        else:
+            seen["update"] += 1
+            assert response.update.view.type_url.endswith("tabletop.testing.v1.View")
+        if seen["error"] and seen["accepted"] and seen["update"]:
+            await outbox.put(None)
+            break
+    stream.cancel()
+    assert seen["error"].code == "FAILED_PRECONDITION" and seen["error"].rule == "pig.hold.nothing_to_bank"
+    assert seen["accepted"].version > 0
