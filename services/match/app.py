@@ -16,7 +16,6 @@ from typing import Any
 
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
-from tabletop.common.v1 import common_pb2
 from tabletop.deck.v1 import deck_service_pb2 as deck_pb
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 from tabletop.match.v1 import events_pb2 as ev
@@ -32,12 +31,11 @@ from services.common.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
-    PermissionDenied,
     ServiceError,
 )
 from services.common.event_store import EventStore, NewEvent, Snapshot, StoredEvent, VersionConflict
 from services.common.keys import match_stream
-from services.match import lifecycle
+from services.match import guards, lifecycle, log_events
 from services.match.chance import ChanceResolver
 
 log = tlog.get("match")
@@ -45,7 +43,6 @@ CHANCE_SEAT = -1
 MAX_RETRIES = 8
 MAX_CHANCE_STEPS = 10_000
 CACHE_SIZE = 2048
-_AUDIENCE = {1: "public", 2: "seat", 3: "server"}
 
 
 @dataclass(frozen=True)
@@ -94,7 +91,7 @@ class MatchApp:
         commitment = (await self._dice.CommitSeed(dice_pb.CommitSeedRequest(match_id=match_id))).commitment
         created = ev.MatchCreated(game=game, config=dict(config), seat_count=seat_count, seed_commitment=commitment)
         try:
-            await self._store.append(stream, 0, [_new(created)], command_id)
+            await self._store.append(stream, 0, [log_events.platform_event(created)], command_id)
         except VersionConflict:
             raise AlreadyExists(f"match {match_id} exists") from None
         log.info("match_created", match_id=match_id, game=game, seats=seat_count)
@@ -106,8 +103,8 @@ class MatchApp:
             raise InvalidArgument("player_id is required (at most 64 characters)")
 
         async def plan(record: record_pb2.MatchRecord) -> list[Message]:
-            _require_status(record, mpb.MATCH_STATUS_LOBBY, "match.not_in_lobby")
-            chosen = _free_seat(record, seat)
+            guards.require_status(record, mpb.MATCH_STATUS_LOBBY, "match.not_in_lobby")
+            chosen = guards.free_seat(record, seat)
             return [ev.PlayerJoined(seat=chosen, player_id=player_id)]
 
         version, events, _ = await self._write(match_id, command_id, plan)
@@ -120,8 +117,8 @@ class MatchApp:
 
     async def leave(self, match_id: str, seat: int, command_id: str = "") -> int:
         async def plan(record: record_pb2.MatchRecord) -> list[Message]:
-            _require_status(record, mpb.MATCH_STATUS_LOBBY, "match.leave_after_start")
-            _require_seated(record, seat)
+            guards.require_status(record, mpb.MATCH_STATUS_LOBBY, "match.leave_after_start")
+            guards.require_seated(record, seat)
             return [ev.PlayerLeft(seat=seat, player_id=record.players[seat])]
 
         version, _, _ = await self._write(match_id, command_id, plan)
@@ -131,7 +128,7 @@ class MatchApp:
         """Start a full lobby: set the game up and resolve its opening chance."""
 
         async def plan(record: record_pb2.MatchRecord) -> list[Message]:
-            _require_status(record, mpb.MATCH_STATUS_LOBBY, "match.already_started")
+            guards.require_status(record, mpb.MATCH_STATUS_LOBBY, "match.already_started")
             if "" in record.players:
                 raise FailedPrecondition("every seat must be taken before the start", "match.seats_free")
             return [ev.MatchStarted()]
@@ -143,8 +140,8 @@ class MatchApp:
         """Apply one action of `seat`, then any chance it triggers, in one append."""
 
         async def plan(record: record_pb2.MatchRecord) -> list[Message]:
-            _require_status(record, mpb.MATCH_STATUS_ACTIVE, "match.not_active")
-            _require_seated(record, seat)
+            guards.require_status(record, mpb.MATCH_STATUS_ACTIVE, "match.not_active")
+            guards.require_seated(record, seat)
             if seat not in record.turn.seats:
                 raise FailedPrecondition(f"seat {seat} is not asked to act now", "match.not_your_turn")
             decision = await self._rules_for(record.game).Decide(
@@ -177,7 +174,7 @@ class MatchApp:
         """The record and what `viewer` may see of the game (None before the start)."""
         record = await self.record(match_id)
         if viewer is not None:
-            _require_seat_index(record, viewer)
+            guards.require_seat_index(record, viewer)
         if not record.HasField("state"):
             return record, None
         key = (match_id, record.version, -2 if viewer is None else viewer)
@@ -192,7 +189,7 @@ class MatchApp:
 
     async def legal_actions(self, match_id: str, seat: int) -> tuple[int, list[any_pb2.Any]]:
         record = await self.record(match_id)
-        _require_seat_index(record, seat)
+        guards.require_seat_index(record, seat)
         if record.status != mpb.MATCH_STATUS_ACTIVE or seat not in record.turn.seats:
             return record.version, []
         reply = await self._rules_for(record.game).ListLegalActions(
@@ -259,7 +256,7 @@ class MatchApp:
             else:
                 lifecycle.apply(draft, item)
                 events.append(item)
-                new.append(_new(item))
+                new.append(log_events.platform_event(item))
                 if isinstance(item, ev.MatchStarted):
                     await self._set_up(draft)
         await self._settle_chance(draft, events, new)
@@ -277,7 +274,7 @@ class MatchApp:
     ) -> None:
         for emitted in decision.events:
             events.append(emitted)
-            new.append(_game_event(emitted))
+            new.append(log_events.game_event(emitted))
         draft.state.CopyFrom(decision.state)
         draft.turn.CopyFrom(decision.turn)
         if decision.HasField("outcome"):
@@ -292,7 +289,7 @@ class MatchApp:
             outcome, resolved = await self._chance.resolve(draft, draft.turn.chance)
             lifecycle.apply(draft, resolved)
             events.append(resolved)
-            new.append(_chance_event(resolved))
+            new.append(log_events.chance_event(resolved))
             decision = await rules.Decide(rpb.DecideRequest(state=draft.state, seat=CHANCE_SEAT, chance=outcome))
             self._take_decision(draft, decision, events, new)
         if draft.HasField("outcome") and draft.status == mpb.MATCH_STATUS_ACTIVE:
@@ -301,7 +298,7 @@ class MatchApp:
             for item in (ended, ev.SeedRevealed(seed=seed)):
                 lifecycle.apply(draft, item)
                 events.append(item)
-                new.append(_new(item))
+                new.append(log_events.platform_event(item))
 
     async def _committed(self, before: record_pb2.MatchRecord, after: record_pb2.MatchRecord) -> None:
         _remember(self._records, after.match_id, after)
@@ -379,72 +376,3 @@ def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
     cache.move_to_end(key)
     while len(cache) > CACHE_SIZE:
         cache.popitem(last=False)
-
-
-def _new(message: Message) -> NewEvent:
-    return NewEvent(type=message.DESCRIPTOR.full_name, data=message.SerializeToString())
-
-
-def _game_event(emitted: rpb.EmittedEvent) -> NewEvent:
-    audience = _AUDIENCE.get(emitted.visibility.audience, "server")
-    seat = emitted.visibility.seat if emitted.visibility.HasField("seat") else -1
-    redacted_type = emitted.redacted.type_url.rsplit("/", 1)[-1] if emitted.HasField("redacted") else ""
-    return NewEvent(
-        type=emitted.event.type_url.rsplit("/", 1)[-1],
-        data=emitted.event.value,
-        audience=audience,
-        seat=seat,
-        redacted_type=redacted_type,
-        redacted=emitted.redacted.value if redacted_type else b"",
-    )
-
-
-def _chance_event(resolved: ev.ChanceResolved) -> NewEvent:
-    """A deal to one seat is that seat's; everyone else sees it without the cards."""
-    request = resolved.request
-    if request.WhichOneof("kind") == "draw_cards" and request.draw_cards.HasField("seat"):
-        hidden = ev.ChanceResolved()
-        hidden.CopyFrom(resolved)
-        hidden.ClearField("outcome")
-        return NewEvent(
-            type=resolved.DESCRIPTOR.full_name,
-            data=resolved.SerializeToString(),
-            audience="seat",
-            seat=request.draw_cards.seat,
-            redacted_type=hidden.DESCRIPTOR.full_name,
-            redacted=hidden.SerializeToString(),
-        )
-    return _new(resolved)
-
-
-def _require_status(record: record_pb2.MatchRecord, status: int, rule: str) -> None:
-    if record.status != status:
-        names = {1: "in the lobby", 2: "being played", 3: "finished"}
-        raise FailedPrecondition(f"match {record.match_id} is {names.get(record.status, 'unknown')}", rule)
-
-
-def _require_seat_index(record: record_pb2.MatchRecord, seat: int) -> None:
-    if not 0 <= seat < record.seat_count:
-        raise InvalidArgument(f"seat {seat} does not exist (0-{record.seat_count - 1})", "seat")
-
-
-def _require_seated(record: record_pb2.MatchRecord, seat: int) -> None:
-    _require_seat_index(record, seat)
-    if not record.players[seat]:
-        raise PermissionDenied(f"seat {seat} is not taken", "match.seat_free")
-
-
-def _free_seat(record: record_pb2.MatchRecord, wanted: int | None) -> int:
-    if wanted is not None:
-        _require_seat_index(record, wanted)
-        if record.players[wanted]:
-            raise FailedPrecondition(f"seat {wanted} is taken", "match.seat_taken")
-        return wanted
-    for seat, player in enumerate(record.players):
-        if not player:
-            return seat
-    raise FailedPrecondition("the match is full", "match.full")
-
-
-def outcome_of(record: record_pb2.MatchRecord) -> common_pb2.Outcome | None:
-    return record.outcome if record.HasField("outcome") else None

@@ -1,0 +1,47 @@
+"""How the match service writes events into a match stream."""
+
+from __future__ import annotations
+
+from google.protobuf.message import Message
+from tabletop.match.v1 import events_pb2 as ev
+from tabletop.rules.v1 import rules_service_pb2 as rpb
+
+from services.common.event_store import NewEvent
+
+_AUDIENCE = {1: "public", 2: "seat", 3: "server"}
+
+
+def platform_event(message: Message) -> NewEvent:
+    return NewEvent(type=message.DESCRIPTOR.full_name, data=message.SerializeToString())
+
+
+def game_event(emitted: rpb.EmittedEvent) -> NewEvent:
+    audience = _AUDIENCE.get(emitted.visibility.audience, "server")
+    seat = emitted.visibility.seat if emitted.visibility.HasField("seat") else -1
+    redacted_type = emitted.redacted.type_url.rsplit("/", 1)[-1] if emitted.HasField("redacted") else ""
+    return NewEvent(
+        type=emitted.event.type_url.rsplit("/", 1)[-1],
+        data=emitted.event.value,
+        audience=audience,
+        seat=seat,
+        redacted_type=redacted_type,
+        redacted=emitted.redacted.value if redacted_type else b"",
+    )
+
+
+def chance_event(resolved: ev.ChanceResolved) -> NewEvent:
+    """A deal to one seat is that seat's; everyone else sees it without the cards."""
+    request = resolved.request
+    if request.WhichOneof("kind") == "draw_cards" and request.draw_cards.HasField("seat"):
+        hidden = ev.ChanceResolved()
+        hidden.CopyFrom(resolved)
+        hidden.ClearField("outcome")
+        return NewEvent(
+            type=resolved.DESCRIPTOR.full_name,
+            data=resolved.SerializeToString(),
+            audience="seat",
+            seat=request.draw_cards.seat,
+            redacted_type=hidden.DESCRIPTOR.full_name,
+            redacted=hidden.SerializeToString(),
+        )
+    return platform_event(resolved)
