@@ -12,6 +12,7 @@ import grpc
 import pytest
 from google.protobuf import any_pb2
 from tabletop.common.v1 import common_pb2
+from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.testing.v1 import pig_pb2
@@ -376,3 +377,21 @@ async def test_play_stream_takes_actions_and_sends_updates(gateway):
     stream.cancel()
     assert seen["error"].code == "FAILED_PRECONDITION" and seen["error"].rule == "pig.hold.nothing_to_bank"
     assert seen["accepted"].version > 0
+
+
+async def test_lobby_join_leave_start_rules(gateway):
+    match_id = (await gateway.create("pig", 2)).match.match_id
+    first = await gateway.join(match_id, "ana")
+    assert await code_of(gateway.start(first)) == grpc.StatusCode.FAILED_PRECONDITION
+    second = await gateway.join(match_id, "ben")
+    assert await code_of(gateway.join(match_id, "cid")) == grpc.StatusCode.FAILED_PRECONDITION
+    await gateway.stub.LeaveMatch(gpb.LeaveMatchRequest(match_id=match_id), metadata=second.metadata)
+    again = await gateway.join(match_id, "cid")
+    assert again.seat == second.seat
+    await gateway.start(first)
+    assert (await gateway.view(match_id)).match.status == mpb.MATCH_STATUS_ACTIVE
+    assert await code_of(gateway.join(match_id, "dan")) == grpc.StatusCode.FAILED_PRECONDITION
+    seats = [p.player_id for p in (await gateway.view(match_id)).match.seats]
+    assert seats == ["ana", "cid"]
+    listed = await gateway.stub.ListMatches(gpb.ListMatchesRequest(game="pig", status=mpb.MATCH_STATUS_ACTIVE))
+    assert match_id in {m.match_id for m in listed.matches}
