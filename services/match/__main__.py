@@ -8,6 +8,7 @@ from services.common import config, keys, wiring
 from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
 from services.match.app import MatchApp
+from services.match.directory import RedisDirectory
 from services.match.servicer import register
 
 
@@ -22,7 +23,9 @@ async def main() -> None:
         # At least once: the ratings projection also rescans logs when rebuilt.
         await client.xadd(keys.FINISHED_STREAM, {"match_id": match_id, "game": game})
 
-    app = MatchApp(store, wiring.rules_clients(settings), dice, deck, settings.snapshot_every, announce)
+    app = MatchApp(
+        store, wiring.rules_clients(settings), dice, deck, settings.snapshot_every, announce, RedisDirectory(client)
+    )
     await serve("match", settings, lambda server: register(server, app), on_stop=client.aclose)
 
 

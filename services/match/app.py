@@ -37,6 +37,7 @@ from services.common.event_store import EventStore, NewEvent, Snapshot, StoredEv
 from services.common.keys import match_stream
 from services.match import guards, lifecycle, log_events
 from services.match.chance import ChanceResolver
+from services.match.directory import Directory, MemoryDirectory
 
 log = tlog.get("match")
 CHANCE_SEAT = -1
@@ -60,7 +61,9 @@ class MatchApp:
         deck: Any,
         snapshot_every: int = 50,
         on_finished: Callable[[str, str], Awaitable[None]] | None = None,
+        directory: Directory | None = None,
     ) -> None:
+        self._directory = directory or MemoryDirectory()
         self._store = store
         self._rules = dict(rules)
         self._dice = dice
@@ -95,7 +98,9 @@ class MatchApp:
         except VersionConflict:
             raise AlreadyExists(f"match {match_id} exists") from None
         log.info("match_created", match_id=match_id, game=game, seats=seat_count)
-        return await self.record(match_id)
+        record = await self.record(match_id)
+        await self._directory.put(match_id, game, record.status)
+        return record
 
     async def join(self, match_id: str, player_id: str, seat: int | None, command_id: str = "") -> tuple[int, int]:
         """Seat `player_id`; returns (seat, version)."""
@@ -198,16 +203,9 @@ class MatchApp:
         return record.version, list(reply.actions)
 
     async def list_matches(self, game: str = "", status: int = 0, limit: int = 50) -> list[record_pb2.MatchRecord]:
-        found = []
-        for stream in await self._store.streams(limit=0):
-            if not stream.startswith("match:"):
-                continue
-            record = await self.record(stream.removeprefix("match:"), fresh=False)
-            if (not game or record.game == game) and (not status or record.status == status):
-                found.append(record)
-                if len(found) >= (limit or 50):
-                    break
-        return found
+        """Newest matches first, filtered through the directory, each record fresh."""
+        ids = await self._directory.find(game, status, min(limit or 50, 500))
+        return [await self.record(match_id) for match_id in ids]
 
     # ------------------------------------------------------------ writing
 
@@ -302,6 +300,8 @@ class MatchApp:
 
     async def _committed(self, before: record_pb2.MatchRecord, after: record_pb2.MatchRecord) -> None:
         _remember(self._records, after.match_id, after)
+        if list(after.players) != list(before.players) or after.status != before.status:
+            await self._directory.put(after.match_id, after.game, after.status)
         if after.version // self._snapshot_every > before.version // self._snapshot_every:
             await self._store.save_snapshot(
                 match_stream(after.match_id), Snapshot(after.version, after.SerializeToString())
