@@ -44,33 +44,54 @@ async def play_match(
     stop_at: float | None = None,
     stop_after: int | None = None,
 ) -> BotResult:
-    """Create, fill, start and play one match to its end (or until perf_counter() passes `stop_at`)."""
-    rng = random.Random(seed)
+    """Create, fill, start and play one match to its end (or until a stop condition)."""
+    seats = await open_match(gateway, game, players, seed, config)
+    result = BotResult(seats[0].match_id, game, 0, 0.0, mpb.MatchSummary(), [], seats)
+    await drive(gateway, result, random.Random(seed), max_actions, stop_at, stop_after)
+    return result
+
+
+async def open_match(
+    gateway: Gateway, game: str, players: int, seed: int, config: dict[str, str] | None = None
+) -> list[Seat]:
+    """A new started match with one bot in every seat."""
     created = await gateway.create(game, players, config)
     match_id = created.match.match_id
     seats = [await gateway.join(match_id, f"bot-{seed}-{i}") for i in range(players)]
-    started = time.perf_counter()
     await gateway.start(seats[0])
-    by_seat = {s.seat: s for s in seats}
-    actions, latencies = 0, list[float]()
-    summary = (await gateway.view(match_id)).match
-    watch: Any = gateway.watch(match_id, after=summary.version)
+    return seats
+
+
+async def drive(
+    gateway: Gateway,
+    result: BotResult,
+    rng: random.Random,
+    max_actions: int = 100_000,
+    stop_at: float | None = None,
+    stop_after: int | None = None,
+) -> None:
+    """Play the bots of `result.seats` from wherever the match stands; updates `result` as it goes,
+    so a caller can resume after a failure."""
+    started = time.perf_counter()
+    by_seat = {s.seat: s for s in result.seats}
+    summary = result.summary = (await gateway.view(result.match_id)).match
+    watch: Any = gateway.watch(result.match_id, after=summary.version)
     try:
         while summary.status != mpb.MATCH_STATUS_FINISHED:
-            if stop_at is not None and time.perf_counter() > stop_at:
+            if (stop_at is not None and time.perf_counter() > stop_at) or (
+                stop_after is not None and result.actions >= stop_after
+            ):
                 break
-            if stop_after is not None and actions >= stop_after:
-                break
-            if actions >= max_actions:
-                raise RuntimeError(f"match {match_id} did not end within {max_actions} actions")
+            if result.actions >= max_actions:
+                raise RuntimeError(f"match {result.match_id} did not end within {max_actions} actions")
             moved = await asyncio.gather(
-                *(_act(gateway, by_seat[seat], summary.version, rng, latencies) for seat in summary.to_move)
+                *(_act(gateway, by_seat[seat], summary.version, rng, result.latencies) for seat in summary.to_move)
             )
-            actions += sum(moved)
-            summary = await _next_summary(gateway, watch, summary)
+            result.actions += sum(moved)
+            summary = result.summary = await _next_summary(gateway, watch, summary)
     finally:
         watch.cancel()
-    return BotResult(match_id, game, actions, time.perf_counter() - started, summary, latencies, seats)
+        result.seconds += time.perf_counter() - started
 
 
 async def _next_summary(gateway: Gateway, watch: Any, current: mpb.MatchSummary) -> mpb.MatchSummary:
