@@ -7,6 +7,7 @@ from tabletop.match.v1 import match_service_pb2_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc
 
 from gateway.limits import RateLimiter
+from gateway.matchmaking import replicas_client
 from gateway.servicer import GatewayServicer, register
 from services.common import config, wiring
 from services.common.grpc_server import serve
@@ -20,7 +21,7 @@ async def main() -> None:
     client = aioredis.from_url(settings.redis_url, decode_responses=False)
     match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr)
     # One address or several ("ipv4:host:port,host:port"): any matchmaker replica answers any call.
-    matchmaker = RemoteClient(matchmaker_service_pb2_grpc.MatchmakerServiceStub, settings.matchmaker_addr)
+    matchmaker = replicas_client(matchmaker_service_pb2_grpc.MatchmakerServiceStub, settings.matchmaker_addr)
     servicer = GatewayServicer(
         match, wiring.rules_clients(settings), RedisEventStore(client), TokenAuthority(settings.token_secret),
         matchmaker=matchmaker,

@@ -1,11 +1,106 @@
-"""Gateway endpoints for matchmaking: forwarded to the matchmaker service."""
+"""Gateway endpoints for matchmaking: checked here, forwarded to the matchmaker service.
+
+The gateway knows the games (their rules services), so it refuses an unknown
+game, a table size the game does not allow, or options its setup rejects,
+before a ticket exists. A watch survives the loss of the matchmaker replica
+serving it: the stream is reopened on another replica (the ticket lives in
+Redis, not in the replica).
+"""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
+
+from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
+from tabletop.rules.v1 import rules_service_pb2 as rpb
+
+from services.common.errors import InvalidArgument, Unavailable
+from services.common.transport import RemoteClient
+
+WATCH_REOPENS = 5
+CHECKED_TABLES = 4096
+
+
+ROUND_ROBIN = [("grpc.lb_policy_name", "round_robin")]
+
+
+def replicas_client(stub_cls: Any, addr: str) -> RemoteClient:
+    """A client for a target that may list several replicas ("ipv4:h:p,h:p"): calls are
+    spread round-robin over the ones that are up, and a replica that goes away is skipped."""
+    return RemoteClient(stub_cls, addr, options=ROUND_ROBIN)
 
 
 class MatchmakingEndpoints:
     """Mixed into GatewayServicer; `self._matchmaker` is a matchmaker client (or None)."""
 
     _matchmaker: Any
+    _rules: dict[str, Any]
+    # Table shapes (game, sizes, options) the rules have accepted once.
+    _tables_checked: dict[tuple[str, ...], bool]
+
+    def _mm(self) -> Any:
+        if self._matchmaker is None:
+            raise Unavailable("no matchmaker is configured", "matchmaker.absent")
+        return self._matchmaker
+
+    async def FindMatch(self, request: pb.FindMatchRequest, context: Any) -> pb.FindMatchResponse:
+        low, high = request.players_min, request.players_max or request.players_min
+        await self._check_table(request.game, low, high, dict(request.options))
+        reply = await self._mm().FindMatch(
+            mmpb.FindMatchRequest(
+                game=request.game,
+                player_id=request.player_id,
+                players_min=low,
+                players_max=high,
+                options=dict(request.options),
+                command_id=request.command_id,
+            )
+        )
+        return pb.FindMatchResponse(ticket_id=reply.ticket_id)
+
+    async def _check_table(self, game: str, low: int, high: int, options: dict[str, str]) -> None:
+        rules = self._rules.get(game)
+        if rules is None:
+            raise InvalidArgument(f"unknown game {game!r}; known: {', '.join(sorted(self._rules))}", "game")
+        known = self._tables_checked
+        key = (game, str(low), str(high), *sorted(f"{k}={v}" for k, v in options.items()))
+        if key in known:
+            return
+        info = await rules.DescribeGame(rpb.DescribeGameRequest())
+        if not info.min_seats <= low <= high <= info.max_seats:
+            raise InvalidArgument(
+                f"{game} seats {info.min_seats}-{info.max_seats} players; asked {low}-{high}", "players"
+            )
+        # The game's own setup validates the options (a bad course, an unknown deck).
+        await rules.Setup(rpb.SetupRequest(game=game, config=options, seat_count=low))
+        if len(known) < CHECKED_TABLES:
+            known[key] = True  # a valid table stays valid: ask the rules once per shape
+
+    async def WatchTicket(self, request: pb.WatchTicketRequest, context: Any) -> AsyncIterator[pb.WatchTicketResponse]:
+        watch = mmpb.WatchTicketRequest(ticket_id=request.ticket_id)
+        for attempt in range(WATCH_REOPENS):
+            try:
+                async for update in self._mm().stream("WatchTicket", watch):
+                    yield pb.WatchTicketResponse(
+                        ticket_id=update.ticket_id, status=update.status, assignment=update.assignment
+                    )
+                return
+            except Unavailable:
+                if attempt == WATCH_REOPENS - 1:
+                    raise
+
+    async def CancelTicket(self, request: pb.CancelTicketRequest, context: Any) -> pb.CancelTicketResponse:
+        await self._mm().CancelTicket(mmpb.CancelTicketRequest(ticket_id=request.ticket_id))
+        return pb.CancelTicketResponse()
+
+    async def GetRating(self, request: pb.GetRatingRequest, context: Any) -> pb.GetRatingResponse:
+        reply = await self._mm().GetRating(mmpb.GetRatingRequest(player_id=request.player_id, game=request.game))
+        return pb.GetRatingResponse(rating=reply.rating)
+
+    async def ListLeaderboard(self, request: pb.ListLeaderboardRequest, context: Any) -> pb.ListLeaderboardResponse:
+        reply = await self._mm().ListLeaderboard(
+            mmpb.ListLeaderboardRequest(game=request.game, limit=request.limit, offset=request.offset)
+        )
+        return pb.ListLeaderboardResponse(entries=reply.entries)

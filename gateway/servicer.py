@@ -47,6 +47,7 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
     ) -> None:
         self._limiter = limiter or RateLimiter(rate=0, burst=0)
         self._matchmaker = matchmaker
+        self._tables_checked = {}
         # (match_id, version) -> the summary at that version, shared by every watcher.
         self._summaries: dict[tuple[str, int], asyncio.Future[Any]] = {}
         self._match = match

@@ -8,7 +8,7 @@ callers cannot tell them apart except by cost.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -38,6 +38,11 @@ class LocalClient:
 
         return call
 
+    async def stream(self, name: str, request: Any) -> AsyncIterator[Any]:
+        """A server-streaming call."""
+        async for item in getattr(self._servicer, name)(request, None):
+            yield item
+
     async def close(self) -> None:
         return None
 
@@ -45,8 +50,16 @@ class LocalClient:
 class RemoteClient:
     """Calls a servicer over a gRPC channel, translating failures to ServiceError."""
 
-    def __init__(self, stub_cls: Callable[[grpc.aio.Channel], Any], addr: str, timeout: float = 10.0) -> None:
-        self._channel = grpc.aio.insecure_channel(addr, options=CHANNEL_OPTIONS)
+    def __init__(
+        self,
+        stub_cls: Callable[[grpc.aio.Channel], Any],
+        addr: str,
+        timeout: float = 10.0,
+        options: list[tuple[str, Any]] | None = None,
+    ) -> None:
+        # `addr` may list several replicas ("ipv4:h:p,h:p"); pass
+        # ("grpc.lb_policy_name", "round_robin") to spread calls over them.
+        self._channel = grpc.aio.insecure_channel(addr, options=[*CHANNEL_OPTIONS, *(options or [])])
         self._stub = stub_cls(self._channel)
         self._timeout = timeout
         self.addr = addr
@@ -63,6 +76,17 @@ class RemoteClient:
                 raise from_rpc_error(error) from None
 
         return call
+
+    async def stream(self, name: str, request: Any) -> AsyncIterator[Any]:
+        """A server-streaming call; failures become ServiceError as for unary calls."""
+        call = getattr(self._stub, name)(request, wait_for_ready=True)
+        try:
+            async for item in call:
+                yield item
+        except grpc.aio.AioRpcError as error:
+            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+                raise Unavailable(f"{self.addr}: {error.code().name}") from None
+            raise from_rpc_error(error) from None
 
     async def close(self) -> None:
         await self._channel.close()

@@ -6,11 +6,12 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from tabletop.match.v1 import match_service_pb2 as mpb
+
 from services.common import logging as tlog
 from services.common.errors import Aborted, FailedPrecondition
 from services.common.event_store import EventStore
 from services.common.keys import match_stream
-from tabletop.match.v1 import match_service_pb2 as mpb
 
 log = tlog.get("matchmaker.bots")
 WAIT_SECONDS = 5.0
@@ -25,7 +26,6 @@ class BotPlayer:
 
     async def play(self, match_id: str, seats: Sequence[int]) -> int:
         """Act for `seats` whenever one is asked to, until the match ends; returns actions taken."""
-        # Seeded by the match: a replica resuming the match chooses as the first one would have.
         taken = 0
         while True:
             summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=match_id))).match
@@ -33,16 +33,17 @@ class BotPlayer:
                 log.info("bots_done", match_id=match_id, actions=taken)
                 return taken
             mine = [s for s in summary.to_move if s in seats]
-            if not mine or summary.status != mpb.MATCH_STATUS_ACTIVE:
-                await self._store.wait(match_stream(match_id), summary.version, WAIT_SECONDS)
-                continue
-            if await self._act(match_id, mine[0]):
+            if mine and summary.status == mpb.MATCH_STATUS_ACTIVE and await self._act(match_id, mine[0]):
                 taken += 1
+                continue
+            # Nothing for a bot to do at this version: block until the log moves.
+            await self._store.wait(match_stream(match_id), summary.version, WAIT_SECONDS)
 
     async def _act(self, match_id: str, seat: int) -> bool:
         legal = await self._match.ListLegalActions(mpb.ListLegalActionsRequest(match_id=match_id, seat=seat))
         if not legal.actions:
             return False
+        # Seeded by match, seat and version: a replica resuming the match chooses as the first would have.
         rng = random.Random(f"{match_id}:{seat}:{legal.version}")
         action = legal.actions[rng.randrange(len(legal.actions))]
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
@@ -29,7 +30,7 @@ class WorkQueue:
 
     def __init__(self, client: aioredis.Redis, stream: str, group: str, consumer: str, handle: Handler,
                  idle_ms: int = 3000, concurrency: int = 16, block_ms: int = 1000) -> None:
-        self._redis = client
+        self._redis: Any = client  # redis-py's reply types are unions; the replies here are known
         self.stream, self.group, self.consumer = stream, group, consumer
         self._handle = handle
         self._idle_ms = idle_ms
@@ -108,7 +109,7 @@ class WorkQueue:
             await self._redis.xack(self.stream, self.group, ident)
         except asyncio.CancelledError:
             raise
-        except Exception:  # noqa: BLE001 - one bad entry must not stop the worker; it stays pending and is retried
+        except Exception:
             log.exception("work_failed", stream=self.stream, entry=ident)
         finally:
             self._inflight.discard(ident)
@@ -117,3 +118,15 @@ class WorkQueue:
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+async def forever(name: str, loop: Callable[[], Awaitable[None]], backoff: float = 1.0) -> None:
+    """Run a replica loop until cancelled, restarting it after a failure (Redis or the match service away)."""
+    while True:
+        try:
+            await loop()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("loop_failed", loop=name)
+            await asyncio.sleep(backoff)  # back off before restarting a failed loop

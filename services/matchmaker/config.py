@@ -29,6 +29,8 @@ class MatchmakerConfig:
     concurrency: int = 32
     # Seconds between grouping passes when nothing new arrives (widening and backfill need time).
     tick: float = 0.25
+    # Seconds a pass waits after the first new ticket for others arriving with it (batching).
+    batch_window: float = 0.01
 
 
 def load(settings: Settings, env: Mapping[str, str] | None = None) -> MatchmakerConfig:
@@ -48,4 +50,5 @@ def load(settings: Settings, env: Mapping[str, str] | None = None) -> Matchmaker
         batch=int(num("BATCH", d.batch)),
         concurrency=int(num("CONCURRENCY", d.concurrency)),
         tick=num("TICK", d.tick),
+        batch_window=num("BATCH_WINDOW", d.batch_window),
     )

@@ -3,21 +3,32 @@
 Every call carries an id derived from the job (the match id fixed at claim
 time), so a retry, or another replica finishing a dead one's job, repeats
 nothing. Tickets are marked assigned only after the match has started, in one
-script; if the match cannot be made they go back to the pool (or, when the
-request itself is refused, end as failed): nothing is half-assigned.
+script; if the match cannot be made its lobby is emptied and they go back to
+the pool (or, when the request itself is refused, end as failed): nothing is
+half-assigned. When the match service cannot tell how far a job got, the job
+is left pending and taken up again later (XAUTOCLAIM), never guessed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from prometheus_client import Counter, Histogram
+from tabletop.match.v1 import match_service_pb2 as mpb
 
 from services.common import logging as tlog
-from services.common.errors import Aborted, InvalidArgument, ServiceError, Unavailable
+from services.common.errors import (
+    Aborted,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ServiceError,
+    Unavailable,
+)
 from services.matchmaker.store import Job, TicketStore
-from tabletop.match.v1 import match_service_pb2 as mpb
 
 log = tlog.get("matchmaker.formation")
 ATTEMPTS = 4
@@ -34,28 +45,51 @@ class Former:
         self._store = store
 
     async def form(self, job: Job) -> str:
-        """Make the job's match and assign its tickets; returns 'assigned', 'returned' or 'failed'."""
+        """Make the job's match and assign its tickets; returns 'assigned', 'returned' or 'failed'.
+
+        Raises Unavailable when the match service cannot even say how far the job got: the job
+        then stays pending and is taken up again later, its tickets still out of the pool.
+        """
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
             await self._with_retries(job)
         except InvalidArgument as error:
             # The request itself is refused (options or table size the game rejects): retrying cannot help.
+            await self._abandon(job)
             await self._store.give_back(job, "failed", error.message)
             FORMED.labels(job.game, "failed").inc()
             log.info("formation_refused", match_id=job.match_id, reason=error.reason)
             return "failed"
         except ServiceError as error:
-            await self._store.give_back(job)
-            FORMED.labels(job.game, "returned").inc()
             log.warning("formation_failed", match_id=job.match_id, code=error.code.name, reason=error.reason)
-            return "returned"
+            if not await self._started(job):
+                await self._abandon(job)
+                await self._store.give_back(job)
+                FORMED.labels(job.game, "returned").inc()
+                return "returned"
         outcome = await self._store.assign(job)
         FORM_SECONDS.observe(loop.time() - started)
         FORMED.labels(job.game, "assigned" if outcome else "lost").inc()
         if outcome == 0:
             log.warning("formation_lost", match_id=job.match_id)
         return "assigned"
+
+    async def _started(self, job: Job) -> bool:
+        """Whether the match got started after all (a start whose answer was lost)."""
+        try:
+            reply = await self._match.GetMatch(mpb.GetMatchRequest(match_id=job.match_id))
+        except NotFound:
+            return False
+        return bool(reply.match.status != mpb.MATCH_STATUS_LOBBY)
+
+    async def _abandon(self, job: Job) -> None:
+        """Empty the seats of a lobby that will never start (best effort: it is never started)."""
+        for seat in range(len(job.players)):
+            with contextlib.suppress(NotFound, FailedPrecondition, PermissionDenied, InvalidArgument):
+                await self._match.LeaveMatch(mpb.LeaveMatchRequest(
+                    match_id=job.match_id, seat=seat, command_id=f"{job.match_id}:leave:{seat}",
+                ))
 
     async def _with_retries(self, job: Job) -> None:
         for attempt in range(ATTEMPTS):

@@ -66,10 +66,10 @@ def rate(result: Result, current: Sequence[Rating]) -> list[Rating]:
     ratings = [MODEL.rating(mu=r.mu, sigma=r.sigma) for r in current]
     if result.cooperative_win is not None:
         scenario = MODEL.rating(mu=SCENARIO.mu, sigma=SCENARIO.sigma)
-        ranks = [1, 2] if result.cooperative_win else [2, 1]
+        ranks = [1.0, 2.0] if result.cooperative_win else [2.0, 1.0]
         team = MODEL.rate([ratings, [scenario]], ranks=ranks)[0]
         return [Rating(r.mu, r.sigma, c.matches + 1) for r, c in zip(team, current)]
     if len(ratings) < 2:
         return list(current)  # one player alone ranks against nobody: nothing learned
-    teams = MODEL.rate([[r] for r in ratings], ranks=list(result.ranking))
+    teams = MODEL.rate([[r] for r in ratings], ranks=[float(place) for place in result.ranking])
     return [Rating(t[0].mu, t[0].sigma, c.matches + 1) for t, c in zip(teams, current)]

@@ -27,6 +27,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -204,7 +205,7 @@ class TicketStore:
     """The matchmaker's Redis adapter."""
 
     def __init__(self, client: aioredis.Redis) -> None:
-        self.redis = client
+        self.redis: Any = client  # redis-py's reply types are unions; the replies here are known
         self._find = client.register_script(_FIND)
         self._claim = client.register_script(_CLAIM)
         self._assign = client.register_script(_ASSIGN)
@@ -217,8 +218,10 @@ class TicketStore:
         """Queue a ticket; returns its id (the first one's for a repeated command id)."""
         pool = pool_name(game, options)
         command = f"{PREFIX}cmd:{command_id or ticket_id}"
-        args = [ticket_id, pool, player_id, game, canonical(options), players[0], players[1], rating,
-                int(time.time() * 1000), "1" if command_id else "0", EVENTS_MAXLEN]
+        args: list[str | int | float] = [
+            ticket_id, pool, player_id, game, canonical(options), players[0], players[1], rating,
+            int(time.time() * 1000), "1" if command_id else "0", EVENTS_MAXLEN,
+        ]
         found = await self._find(keys=[ticket_key(ticket_id), pool_key(pool), POOLS, EVENTS, command], args=args)
         return found.decode() if isinstance(found, bytes) else str(found)
 

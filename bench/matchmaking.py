@@ -1,0 +1,107 @@
+"""Matchmaking throughput and latency, with one and with two matchmaker replicas.
+
+Each simulated player asks the gateway for a two-seat pig match and watches
+its ticket until the assignment arrives, as `tabletop queue` does. Reported:
+tickets matched per second over the run, time from FindMatch to the
+assignment on the watch stream (p50/p99), and the two-replica figures as a
+ratio of the one-replica run on the same machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import time
+from typing import Any
+
+import grpc
+from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
+
+from deploy.stack import Stack
+from services.common.transport import CHANNEL_OPTIONS
+
+TICKETS = int(os.environ.get("BENCH_MM_TICKETS", "600"))
+PARALLEL = int(os.environ.get("BENCH_MM_PARALLEL", "64"))
+PAIRS = 30
+PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
+
+
+async def _player(stub: Any, n: int, run: str) -> float:
+    """One player: find, then watch until assigned; returns seconds to the assignment."""
+    started = time.perf_counter()
+    ticket = await stub.FindMatch(pb.FindMatchRequest(game="pig", player_id=f"{run}-{n}", players_min=2,
+                                                      command_id=f"{run}-{n}"), wait_for_ready=True)
+    async for update in stub.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket.ticket_id)):
+        if update.status == mmpb.TICKET_STATUS_ASSIGNED:
+            return time.perf_counter() - started
+    raise RuntimeError(f"ticket {ticket.ticket_id} was never assigned")
+
+
+async def _load(addr: str, count: int, run: str) -> tuple[float, list[float], list[float]]:
+    """(seconds for `count` tickets under load, their waits, waits of pairs arriving alone)."""
+    slots = asyncio.Semaphore(PARALLEL)
+    async with grpc.aio.insecure_channel(addr, options=CHANNEL_OPTIONS) as channel:
+        stub = pb_grpc.GatewayServiceStub(channel)
+
+        async def one(n: int) -> float:
+            async with slots:
+                return await _player(stub, n, run)
+
+        await asyncio.gather(*(one(n) for n in range(16)))  # warm-up: connections, caches, consumer groups
+        started = time.perf_counter()
+        waits = await asyncio.gather(*(one(n) for n in range(16, 16 + count)))
+        elapsed = time.perf_counter() - started
+        alone: list[float] = []
+        for pair in range(PAIRS):  # unloaded: one pair at a time, the pipeline's own latency
+            n = 16 + count + 2 * pair
+            alone += await asyncio.gather(one(n), one(n + 1))
+        return elapsed, list(waits), alone
+
+
+def _measure(replicas: int, count: int) -> dict[str, float]:
+    stack = Stack(games=("pig",), extra_env=PIG, matchmakers=replicas)
+    try:
+        stack.start()
+        elapsed, waits, alone = asyncio.run(_load(stack.gateway_addr, count, f"r{replicas}"))
+    finally:
+        stack.stop()
+    return {
+        "replicas": replicas,
+        "tickets": count,
+        "parallel_players": PARALLEL,
+        "tickets_per_s": round(count / elapsed, 1),
+        # Under load: mostly queueing behind the other players (Little's law).
+        "p50_ms": _ms(waits, 0.5),
+        "p99_ms": _ms(waits, 0.99),
+        # One pair at a time: find + group + create/join/start + assign + watch delivery.
+        "unloaded_p50_ms": _ms(alone, 0.5),
+        "unloaded_p99_ms": _ms(alone, 0.99),
+    }
+
+
+def _ms(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if q == 0.5:
+        return round(statistics.median(ordered) * 1000, 1)
+    return round(ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1000, 1)
+
+
+def run() -> dict[str, Any]:
+    """Both runs and their ratio (two replicas over one; >1 means faster)."""
+    one = _measure(1, TICKETS)
+    two = _measure(2, TICKETS)
+    return {
+        "one_replica": one,
+        "two_replicas": two,
+        "throughput_ratio_2_to_1": round(two["tickets_per_s"] / one["tickets_per_s"], 2),
+        "p50_ratio_2_to_1": round(two["p50_ms"] / one["p50_ms"], 2),
+        "note": "pig, 2 seats per match, each ticket watched until assigned, through the gateway",
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(), indent=2))

@@ -1,0 +1,66 @@
+"""A matchmaker replica: wiring only. Run as many as you like against one Redis."""
+
+import asyncio
+import os
+import socket
+from collections.abc import Mapping
+
+import redis.asyncio as aioredis
+from tabletop.match.v1 import match_service_pb2_grpc
+
+from services.common import config, keys
+from services.common.grpc_server import serve
+from services.common.redis_store import RedisEventStore
+from services.common.tokens import TokenAuthority
+from services.common.transport import RemoteClient
+from services.matchmaker import config as mm_config
+from services.matchmaker.app import MatchmakerApp
+from services.matchmaker.bots import BotPlayer
+from services.matchmaker.claims import WorkQueue, forever
+from services.matchmaker.formation import Former
+from services.matchmaker.projection import RatingsProjection
+from services.matchmaker.servicer import register
+from services.matchmaker.store import BOTS, JOBS, Job, TicketStore
+
+
+async def main() -> None:
+    settings = config.load()
+    tuning = mm_config.load(settings)
+    replica = settings.replica_name or f"{socket.gethostname()}-{os.getpid()}"
+    client = aioredis.from_url(settings.redis_url, decode_responses=False, max_connections=256)
+    events = RedisEventStore(client)
+    match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr)
+    store = TicketStore(client)
+    ratings = RatingsProjection(client, events)
+    app = MatchmakerApp(store, ratings, TokenAuthority(settings.token_secret), tuning, replica)
+    former, bots = Former(match, store), BotPlayer(match, events)
+
+    async def form(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+        await former.form(Job.from_fields(fields))
+
+    async def play(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+        seats = [int(s) for s in fields[b"seats"].decode().split(",")]
+        await bots.play(fields[b"m"].decode(), seats)
+
+    idle = tuning.claim_idle_ms
+    queues = {
+        "formation": WorkQueue(client, JOBS, "formers", replica, form, idle, tuning.concurrency),
+        "bots": WorkQueue(client, BOTS, "bots", replica, play, idle, 64),
+        "ratings": WorkQueue(client, keys.FINISHED_STREAM, "ratings", replica, app.run_ratings, idle, 1),
+    }
+    loops = [forever("grouping", app.run_grouping), forever("notifier", app.run_notifier),
+             *(forever(name, queue.run) for name, queue in queues.items())]
+    tasks = [asyncio.create_task(loop) for loop in loops]
+
+    async def stop() -> None:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await match.close()
+        await client.aclose()
+
+    await serve("matchmaker", settings, lambda server: register(server, app), on_stop=stop)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

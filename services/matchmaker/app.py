@@ -1,0 +1,206 @@
+"""Matchmaker use cases: tickets, watching them, ratings, and one replica's loops.
+
+Every replica runs the same loops: grouping passes over the pools (one
+replica per pool at a time, by a short lease), formation jobs and bot jobs
+shared through consumer groups, the ratings projection, and a follower of the
+ticket events stream that wakes this replica's watchers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+
+from prometheus_client import Counter
+
+from services.common import logging as tlog
+from services.common.errors import FailedPrecondition, InvalidArgument, NotFound
+from services.common.tokens import SeatClaim, TokenAuthority
+from services.matchmaker.config import MatchmakerConfig
+from services.matchmaker.pool import form_groups
+from services.matchmaker.projection import RatingsProjection
+from services.matchmaker.ratings import BOT_PREFIX, DEFAULT, Rating
+from services.matchmaker.store import EVENTS, TicketStore, ids_of
+
+log = tlog.get("matchmaker")
+TICKETS = Counter("tabletop_matchmaker_tickets_total", "Tickets by what became of them", ["event"])
+MAX_SEATS = 16
+MAX_OPTIONS = 16
+WATCH_RECHECK_SECONDS = 10.0
+LEASE_MS = 5000
+_NAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class TicketView:
+    """What a watcher is told: waiting, or where the ticket was placed."""
+
+    ticket_id: str
+    assigned: bool
+    match_id: str = ""
+    seat: int = -1
+    token: str = ""
+
+
+class MatchmakerApp:
+    def __init__(self, store: TicketStore, ratings: RatingsProjection, tokens: TokenAuthority,
+                 config: MatchmakerConfig, replica: str) -> None:
+        self._store = store
+        self._ratings = ratings
+        self._tokens = tokens
+        self._config = config
+        self.replica = replica
+        self._watchers: dict[str, set[asyncio.Event]] = {}
+        self._dirty = asyncio.Event()
+
+    # ------------------------------------------------------------ tickets
+
+    async def find(self, game: str, player_id: str, players: tuple[int, int], options: Mapping[str, str],
+                   command_id: str = "") -> str:
+        """Queue a ticket for `player_id`; returns the ticket id."""
+        low, high = _validate(game, player_id, players, options, command_id)
+        rating = await self._ratings.rating(game, player_id) or DEFAULT
+        ticket_id = await self._store.add(uuid.uuid4().hex, player_id, game, options, (low, high), rating.mu,
+                                          command_id)
+        TICKETS.labels("queued").inc()
+        log.info("ticket_queued", ticket_id=ticket_id, game=game, players_min=low, players_max=high)
+        return ticket_id
+
+    async def watch(self, ticket_id: str) -> AsyncIterator[TicketView]:
+        """The ticket's state now, then its assignment the moment it exists."""
+        _require_ticket_id(ticket_id)
+        woken = asyncio.Event()
+        self._watchers.setdefault(ticket_id, set()).add(woken)
+        try:
+            told_waiting = False
+            while True:
+                woken.clear()
+                view = await self._view(ticket_id)
+                if view.assigned:
+                    yield view
+                    return
+                if not told_waiting:
+                    told_waiting = True
+                    yield view
+                with contextlib.suppress(TimeoutError):
+                    # Woken by the events stream; the timeout is only a safety net.
+                    await asyncio.wait_for(woken.wait(), WATCH_RECHECK_SECONDS)
+        finally:
+            waiting = self._watchers.get(ticket_id, set())
+            waiting.discard(woken)
+            if not waiting:
+                self._watchers.pop(ticket_id, None)
+
+    async def _view(self, ticket_id: str) -> TicketView:
+        state = await self._store.get(ticket_id)
+        if state is None or state.state == "cancelled":
+            raise NotFound(f"no ticket {ticket_id}", "matchmaker.ticket_not_found")
+        if state.state == "failed":
+            raise FailedPrecondition(f"no match can be made for this ticket: {state.error}",
+                                     "matchmaker.formation_refused")
+        if state.state != "assigned":
+            return TicketView(ticket_id, assigned=False)
+        token = self._tokens.issue(SeatClaim(state.match_id, state.seat, state.player_id))
+        return TicketView(ticket_id, True, state.match_id, state.seat, token)
+
+    async def cancel(self, ticket_id: str) -> None:
+        _require_ticket_id(ticket_id)
+        done = await self._store.cancel(ticket_id)
+        if done < 0:
+            raise NotFound(f"no ticket {ticket_id}", "matchmaker.ticket_not_found")
+        if done == 0:
+            raise FailedPrecondition("the ticket is already being placed in a match", "matchmaker.ticket_placed")
+        TICKETS.labels("cancelled").inc()
+        log.info("ticket_cancelled", ticket_id=ticket_id)
+
+    # ------------------------------------------------------------ ratings
+
+    async def rating(self, game: str, player_id: str) -> Rating:
+        if not game or not player_id:
+            raise InvalidArgument("game and player_id are required", "rating")
+        found = await self._ratings.rating(game, player_id)
+        if found is None:
+            raise NotFound(f"{player_id} has no rated {game} match", "matchmaker.player_not_rated")
+        return found
+
+    async def leaderboard(self, game: str, limit: int, offset: int) -> list[tuple[str, Rating]]:
+        if not game:
+            raise InvalidArgument("game is required", "game")
+        if limit < 0 or offset < 0 or limit > 1000:
+            raise InvalidArgument("limit must be 0-1000 and offset not negative", "limit")
+        return await self._ratings.leaderboard(game, limit or 20, offset)
+
+    # ------------------------------------------------------------ the replica's loops
+
+    async def group_pass(self) -> int:
+        """Group every pool this replica can lease now; returns the groups claimed."""
+        claimed = 0
+        for pool in await self._store.pools():
+            if not await self._store.lease(pool, self.replica, LEASE_MS):
+                continue
+            try:
+                tickets = await self._store.waiting(pool, self._config.batch)
+                for group in form_groups(tickets, time.time(), self._config):
+                    if await self._store.claim(pool, uuid.uuid4().hex, group):
+                        claimed += 1
+            finally:
+                await self._store.unlease(pool)
+        return claimed
+
+    async def run_grouping(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                # New tickets wake us; the tick lets waiting tickets widen and reach backfill.
+                await asyncio.wait_for(self._dirty.wait(), self._config.tick)
+            if self._dirty.is_set():
+                # Let a burst of arrivals land, so one pass groups them all.
+                await asyncio.sleep(self._config.batch_window)
+            self._dirty.clear()
+            await self.group_pass()
+
+    async def run_notifier(self) -> None:
+        """Follow the ticket events: wake watchers, and the grouping when tickets (re)enter a pool."""
+        last = "$"
+        while True:
+            reply = await self._store.redis.xread({EVENTS: last}, count=1000, block=5000)
+            for _, entries in reply or ():
+                for entry_id, fields in entries:
+                    last = entry_id.decode()
+                    if fields.get(b"k") in (b"queued", b"waiting"):
+                        self._dirty.set()
+                    for ticket_id in ids_of(fields):
+                        for woken in self._watchers.get(ticket_id, ()):
+                            woken.set()
+
+    async def run_ratings(self, entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+        """Handler of a tabletop:finished entry: catch the projection up to it."""
+        await self._ratings.catch_up(upto=entry_id)
+
+
+def _validate(game: str, player_id: str, players: tuple[int, int], options: Mapping[str, str],
+              command_id: str) -> tuple[int, int]:
+    if not _NAME.match(game):
+        raise InvalidArgument("game is required (letters, digits, _ . : @ -)", "game")
+    if not _NAME.match(player_id) or player_id.startswith(BOT_PREFIX):
+        raise InvalidArgument(f"player_id must be 1-64 letters, digits or _ . : @ -, not starting {BOT_PREFIX!r}",
+                              "player_id")
+    low, high = players[0], players[1] or players[0]
+    if not 1 <= low <= high <= MAX_SEATS:
+        raise InvalidArgument(f"need 1 <= players_min <= players_max <= {MAX_SEATS}", "players")
+    if len(options) > MAX_OPTIONS or any(len(k) > 64 or len(v) > 256 or not k for k, v in options.items()):
+        raise InvalidArgument(f"at most {MAX_OPTIONS} options, keys 1-64 and values up to 256 characters",
+                              "options")
+    if len(command_id) > 128:
+        raise InvalidArgument("command_id is at most 128 characters", "command_id")
+    return low, high
+
+
+def _require_ticket_id(ticket_id: str) -> None:
+    if not ticket_id or len(ticket_id) > 64:
+        raise InvalidArgument("ticket_id is required", "ticket_id")
+

@@ -1,0 +1,438 @@
+"""The matchmaker as real processes: replicas sharing Redis, behind the gateway.
+
+Every wait here blocks on a gRPC stream or a Redis stream (the matchmaker's
+ticket events, the finished-matches stream), never on a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import grpc
+import pytest
+import redis.asyncio as aioredis
+from openskill.models import PlackettLuce
+from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from tabletop.match.v1 import events_pb2 as ev
+from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
+
+from deploy.stack import Stack
+from gateway.client.queue import queue
+from services.common import keys
+from services.common.redis_store import RedisEventStore
+from services.matchmaker import store as mm
+from services.matchmaker.config import MatchmakerConfig
+from services.matchmaker.pool import form_groups
+from services.matchmaker.projection import RatingsProjection, match_result
+
+pytestmark = pytest.mark.integration
+PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
+SOAK = int(os.environ.get("SOAK", "0") or 0)
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    # Its own embedded Redis: the module's tests count every key they see.
+    # A wide rating spread: these tests are about placement; grouping by rating has unit tests.
+    running = Stack(games=("pig",), extra_env={**PIG, "TABLETOP_MM_SPREAD_BASE": "100"}, matchmakers=2)
+    try:
+        running.start()
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+async def gateway(stack: Stack) -> AsyncIterator[Any]:
+    async with grpc.aio.insecure_channel(stack.gateway_addr) as channel:
+        yield pb_grpc.GatewayServiceStub(channel)
+
+
+@pytest.fixture
+async def redis(stack: Stack) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.from_url(stack.redis_url, decode_responses=False)
+    yield client
+    await client.aclose()
+
+
+def _bearer(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+async def _find(gateway: Any, player: str, low: int, high: int = 0, options: dict[str, str] | None = None,
+                command_id: str = "") -> str:
+    request = pb.FindMatchRequest(game="pig", player_id=player, players_min=low, players_max=high,
+                                  options=options or {}, command_id=command_id)
+    for _ in range(20):
+        try:
+            return (await gateway.FindMatch(request, wait_for_ready=True)).ticket_id
+        except grpc.aio.AioRpcError as error:  # a replica went away mid-call: retry, same command id
+            if error.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+    raise AssertionError("the gateway stayed unavailable")
+
+
+async def _code(call: Any) -> grpc.StatusCode:
+    try:
+        if hasattr(call, "read"):
+            while await call.read() != grpc.aio.EOF:
+                pass
+        else:
+            await call
+    except grpc.aio.AioRpcError as error:
+        return error.code()
+    return grpc.StatusCode.OK
+
+
+async def _tickets(redis: aioredis.Redis, ids: list[str]) -> dict[str, dict[str, str]]:
+    async with redis.pipeline(transaction=False) as pipe:
+        for ticket_id in ids:
+            pipe.hgetall(mm.ticket_key(ticket_id))
+        rows = await pipe.execute()
+    return {i: {k.decode(): v.decode() for k, v in row.items()} for i, row in zip(ids, rows)}
+
+
+async def _settled(redis: aioredis.Redis, ids: list[str]) -> dict[str, dict[str, str]]:
+    """Block on the ticket events stream until no ticket is being placed and the waiting ones
+    cannot form a table (by the matchmaker's own grouping with unbounded spread)."""
+    last = "0-0"
+    loose = MatchmakerConfig(spread_base=1e9)
+    while True:
+        tickets = await _tickets(redis, ids)
+        states = Counter(t["s"] for t in tickets.values())
+        waiting = [mm_ticket(i, t) for i, t in tickets.items() if t["s"] == "waiting"]
+        by_pool: dict[str, list[Any]] = {}
+        for (pool, ticket) in waiting:
+            by_pool.setdefault(pool, []).append(ticket)
+        if not states["forming"] and not any(form_groups(ts, 0.0, loose) for ts in by_pool.values()):
+            return tickets
+        reply = await redis.xread({mm.EVENTS: last}, count=10_000, block=30_000)
+        assert reply, f"no matchmaking progress: {states}"
+        last = reply[0][1][-1][0].decode()
+
+
+def mm_ticket(ticket_id: str, fields: dict[str, str]) -> tuple[str, Any]:
+    from services.matchmaker.pool import Ticket
+
+    return fields["pool"], Ticket(ticket_id, fields["p"], int(fields["lo"]), int(fields["hi"]), float(fields["r"]),
+                                  int(fields["q"]) / 1000)
+
+
+async def _matches(redis: aioredis.Redis, match_ids: set[str]) -> dict[str, tuple[str, dict[str, str], list[str]]]:
+    """match id -> (game, options, players by seat), read from the match logs."""
+    store = RedisEventStore(redis)
+    found = {}
+    for match_id in match_ids:
+        game, options, players = "", {}, []
+        for stored in await store.read(keys.match_stream(match_id)):
+            if stored.type == "tabletop.match.v1.MatchCreated":
+                created = ev.MatchCreated.FromString(stored.data)
+                game, options, players = created.game, dict(created.config), [""] * created.seat_count
+            elif stored.type == "tabletop.match.v1.PlayerJoined":
+                joined = ev.PlayerJoined.FromString(stored.data)
+                players[joined.seat] = joined.player_id
+        found[match_id] = (game, options, players)
+    return found
+
+
+def _check_placements(tickets: dict[str, dict[str, str]], wanted: dict[str, tuple[str, int, int, dict[str, str]]],
+                      matches: dict[str, tuple[str, dict[str, str], list[str]]]) -> None:
+    """Every ticket assigned exactly once or still waiting; every match of the right game, options and size."""
+    assert {t["s"] for t in tickets.values()} <= {"assigned", "waiting"}
+    seated: Counter[str] = Counter()
+    for game, options, players in matches.values():
+        assert game == "pig"
+        assert "" not in players and len(set(players)) == len(players), players
+        for player in players:
+            seated[player] += 1
+            _, low, high, wanted_options = wanted[player]
+            assert low <= len(players) <= high, (player, low, high, len(players))
+            assert options == wanted_options
+    for fields in tickets.values():
+        player = fields["p"]
+        if fields["s"] == "assigned":
+            assert seated[player] == 1, player
+            assert matches[fields["m"]][2][int(fields["seat"])] == player
+        else:
+            assert seated[player] == 0, player
+
+
+# ---------------------------------------------------------------- the API
+
+
+async def test_queue_seats_players_together_with_working_tokens(stack: Stack, gateway: Any) -> None:
+    found = await asyncio.gather(*(queue(stack.gateway_addr, "pig", 2, 2, {"target": "q"}, f"q{i}")
+                                   for i in range(2)))
+    assert found[0]["match_id"] == found[1]["match_id"]
+    assert sorted(f["seat"] for f in found) == [0, 1]
+    for f in found:
+        view = await gateway.GetView(pb.GetViewRequest(match_id=str(f["match_id"])), metadata=_bearer(str(f["token"])))
+        assert view.seat == f["seat"]
+        assert view.match.status == 2  # started: every seat taken
+
+
+async def test_malformed_requests_are_invalid_argument(gateway: Any) -> None:
+    bad = [
+        pb.FindMatchRequest(game="pig", player_id="x", players_min=0),
+        pb.FindMatchRequest(game="pig", player_id="x", players_min=3, players_max=2),
+        pb.FindMatchRequest(game="pig", player_id="x", players_min=2, players_max=7),
+        pb.FindMatchRequest(game="chess", player_id="x", players_min=2),
+        pb.FindMatchRequest(game="pig", player_id="", players_min=2),
+        pb.FindMatchRequest(game="pig", player_id="bot-1", players_min=2),
+        pb.FindMatchRequest(game="pig", player_id="x", players_min=2, options={"deck": "full"}),
+    ]
+    for request in bad:
+        assert await _code(gateway.FindMatch(request)) == grpc.StatusCode.INVALID_ARGUMENT, request
+    assert await _code(gateway.WatchTicket(pb.WatchTicketRequest())) == grpc.StatusCode.INVALID_ARGUMENT
+    assert await _code(gateway.ListLeaderboard(pb.ListLeaderboardRequest())) == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_unknown_or_cancelled_ticket_is_not_found(gateway: Any) -> None:
+    assert await _code(gateway.WatchTicket(pb.WatchTicketRequest(ticket_id="nope"))) == grpc.StatusCode.NOT_FOUND
+    assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id="nope"))) == grpc.StatusCode.NOT_FOUND
+    ticket = await _find(gateway, "lonely", 5, 5, {"target": "lonely"})
+    watch = gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket))
+    first = await watch.read()
+    assert first.status == mmpb.TICKET_STATUS_WAITING
+    await gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket))
+    # The open watch ends NOT_FOUND the moment the ticket is cancelled; new ones too.
+    assert await _code(watch) == grpc.StatusCode.NOT_FOUND
+    assert await _code(gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket))) == grpc.StatusCode.NOT_FOUND
+    assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket))) == grpc.StatusCode.NOT_FOUND
+
+
+async def test_find_match_retried_with_its_command_id_gives_one_ticket(gateway: Any) -> None:
+    first = await _find(gateway, "retry", 6, 6, {"target": "retry"}, command_id="c-retry")
+    again = await _find(gateway, "retry", 6, 6, {"target": "retry"}, command_id="c-retry")
+    assert first == again
+    await gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=first))
+
+
+async def test_watch_delivers_the_assignment_the_moment_it_exists(gateway: Any) -> None:
+    options = {"target": "watch"}
+    ticket = await _find(gateway, "w0", 3, 3, options)
+    watch = gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket))
+    assert (await watch.read()).status == mmpb.TICKET_STATUS_WAITING
+    others = [await _find(gateway, f"w{i}", 2, 3, options) for i in (1, 2)]
+    update = await watch.read()
+    assert update.status == mmpb.TICKET_STATUS_ASSIGNED and update.assignment.match_id
+    assert await watch.read() == grpc.aio.EOF
+    for other in others:
+        async for seen in gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=other)):
+            last = seen
+        assert last.assignment.match_id == update.assignment.match_id
+    assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket))) == \
+        grpc.StatusCode.FAILED_PRECONDITION
+
+
+# ---------------------------------------------------------------- many tickets, many replicas
+
+
+def _mix(count: int, seed: int, prefix: str) -> dict[str, tuple[str, int, int, dict[str, str]]]:
+    """player -> (player, low, high, options): mixed table sizes and two option pools."""
+    rng = random.Random(seed)
+    ranges = [(2, 2), (2, 2), (3, 3), (2, 4), (4, 4), (2, 3)]
+    wanted = {}
+    for i in range(count):
+        low, high = rng.choice(ranges)
+        # Pools of their own per run: a run's leftovers never meet another run's tickets.
+        options = {"target": f"{prefix}-b"} if i % 3 == 0 else {"target": prefix}
+        wanted[f"{prefix}{i}"] = (f"{prefix}{i}", low, high, options)
+    return wanted
+
+
+async def _flood(gateway: Any, wanted: dict[str, tuple[str, int, int, dict[str, str]]],
+                 parallel: int = 32) -> list[str]:
+    slots = asyncio.Semaphore(parallel)
+
+    async def one(player: str, low: int, high: int, options: dict[str, str]) -> str:
+        async with slots:
+            return await _find(gateway, player, low, high, options, command_id=f"cmd-{player}")
+
+    return list(await asyncio.gather(*(one(*w) for w in wanted.values())))
+
+
+async def _run_flood(stack: Stack, gateway: Any, redis: aioredis.Redis, count: int, prefix: str) -> None:
+    wanted = _mix(count, seed=count, prefix=prefix)
+    ids = await _flood(gateway, wanted)
+    tickets = await _settled(redis, ids)
+    assigned = {t["m"] for t in tickets.values() if t["s"] == "assigned"}
+    _check_placements(tickets, wanted, await _matches(redis, assigned))
+    assert sum(t["s"] == "assigned" for t in tickets.values()) > count * 0.9
+
+
+async def test_a_thousand_tickets_over_two_replicas_each_placed_once(stack: Stack, gateway: Any,
+                                                                     redis: aioredis.Redis) -> None:
+    await _run_flood(stack, gateway, redis, 1000, "t")
+    # Both replicas formed matches: the work is shared.
+    consumers = await redis.xinfo_consumers(mm.JOBS, "formers")
+    assert len(consumers) == 2
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SOAK, reason="set SOAK=n to run (n x 5000 tickets)")
+async def test_soak_many_tickets(stack: Stack, gateway: Any, redis: aioredis.Redis) -> None:
+    await _run_flood(stack, gateway, redis, 5000 * max(1, SOAK), "s")
+
+
+async def test_a_killed_replicas_claimed_tickets_are_still_assigned(redis_url: str) -> None:
+    # A stack of its own (this test kills one of its processes), quick to claim back.
+    running = Stack(games=("pig",), extra_env={**PIG, "TABLETOP_MM_CLAIM_IDLE_MS": "1500"}, matchmakers=2)
+    running.start()
+    try:
+        client = aioredis.from_url(running.redis_url, decode_responses=False)
+        async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
+            gateway = pb_grpc.GatewayServiceStub(channel)
+            wanted = {f"k{i}": (f"k{i}", 2, 2, {}) for i in range(400)}
+            flood = asyncio.create_task(_flood(gateway, wanted, parallel=8))
+            # Kill the replica while it holds formation jobs it has not finished.
+            while not await _holds_jobs(client, "matchmaker-1"):
+                await client.xread({mm.EVENTS: "$"}, block=2000)
+            running.kill("matchmaker-1")
+            orphaned = await _pending_of(client, "matchmaker-1")
+            ids = await flood
+            tickets = await _settled(client, ids)
+            assert {t["s"] for t in tickets.values()} == {"assigned"}
+            _check_placements(tickets, wanted, await _matches(client, {t["m"] for t in tickets.values()}))
+            pending = await client.xpending(mm.JOBS, "formers")
+            assert pending["pending"] == 0
+            # What the dead replica held was claimed back by the live one (XAUTOCLAIM) and formed.
+            assert orphaned > 0 and await _pending_of(client, "matchmaker-1") == 0
+        await client.aclose()
+    finally:
+        running.stop()
+
+
+async def _pending_of(client: aioredis.Redis, consumer: str) -> int:
+    for info in await client.xinfo_consumers(mm.JOBS, "formers") if await client.exists(mm.JOBS) else []:
+        if info["name"] in (consumer, consumer.encode()):
+            return int(info["pending"])
+    return 0
+
+
+async def _holds_jobs(client: aioredis.Redis, consumer: str) -> bool:
+    return await _pending_of(client, consumer) > 0
+
+
+# ---------------------------------------------------------------- ratings
+
+
+async def _play_out(gateway: Any, seats: list[dict[str, object]], rng: random.Random) -> None:
+    """Random legal moves for every seat until the match ends, through the gateway."""
+    match_id = str(seats[0]["match_id"])
+    tokens = {int(str(s["seat"])): str(s["token"]) for s in seats}
+    step = 0
+    while True:
+        view = await gateway.GetView(pb.GetViewRequest(match_id=match_id), metadata=_bearer(tokens[0]))
+        if view.match.status == 3:
+            return
+        seat = view.match.to_move[0]
+        if seat not in tokens:
+            # A bot's turn: block on the match's live updates until it has moved.
+            updates = gateway.WatchMatch(pb.WatchMatchRequest(match_id=match_id, after_version=view.match.version))
+            await updates.read()
+            updates.cancel()
+            continue
+        legal = await gateway.ListLegalActions(pb.ListLegalActionsRequest(match_id=match_id),
+                                               metadata=_bearer(tokens[seat]))
+        action = legal.actions[rng.randrange(len(legal.actions))]
+        await gateway.SubmitAction(pb.SubmitActionRequest(match_id=match_id, action=action, command_id=f"a{step}"),
+                                   metadata=_bearer(tokens[seat]))
+        step += 1
+
+
+async def _expected_ratings(redis: aioredis.Redis, match_ids: list[str]) -> dict[str, tuple[float, float]]:
+    """openskill's own computation, match by match in finish order."""
+    model = PlackettLuce()
+    ratings: dict[str, Any] = {}
+    store = RedisEventStore(redis)
+    for match_id in match_ids:
+        result = await match_result(store, match_id)
+        assert result is not None
+        teams = [[ratings.get(p, model.rating())] for p in result.players]
+        new = model.rate(teams, ranks=list(result.ranking))
+        for player, team in zip(result.players, new):
+            ratings[player] = team[0]
+    return {p: (r.mu, r.sigma) for p, r in ratings.items()}
+
+
+async def test_ratings_equal_openskill_and_replaying_changes_nothing(stack: Stack, gateway: Any,
+                                                                     redis: aioredis.Redis) -> None:
+    rng = random.Random(7)
+    roster = [f"r{i}" for i in range(5)]
+    options = {"target": "rated"}
+    for round_ in range(6):
+        size = 2 + round_ % 3
+        players = rng.sample(roster, size)
+        seats = await asyncio.gather(*(queue(stack.gateway_addr, "pig", size, size, options, p) for p in players))
+        await _play_out(gateway, list(seats), rng)
+    finished = [f[b"match_id"].decode() for _, f in await redis.xrange(keys.FINISHED_STREAM)]
+    ours = [m for m in finished if (await match_result(RedisEventStore(redis), m)).players[0] in roster]
+    assert len(ours) == 6
+    # Block on the finished stream's ratings group until the replicas have acknowledged everything.
+    projection = RatingsProjection(redis, RedisEventStore(redis))
+    await _projected(redis, projection)
+    expected = await _expected_ratings(redis, ours)
+
+    async def current() -> dict[str, tuple[float, float, int]]:
+        found = {}
+        for player in roster:
+            if player in expected:
+                r = (await gateway.GetRating(pb.GetRatingRequest(player_id=player, game="pig"))).rating
+                found[player] = (r.mu, r.sigma, r.matches)
+        return found
+
+    live = await current()
+    for player, (mu, sigma) in expected.items():
+        assert live[player][:2] == pytest.approx((mu, sigma), abs=1e-9)
+    board = (await gateway.ListLeaderboard(pb.ListLeaderboardRequest(game="pig", limit=100))).entries
+    ordinals = [e.rating.ordinal for e in board]
+    assert ordinals == sorted(ordinals, reverse=True) and {e.rating.player_id for e in board} >= set(expected)
+
+    # Announced again (at least once) and rebuilt from the logs: nothing changes.
+    for match_id in ours:
+        await redis.xadd(keys.FINISHED_STREAM, {"match_id": match_id, "game": "pig"})
+    await _projected(redis, projection)
+    assert await current() == live
+    await projection.rebuild()
+    assert await current() == live
+    assert await _code(gateway.GetRating(pb.GetRatingRequest(player_id="never", game="pig"))) == \
+        grpc.StatusCode.NOT_FOUND
+
+
+async def _projected(redis: aioredis.Redis, projection: RatingsProjection) -> None:
+    """Wait until the cursor has reached the finished stream's last entry (blocking on the stream)."""
+    last = (await redis.xrevrange(keys.FINISHED_STREAM, count=1))[0][0].decode()
+    while await projection.cursor() != last:
+        # The replicas apply entries as they arrive; applying here as well is harmless
+        # (strictly ordered and counted once) and ends the wait without polling.
+        await projection.catch_up(upto=last)
+
+
+# ---------------------------------------------------------------- bot backfill
+
+
+async def test_bots_backfill_a_waiting_ticket_and_play_to_the_end(redis_url: str) -> None:
+    running = Stack(games=("pig",), extra_env={**PIG, "TABLETOP_BOT_BACKFILL_AFTER": "0.5"}, matchmakers=1)
+    running.start()
+    try:
+        found = await queue(running.gateway_addr, "pig", 3, 3, {}, "solo")
+        client = aioredis.from_url(running.redis_url, decode_responses=False)
+        async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
+            gateway = pb_grpc.GatewayServiceStub(channel)
+            view = await gateway.GetView(pb.GetViewRequest(match_id=str(found["match_id"])),
+                                         metadata=_bearer(str(found["token"])))
+            players = [s.player_id for s in view.match.seats]
+            assert players[0] == "solo" and all(p.startswith("bot-") for p in players[1:])
+            await _play_out(gateway, [found], random.Random(1))
+        finished = await client.xread({keys.FINISHED_STREAM: "0-0"}, block=30_000)
+        assert finished
+        await client.aclose()
+    finally:
+        running.stop()

@@ -1,0 +1,102 @@
+"""Ticket claims in Redis: a ticket is placed once; work of a dead replica is taken over."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Mapping
+
+import pytest
+import redis.asyncio as aioredis
+
+from services.matchmaker import store as mm
+from services.matchmaker.claims import WorkQueue
+from services.matchmaker.pool import Group, Ticket
+from services.matchmaker.store import Job, TicketStore
+
+
+@pytest.fixture
+async def client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    # A logical database of its own, emptied first: these tests read the matchmaker's global keys.
+    url = redis_url.rsplit("/", 1)[0] + "/11"
+    redis = aioredis.from_url(url, decode_responses=False)
+    await redis.flushdb()
+    yield redis
+    await redis.aclose()
+
+
+async def _queue(store: TicketStore, game: str, players: int, count: int) -> list[Ticket]:
+    for i in range(count):
+        await store.add(uuid.uuid4().hex, f"p{i}", game, {}, (players, players), 25.0)
+    return await store.waiting(mm.pool_name(game, {}), 100)
+
+
+async def test_two_claims_on_one_ticket_place_it_once(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    a, b, c = await _queue(store, "g1", 2, 3)
+    pool = mm.pool_name("g1", {})
+    results = await asyncio.gather(store.claim(pool, "m1", Group((a, b))), store.claim(pool, "m2", Group((b, c))))
+    assert sorted(results) == [False, True]
+    jobs = [Job.from_fields(f) for _, f in await client.xrange(mm.JOBS)]
+    assert len(jobs) == 1 and len([t for t in await store.waiting(pool, 10)]) == 1
+
+
+async def test_a_claim_is_all_or_nothing(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    a, b = await _queue(store, "g2", 2, 2)
+    assert await store.cancel(b.ticket_id) == 1
+    assert not await store.claim(mm.pool_name("g2", {}), "m", Group((a, b)))
+    assert (await store.get(a.ticket_id)).state == "waiting"  # type: ignore[union-attr]
+    assert await client.xlen(mm.JOBS) == 0
+
+
+async def test_a_failed_formation_returns_the_tickets_and_assigns_nothing(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    a, b = await _queue(store, "g3", 2, 2)
+    pool = mm.pool_name("g3", {})
+    assert await store.claim(pool, "m3", Group((a, b), bots=1))
+    job = Job.from_fields((await client.xrange(mm.JOBS))[0][1])
+    assert set(job.players[:2]) == {"p0", "p1"} and job.players[2].startswith("bot-") and job.bot_seats == (2,)
+    assert await store.cancel(a.ticket_id) == 0  # being placed: too late to cancel
+    assert await store.give_back(job) == 2
+    assert {t.ticket_id for t in await store.waiting(pool, 10)} == {a.ticket_id, b.ticket_id}
+    assert await store.assign(job) == 0  # a late finisher of the same job cannot assign them now
+
+
+async def test_assigning_twice_is_harmless(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    a, b = await _queue(store, "g4", 2, 2)
+    assert await store.claim(mm.pool_name("g4", {}), "m4", Group((a, b)))
+    job = Job.from_fields((await client.xrange(mm.JOBS))[0][1])
+    assert await store.assign(job) == 1
+    assert await store.assign(job) == 2
+    states = [await store.get(t) for t in job.tickets]
+    assert [(s.state, s.match_id, s.seat) for s in states if s] == [("assigned", "m4", 0), ("assigned", "m4", 1)]
+    assert await store.give_back(job) == 0
+
+
+async def test_a_job_held_by_a_dead_consumer_is_claimed_back(client: aioredis.Redis) -> None:
+    stream = f"test:{uuid.uuid4().hex}"
+    handled: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+    never: asyncio.Event = asyncio.Event()
+
+    def handler(name: str):  # type: ignore[no-untyped-def]
+        async def handle(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+            if name == "dead":
+                await never.wait()  # holds the entry and never finishes, like a killed replica
+            await handled.put((name, fields[b"job"].decode()))
+        return handle
+
+    dead = WorkQueue(client, stream, "g", "dead", handler("dead"), idle_ms=300)
+    await dead.ensure_group()
+    await client.xadd(stream, {"job": "j1"})
+    dead_task = asyncio.create_task(dead.run())
+    while not (await client.xpending(stream, "g"))["pending"]:
+        await client.xread({stream: "0-0"}, block=100)  # until the dead consumer has taken it
+    dead_task.cancel()  # no heartbeat any more: it went away without acknowledging
+    alive = asyncio.create_task(WorkQueue(client, stream, "g", "alive", handler("alive"), idle_ms=300).run())
+    try:
+        assert await asyncio.wait_for(handled.get(), 10) == ("alive", "j1")
+    finally:
+        alive.cancel()
+    assert (await client.xpending(stream, "g"))["pending"] == 0
