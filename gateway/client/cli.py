@@ -304,6 +304,30 @@ def queue(
         console.print(f"match {found['match_id']} seat {found['seat']} (ticket {found['ticket_id']})")
 
 
+@app.command()
+def rating(player: str, game: Annotated[str, typer.Option("--game")], gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """A player's rating in one game (openskill mu, sigma and ordinal)."""
+    reply = _run(gateway, lambda g: g.stub.GetRating(gateway_pb.GetRatingRequest(player_id=player, game=game)))
+    _print(message_dict(reply.rating))
+
+
+@app.command()
+def leaderboard(
+    game: Annotated[str, typer.Option("--game")],
+    limit: int = 20,
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
+    """The best-rated players of one game."""
+    request = gateway_pb.ListLeaderboardRequest(game=game, limit=limit)
+    reply = _run(gateway, lambda g: g.stub.ListLeaderboard(request))
+    for entry in reply.entries:
+        r = entry.rating
+        console.print(
+            f"{entry.rank:>4}. {r.player_id:<24} ordinal {r.ordinal:7.2f}  mu {r.mu:6.2f}  "
+            f"sigma {r.sigma:5.2f}  matches {r.matches}"
+        )
+
+
 def main() -> None:
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "gen"))
     app()
