@@ -19,6 +19,7 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 from gateway import views
 from gateway.limits import RateLimiter
 from gateway.matchmaking import MatchmakingEndpoints
+from gateway.subscriptions import Subscriptions
 from services.common import logging as tlog
 from services.common.errors import InvalidArgument, PermissionDenied, ServiceError, Unauthenticated
 from services.common.event_store import EventStore
@@ -47,6 +48,7 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
     ) -> None:
         self._limiter = limiter or RateLimiter(rate=0, burst=0)
         self._matchmaker = matchmaker
+        self._feeds = Subscriptions(store)
         self._tables_checked = {}
         # (match_id, version) -> the summary at that version, shared by every watcher.
         self._summaries: dict[tuple[str, int], asyncio.Future[Any]] = {}
@@ -173,13 +175,12 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
 
     async def _updates(self, request: pb.WatchMatchRequest, viewer: int | None) -> AsyncIterator[pb.WatchMatchResponse]:
         """Updates from `after_version` on, one per batch of new events, until the match ends."""
-        stream = match_stream(request.match_id)
         summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=request.match_id))).match
         after = request.after_version
         while True:
             if summary.status == mpb.MATCH_STATUS_FINISHED and after >= summary.version:
                 return
-            events = await self._store.wait(stream, after, WATCH_POLL_SECONDS)
+            events = await self._feeds.next_batch(request.match_id, after, WATCH_POLL_SECONDS)
             if not events:
                 continue
             after = events[-1].version

@@ -1,0 +1,78 @@
+"""Live match streams, one Redis reader per match however many watch it.
+
+Each watched match has one follower task doing blocking stream reads and
+keeping the recent events in memory; every watcher of that match reads from
+there. A watcher that asks for older events gets them from the store first.
+The follower stops once nobody has watched its match for a while.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+
+from services.common.event_store import EventStore, StoredEvent
+from services.common.keys import match_stream
+
+BUFFER = 512
+POLL_SECONDS = 5.0
+
+
+@dataclass
+class _Feed:
+    events: list[StoredEvent] = field(default_factory=list)
+    version: int = 0
+    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    watchers: int = 0
+    task: asyncio.Task[None] | None = None
+
+
+class Subscriptions:
+    def __init__(self, store: EventStore) -> None:
+        self._store = store
+        self._feeds: dict[str, _Feed] = {}
+
+    async def next_batch(self, match_id: str, after: int, timeout: float) -> list[StoredEvent]:
+        """Events after `after`, waiting up to `timeout` s for some; [] if none came."""
+        feed = self._feed(match_id)
+        feed.watchers += 1
+        try:
+            async with feed.changed:
+                if feed.version <= after:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(feed.changed.wait_for(lambda: feed.version > after), timeout)
+            if feed.events and feed.events[0].version <= after + 1:
+                return [e for e in feed.events if e.version > after]
+            # Older than what the feed holds: read the history directly.
+            return await self._store.read(match_stream(match_id), after)
+        finally:
+            feed.watchers -= 1
+
+    def _feed(self, match_id: str) -> _Feed:
+        feed = self._feeds.get(match_id)
+        if feed is None or feed.task is None or feed.task.done():
+            feed = self._feeds[match_id] = _Feed()
+            feed.task = asyncio.create_task(self._follow(match_id, feed))
+        return feed
+
+    async def _follow(self, match_id: str, feed: _Feed) -> None:
+        """Read the stream and publish it to the feed until it has no watcher left."""
+        stream = match_stream(match_id)
+        feed.version = await self._store.version(stream)
+        idle_rounds = 0
+        while idle_rounds < 2:
+            batch = await self._store.wait(stream, feed.version, POLL_SECONDS)
+            idle_rounds = 0 if feed.watchers else idle_rounds + 1
+            if not batch:
+                continue
+            async with feed.changed:
+                feed.events = (feed.events + batch)[-BUFFER:]
+                feed.version = batch[-1].version
+                feed.changed.notify_all()
+        self._feeds.pop(match_id, None)
+
+    async def close(self) -> None:
+        for feed in self._feeds.values():
+            if feed.task is not None:
+                feed.task.cancel()
