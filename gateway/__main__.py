@@ -2,14 +2,13 @@
 
 import asyncio
 
-import redis.asyncio as aioredis
 from tabletop.match.v1 import match_service_pb2_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc
 
 from gateway.limits import RateLimiter
 from gateway.matchmaking import replicas_client
 from gateway.servicer import GatewayServicer, register
-from services.common import config, wiring
+from services.common import config, redis_client, wiring
 from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
 from services.common.tokens import TokenAuthority
@@ -18,7 +17,7 @@ from services.common.transport import RemoteClient
 
 async def main() -> None:
     settings = config.load()
-    client = aioredis.from_url(settings.redis_url, decode_responses=False)
+    client = redis_client.connect(settings.redis_url, settings.redis_cluster)
     match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr)
     # One address or several ("ipv4:host:port,host:port"): any matchmaker replica answers any call.
     matchmaker = replicas_client(matchmaker_service_pb2_grpc.MatchmakerServiceStub, settings.matchmaker_addr)

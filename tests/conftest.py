@@ -23,3 +23,17 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 def redis_url() -> Iterator[str]:
     with redis_server.redis_url() as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_url() -> Iterator[str]:
+    """REDIS_CLUSTER_URL if set, else a fresh embedded three-node cluster."""
+    external = os.environ.get("REDIS_CLUSTER_URL")
+    if external:
+        yield external
+        return
+    cluster = redis_server.start_cluster(3)
+    try:
+        yield cluster.url
+    finally:
+        cluster.stop()

@@ -18,6 +18,8 @@ class Settings:
 
     # Empty: start the embedded Redis-compatible server (make run only).
     redis_url: str = ""
+    # Talk to a Redis Cluster (REDIS_CLUSTER=1) through `redis_url`, any of its nodes.
+    redis_cluster: bool = False
     host: str = "127.0.0.1"
     # 0 picks a free port; the chosen one is written to ready_file.
     port: int = 0
@@ -65,6 +67,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
 
     return Settings(
         redis_url=env.get("REDIS_URL", d.redis_url),
+        redis_cluster=env.get("REDIS_CLUSTER", "") not in ("", "0", "false"),
         host=get("HOST", d.host),
         port=int(get("PORT", str(d.port))),
         metrics_port=int(get("METRICS_PORT", str(d.metrics_port))),

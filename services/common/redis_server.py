@@ -65,7 +65,7 @@ class RedisProcess:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def start(port: int | None = None, timeout: float = 10.0) -> RedisProcess:
+def start(port: int | None = None, timeout: float = 10.0, extra: tuple[str, ...] = ()) -> RedisProcess:
     """Start a server on `port` (default: a free one) and wait until it answers."""
     port = port or free_port()
     workdir = tempfile.mkdtemp(prefix="tabletop-redis-")
@@ -85,6 +85,7 @@ def start(port: int | None = None, timeout: float = 10.0) -> RedisProcess:
         "no",
         "--loglevel",
         "warning",
+        *extra,
     ]
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     server = RedisProcess(process, port, workdir)
@@ -118,3 +119,65 @@ def redis_url() -> Iterator[str]:
         yield server.url
     finally:
         server.stop()
+
+
+@dataclass
+class RedisCluster:
+    """A running embedded cluster of `nodes` masters covering every slot."""
+
+    nodes: list[RedisProcess]
+
+    @property
+    def url(self) -> str:
+        return self.nodes[0].url
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+
+def start_cluster(nodes: int = 3, timeout: float = 30.0) -> RedisCluster:
+    """Start `nodes` servers in cluster mode and join them into one cluster."""
+    started: list[RedisProcess] = []
+    try:
+        for _ in range(nodes):
+            # A node also listens on port + 10000 (the cluster bus), so pick a low port.
+            port = _free_port_below(55_000)
+            started.append(start(port, extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")))
+        cli = str(pathlib.Path(server_binary()).with_name("redis-cli"))
+        addresses = [f"127.0.0.1:{node.port}" for node in started]
+        subprocess.run([cli, "--cluster", "create", *addresses, "--cluster-yes"], check=True,
+                       capture_output=True, timeout=timeout)
+        _wait_cluster_ok(cli, started[0].port, timeout)
+    except BaseException:
+        for node in started:
+            node.stop()
+        raise
+    return RedisCluster(started)
+
+
+def _free_port_below(limit: int) -> int:
+    for _ in range(1000):
+        port = free_port()
+        if port < limit and _port_free(port + 10_000):
+            return port
+    raise RuntimeError(f"no free port below {limit}")
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _wait_cluster_ok(cli: str, port: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = subprocess.run([cli, "-p", str(port), "cluster", "info"], capture_output=True, text=True).stdout
+        if "cluster_state:ok" in info:
+            return
+        time.sleep(0.1)  # the cluster converges by gossip; there is nothing to block on
+    raise RuntimeError("the cluster did not converge")

@@ -11,22 +11,29 @@ Streams are never trimmed: the log is the truth and XLEN is the version.
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.common import redis_client
 from services.common.event_store import AppendResult, NewEvent, Snapshot, StoredEvent, VersionConflict
 
 INDEX_KEY = "tabletop:streams"
 
-# KEYS: log, commands. ARGV: expected, command_id, n, then 6 fields per event.
+# KEYS: log, commands, once. ARGV: expected, command_id, n, then 6 fields per event.
+# `once` is a short-lived key unique to this call: if the client library
+# re-sends the script (a retry after a lost reply), the second run answers with
+# the first run's result instead of appending again or reporting a conflict.
 _APPEND = """
 local cmd = ARGV[2]
 if cmd ~= '' then
   local prev = redis.call('HGET', KEYS[2], cmd)
   if prev then return {0, prev} end
 end
+local done = redis.call('GET', KEYS[3])
+if done then return {1, done} end
 local cur = redis.call('XLEN', KEYS[1])
 if cur ~= tonumber(ARGV[1]) then return {-1, tostring(cur)} end
 local n = tonumber(ARGV[3])
@@ -39,6 +46,7 @@ for k = 1, n do
 end
 local answer = (cur + 1) .. ':' .. (cur + n)
 if cmd ~= '' then redis.call('HSET', KEYS[2], cmd, answer) end
+redis.call('SET', KEYS[3], answer, 'EX', 600)
 return {1, answer}
 """
 
@@ -65,8 +73,8 @@ class RedisEventStore:
         self._snapshot = client.register_script(_SNAPSHOT)
 
     @classmethod
-    def from_url(cls, url: str) -> RedisEventStore:
-        return cls(aioredis.from_url(url, decode_responses=False))
+    def from_url(cls, url: str, cluster: bool = False) -> RedisEventStore:
+        return cls(redis_client.connect(url, cluster))
 
     async def close(self) -> None:
         await self._redis.aclose()
@@ -75,10 +83,11 @@ class RedisEventStore:
         self, stream: str, expected_version: int, events: Sequence[NewEvent], command_id: str = ""
     ) -> AppendResult:
         log, commands, _ = _keys(stream)
+        once = f"{{{stream}}}:once:{uuid.uuid4().hex}"
         args: list[str | bytes | int] = [expected_version, command_id, len(events)]
         for e in events:
             args += [e.type, e.data, e.audience, e.seat, e.redacted_type, e.redacted]
-        status, payload = await self._append(keys=[log, commands], args=args)
+        status, payload = await self._append(keys=[log, commands, once], args=args)
         if status == -1:
             raise VersionConflict(stream, expected_version, int(payload))
         first, last = (int(x) for x in payload.split(b":"))

@@ -2,10 +2,9 @@
 
 import asyncio
 
-import redis.asyncio as aioredis
 from tabletop.dice.v1 import dice_service_pb2_grpc
 
-from services.common import config
+from services.common import config, redis_client
 from services.common.grpc_server import serve
 from services.common.transport import RemoteClient
 from services.deck.app import DeckApp
@@ -14,7 +13,7 @@ from services.deck.servicer import DicePermuter, register
 
 async def main() -> None:
     settings = config.load()
-    client = aioredis.from_url(settings.redis_url, decode_responses=False)
+    client = redis_client.connect(settings.redis_url, settings.redis_cluster)
     dice = RemoteClient(dice_service_pb2_grpc.DiceServiceStub, settings.dice_addr)
     app = DeckApp(client, DicePermuter(dice))
 

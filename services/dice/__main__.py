@@ -2,9 +2,7 @@
 
 import asyncio
 
-import redis.asyncio as aioredis
-
-from services.common import config
+from services.common import config, redis_client
 from services.common.grpc_server import serve
 from services.dice.app import DiceApp
 from services.dice.servicer import register
@@ -12,7 +10,7 @@ from services.dice.servicer import register
 
 async def main() -> None:
     settings = config.load()
-    client = aioredis.from_url(settings.redis_url, decode_responses=False)
+    client = redis_client.connect(settings.redis_url, settings.redis_cluster)
     app = DiceApp(client)
     await serve("dice", settings, lambda server: register(server, app), on_stop=client.aclose)
 

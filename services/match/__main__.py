@@ -2,9 +2,7 @@
 
 import asyncio
 
-import redis.asyncio as aioredis
-
-from services.common import config, keys, wiring
+from services.common import config, keys, redis_client, wiring
 from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
 from services.match.app import MatchApp
@@ -14,7 +12,7 @@ from services.match.servicer import register
 
 async def main() -> None:
     settings = config.load()
-    client = aioredis.from_url(settings.redis_url, decode_responses=False)
+    client = redis_client.connect(settings.redis_url, settings.redis_cluster)
     store = RedisEventStore(client)
     dice = wiring.dice_client(settings, client)
     deck = wiring.deck_client(settings, client, dice)

@@ -12,12 +12,15 @@ from services.common.event_store import MemoryEventStore, NewEvent, Snapshot, Ve
 from services.common.redis_store import RedisEventStore
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 async def store(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[object]:
     if request.param == "memory":
         yield MemoryEventStore()
         return
-    backend = RedisEventStore.from_url(redis_url)
+    if request.param == "redis-cluster":
+        backend = RedisEventStore.from_url(request.getfixturevalue("redis_cluster_url"), cluster=True)
+    else:
+        backend = RedisEventStore.from_url(redis_url)
     yield backend
     await backend.close()
 
