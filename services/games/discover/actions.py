@@ -126,6 +126,18 @@ class Loot:
 
 
 @dataclass(frozen=True)
+class UseKeyItem:
+    """Resolve the key item's exploration card instead of the one drawn."""
+
+    item: int
+
+
+@dataclass(frozen=True)
+class DeclineKeyItem:
+    pass
+
+
+@dataclass(frozen=True)
 class EndTurn:
     pass
 
@@ -193,8 +205,36 @@ class ResolveCombat:
 
 
 Action = (
-    ChooseCharacter | PassLeadership | Gather | SkipGather | Move | Explore | Cook | RestartFire | Craft
-    | Trade | TradeGive | TradeTake | EndTrade | Investigate | Recover | UseItem | UseQuestAction | Loot
-    | EndTurn | ChooseFighter | ChooseEnemy | ChooseSpace | PlaySupport | DeclineSupport | RollCombat
-    | Escape | SpendResource | UseCombatItem | UseSupportCard | ResolveCombat
+    ChooseCharacter
+    | PassLeadership
+    | Gather
+    | SkipGather
+    | Move
+    | Explore
+    | Cook
+    | RestartFire
+    | Craft
+    | Trade
+    | TradeGive
+    | TradeTake
+    | EndTrade
+    | Investigate
+    | Recover
+    | UseItem
+    | UseQuestAction
+    | Loot
+    | UseKeyItem
+    | DeclineKeyItem
+    | EndTurn
+    | ChooseFighter
+    | ChooseEnemy
+    | ChooseSpace
+    | PlaySupport
+    | DeclineSupport
+    | RollCombat
+    | Escape
+    | SpendResource
+    | UseCombatItem
+    | UseSupportCard
+    | ResolveCombat
 )

@@ -83,7 +83,10 @@ def _night_healing(state: State) -> list[ev.Event]:
 def _start_day(state: State) -> list[ev.Event]:
     if state.day >= state.max_days:
         # Documented safety cap: the survivors still on the map lose.
-        return [ev.StepDone(), _game_over(state, f"the survivors did not escape within {state.max_days} days")]
+        return [
+            ev.StepDone(),
+            _game_over(state, f"the survivors did not escape within {state.max_days} days"),
+        ]
     return [ev.StepDone(), ev.DayStarted(state.day + 1, order_from(state, state.leader))]
 
 
@@ -103,7 +106,8 @@ def end_of_day(state: State) -> list[ev.Event]:
     out.extend(ev.SurvivorWon(seat) for seat in winners)
     remaining = tuple(s for s in state.active() if s not in winners)
     if not remaining:
-        return [*out, ev.GameEnded(True if winners else _game_over(state, "").won, "no survivor is left on the map")]
+        won = bool(winners) or _game_over(state, "").won
+        return [*out, ev.GameEnded(won, "no survivor is left on the map")]
     if state.leader in winners:
         out.append(ev.LeaderChanged(left_of(state, state.leader, remaining)))
     return [*out, ev.StepsQueued((st.DrawNight(), st.NightHealing(), st.PassLeader(), st.StartDay()))]

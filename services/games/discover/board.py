@@ -14,6 +14,7 @@ from services.games.discover.vocab import Hex
 DIRECTIONS = (Hex(0, -1), Hex(1, -1), Hex(1, 0), Hex(0, 1), Hex(-1, 1), Hex(-1, 0))  # N NE SE S SW NW
 
 
+@cache
 def neighbours(h: Hex) -> tuple[Hex, ...]:
     return tuple(h + d for d in DIRECTIONS)
 

@@ -7,7 +7,7 @@ from services.games.common.engine import IllegalAction
 from services.games.discover import actions as act
 from services.games.discover import events as ev
 from services.games.discover.board import board, compass_step, walk_distances
-from services.games.discover.content import load
+from services.games.discover.content import EnemySpec, load
 from services.games.discover.effects import Acc
 from services.games.discover.flow import fighter
 from services.games.discover.rules import (
@@ -114,7 +114,8 @@ def escape_spaces(state: State, combat: Combat) -> tuple[Hex, ...]:
     costs = load(state.scenario).terrain_cost
     spaces = board(state).spaces
     return tuple(
-        h for h in adjacent_spaces(state, survivor.space)
+        h
+        for h in adjacent_spaces(state, survivor.space)
         if costs[spaces[h].terrain] is not None and not enemies_at(state, h)
     )
 
@@ -153,9 +154,7 @@ def _modify(state: State, combat: Combat, action: act.Action) -> list[ev.Event]:
 def usable_items(state: State, combat: Combat) -> tuple[int, ...]:
     """Combat items carried and not yet used in this combat (each item once per combat)."""
     items = load(state.scenario).items
-    return tuple(
-        i for i in state.survivors[combat.seat].items if items[i].combat and f"item:{i}" not in combat.used
-    )
+    return tuple(i for i in state.survivors[combat.seat].items if items[i].combat and f"item:{i}" not in combat.used)
 
 
 def usable_support(state: State, combat: Combat) -> tuple[str, ...]:
@@ -172,7 +171,7 @@ def _item_use(state: State, item: int) -> list[ev.Event]:
     return [ev.DieModified(d, n, source) for d, n in (("grey", use.grey), ("red", use.red)) if n]
 
 
-def _spec(state: State, combat: Combat):  # type: ignore[no-untyped-def]
+def _spec(state: State, combat: Combat) -> EnemySpec:
     return load(state.scenario).enemies[state.enemy(combat.enemy).number]
 
 

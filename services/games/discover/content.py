@@ -254,7 +254,14 @@ def _tile(t: dict[str, Any], offsets: dict[str, Hex]) -> TileSpec:
 def _enemy(e: dict[str, Any]) -> EnemySpec:
     attack = e["attack"] if isinstance(e["attack"], int) else None
     return EnemySpec(
-        e["number"], e["name"], e["defence"], attack, e["health"], e["lethal"], e["special"], _pairs(e["rewards"])
+        e["number"],
+        e["name"],
+        e["defence"],
+        attack,
+        e["health"],
+        e["lethal"],
+        e["special"],
+        _pairs(e["rewards"]),
     )
 
 
@@ -302,7 +309,12 @@ def _threats(cards: list[dict[str, Any]]) -> dict[str, ThreatSpec]:
         for copy in range(c["copies"]):
             tid = f"T{c['number']:02d}{chr(ord('a') + copy)}"
             specs[tid] = ThreatSpec(
-                tid, c["name"], _effects(c["effects"]), ongoing.get("explore_extra", 0), bool(ongoing), c["tribal"]
+                tid,
+                c["name"],
+                _effects(c["effects"]),
+                ongoing.get("explore_extra", 0),
+                bool(ongoing),
+                c["tribal"],
             )
     return specs
 
@@ -320,7 +332,11 @@ def _stage(s: dict[str, Any]) -> StageSpec:
         Objective(o["kind"], o.get("item", 0), o.get("count", 0), o.get("landmark", 0)) for o in s["objectives"]
     )
     return StageSpec(
-        s["stage"], s["name"], objectives, _effects(s["on_complete"]), s["win_at_landmark"],
+        s["stage"],
+        s["name"],
+        objectives,
+        _effects(s["on_complete"]),
+        s["win_at_landmark"],
         tuple(s["objective_icons"]),
     )
 
@@ -379,6 +395,7 @@ def ability(a: dict[str, Any]) -> Ability:
         "clean_water": lambda: v.CleanWater(),
         "portable_fire": lambda: v.PortableFire(),
         "free_fire": lambda: v.FreeFire(),
+        "alt_exploration": lambda: v.AltExploration(a["card"]),
     }
     result: Ability = kinds[a["kind"]]()
     return result

@@ -8,6 +8,7 @@ from services.games.discover import events as ev
 from services.games.discover import state as st
 from services.games.discover.board import board, explorable_slots, neighbours
 from services.games.discover.content import load, m_formula
+from services.games.discover.keyitems import exploration_step
 from services.games.discover.rules import (
     abilities,
     ability_sum,
@@ -25,6 +26,7 @@ from services.games.discover.vocab import (
     DamageType,
     FreeFire,
     GatherBonus,
+    Hex,
     MoveDiscount,
     PlaceItem,
     PortableFire,
@@ -124,10 +126,11 @@ def move_cost(state: State, seat: int, to: str) -> int | None:
     base = load(state.scenario).terrain_cost[to]
     if base is None:
         return None
-    return max(0, base - ability_sum(state, seat, MoveDiscount, terrain=to))
+    # Every move costs at least 1 stamina: free moves would let a survivor walk forever.
+    return max(1, base - ability_sum(state, seat, MoveDiscount, terrain=to))
 
 
-def _move(state: State, seat: int, to: st.Hex) -> list[ev.Event]:
+def _move(state: State, seat: int, to: Hex) -> list[ev.Event]:
     """Move and Gather: an adjacent revealed space, paying the terrain cost of the space entered."""
     here = state.survivors[seat].space
     if to not in neighbours(here) or to not in board(state).spaces:
@@ -164,7 +167,10 @@ def _cook(state: State, seat: int, meat: int, water: int) -> list[ev.Event]:
     if meat:
         out += [ev.ResourceChanged(seat, "meat", -meat), ev.ResourceChanged(seat, "food", meat)]
     if water:
-        out += [ev.ResourceChanged(seat, "dirty_water", -water), ev.ResourceChanged(seat, "clean_water", water)]
+        out += [
+            ev.ResourceChanged(seat, "dirty_water", -water),
+            ev.ResourceChanged(seat, "clean_water", water),
+        ]
     return out
 
 
@@ -182,9 +188,7 @@ def _restart_fire(state: State, seat: int) -> list[ev.Event]:
 
 def recipe(state: State, seat: int, project: int) -> tuple[tuple[str, int], ...]:
     cost = load(state.scenario).projects[project].cost
-    return tuple(
-        (r, max(0, n - ability_sum(state, seat, RecipeDiscount, resource=r))) for r, n in cost
-    )
+    return tuple((r, max(0, n - ability_sum(state, seat, RecipeDiscount, resource=r))) for r, n in cost)
 
 
 def _craft(state: State, seat: int, project: int) -> list[ev.Event]:
@@ -221,19 +225,22 @@ def decide_trade(state: State, seat: int, action: act.Action) -> list[ev.Event]:
         case act.TradeGive(resource=resource, item=item):
             good = f"item:{item}" if item else resource
             if good not in trade.taken and _holds(state, seat, resource, item):
-                return [ev.GoodsTransferred(seat, trade.partner, resource if not item else "", item)]
+                return [ev.GoodsTransferred(seat, trade.partner, resource, item)]
         case act.TradeTake(resource=resource, item=item):
             good = f"item:{item}" if item else resource
             if good not in trade.given and _holds(state, trade.partner, resource, item):
-                return [ev.GoodsTransferred(trade.partner, seat, resource if not item else "", item)]
+                return [ev.GoodsTransferred(trade.partner, seat, resource, item)]
         case act.EndTrade():
             return [ev.TradeClosed(seat)]
     raise IllegalAction("discover.day.trade.goods", "give or take goods that are held, or end the trade")
 
 
 def _holds(state: State, seat: int, resource: str, item: int) -> bool:
+    """One good named exactly: a resource (item 0) or an item (resource "")."""
     survivor = state.survivors[seat]
-    return item in survivor.items if item else survivor.resources.get(resource, 0) > 0
+    if item:
+        return not resource and item in survivor.items
+    return survivor.resources.get(resource, 0) > 0
 
 
 def _investigate(state: State, seat: int) -> list[ev.Event]:
@@ -241,7 +248,7 @@ def _investigate(state: State, seat: int) -> list[ev.Event]:
     landmark = board(state).spaces[state.survivors[seat].space].landmark
     if landmark is None:
         raise IllegalAction("discover.day.investigate.no_landmark", "no landmark in your space")
-    run = st.RunEffects(seat, Source.EXPLORATION, str(landmark), 0, landmark not in state.resolved)
+    run = exploration_step(state, seat, landmark)
     out = pay(state, seat, action_cost(state, seat, "investigate"), "investigate")
     return [*out, ev.LandmarkInvestigated(seat, landmark), ev.StepsQueued((run,))]
 
@@ -302,11 +309,11 @@ def _quest_action(state: State, seat: int, name: str) -> list[ev.Event]:
 def _loot(state: State, seat: int, victim: int, resource: str, item: int) -> list[ev.Event]:
     """Looting: as an action, take one resource or item from a casualty in your space."""
     if not 0 <= victim < len(state.survivors):
-        raise IllegalAction("discover.day.loot.no_casualty", "no such casualty")
+        raise IllegalAction("discover.casualties.loot.no_casualty", "no such casualty")
     body = state.survivors[victim]
     if body.status is not Status.CASUALTY or body.space != state.survivors[seat].space:
-        raise IllegalAction("discover.day.loot.no_casualty", "loot a casualty in your space")
+        raise IllegalAction("discover.casualties.loot.no_casualty", "loot a casualty in your space")
     if not _holds(state, victim, resource, item):
-        raise IllegalAction("discover.day.loot.nothing", "the casualty does not hold that")
+        raise IllegalAction("discover.casualties.loot.nothing", "the casualty does not hold that")
     out = pay(state, seat, action_cost(state, seat, "loot"), "loot")
-    return [*out, ev.GoodsTransferred(victim, seat, resource if not item else "", item)]
+    return [*out, ev.GoodsTransferred(victim, seat, resource, item)]

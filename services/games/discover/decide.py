@@ -27,6 +27,7 @@ from services.games.discover.combat import combat_chance, decide_combat, decide_
 from services.games.discover.day import decide_free_gather, decide_trade, decide_turn
 from services.games.discover.evolve import evolve
 from services.games.discover.flow import Kind, find_encounter, pending
+from services.games.discover.keyitems import decide_key_item
 from services.games.discover.monsters import decide_monster_choice
 from services.games.discover.outcomes import UNEXPECTED, choose_character, pass_leadership, step_outcome
 from services.games.discover.state import State
@@ -39,6 +40,9 @@ Decider = Callable[[State, int, act.Action], list[ev.Event]]
 def _encounter(state: State, seat: int, action: act.Action) -> list[ev.Event]:
     space = find_encounter(state)
     assert space is not None
+    wanted = act.ChooseFighter if pending(state).decision == "fighter" else act.ChooseEnemy
+    if not isinstance(action, wanted):
+        raise IllegalAction("discover.monsters.encounter_choice", f"expected {wanted.__name__}")
     return decide_encounter(state, seat, action, space)
 
 
@@ -48,6 +52,7 @@ DECIDERS: dict[str, Decider] = {
     "trade": decide_trade,
     "free_gather": decide_free_gather,
     "pass_leader": pass_leadership,
+    "key_item": decide_key_item,
     "fighter": _encounter,
     "enemy": _encounter,
     "support": decide_combat,

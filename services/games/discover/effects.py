@@ -170,7 +170,8 @@ def _extinguish(acc: Acc, effect: v.ExtinguishFires) -> None:
         if not lit or (effect.camp_only and space != camp):
             continue
         payers = [
-            s for s in order_from(state, state.leader)
+            s
+            for s in order_from(state, state.leader)
             if state.survivors[s].space == space and state.survivors[s].resources.get("wood", 0) >= effect.unless_wood
         ]
         if payers and effect.unless_wood:

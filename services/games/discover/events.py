@@ -397,14 +397,66 @@ class GameEnded:
 
 
 Event = (
-    StepsQueued | StepDone | PileFormed | DiscardsReshuffled | LeaderRolled | LeaderChanged | CharactersDealt
-    | ProjectsDrawn | HiddenCardsDealt | CharacterChosen | CharacterPicked | CharactersRevealed | DayStarted
-    | TurnEnded | DayEnded | StaminaChanged | SurvivorMoved | TileRevealed | FeatureRevealed | ResourceChanged
-    | ItemGained | ItemLost | ItemPlaced | ProjectCrafted | TradeOpened | GoodsTransferred | TradeClosed
-    | LandmarkInvestigated | CardResolved | FireChanged | ShelterMarked | DamageTaken | DamageHealed
-    | SurvivorEliminated | SurvivorWon | EnemySpawned | MonsterRevealed | MonsterMoved | FighterChosen
-    | CombatStarted | SupportPlayed | SupportDeclined | CombatStageSet | CombatRolled | RerollRequested
-    | DieRerolled | DieModified | EnemyDamaged | EnemyRemoved | EnemyRetreated | SurvivorEscaped
-    | CombatEnded | NightCardDrawn | ThreatDrawn | CardDiscarded | OngoingThreatPlaced
-    | OngoingThreatExpired | StageCompleted | StageBegan | CluesGained | QuestActionUnlocked | GameEnded
+    StepsQueued
+    | StepDone
+    | PileFormed
+    | DiscardsReshuffled
+    | LeaderRolled
+    | LeaderChanged
+    | CharactersDealt
+    | ProjectsDrawn
+    | HiddenCardsDealt
+    | CharacterChosen
+    | CharacterPicked
+    | CharactersRevealed
+    | DayStarted
+    | TurnEnded
+    | DayEnded
+    | StaminaChanged
+    | SurvivorMoved
+    | TileRevealed
+    | FeatureRevealed
+    | ResourceChanged
+    | ItemGained
+    | ItemLost
+    | ItemPlaced
+    | ProjectCrafted
+    | TradeOpened
+    | GoodsTransferred
+    | TradeClosed
+    | LandmarkInvestigated
+    | CardResolved
+    | FireChanged
+    | ShelterMarked
+    | DamageTaken
+    | DamageHealed
+    | SurvivorEliminated
+    | SurvivorWon
+    | EnemySpawned
+    | MonsterRevealed
+    | MonsterMoved
+    | FighterChosen
+    | CombatStarted
+    | SupportPlayed
+    | SupportDeclined
+    | CombatStageSet
+    | CombatRolled
+    | RerollRequested
+    | DieRerolled
+    | DieModified
+    | EnemyDamaged
+    | EnemyRemoved
+    | EnemyRetreated
+    | SurvivorEscaped
+    | CombatEnded
+    | NightCardDrawn
+    | ThreatDrawn
+    | CardDiscarded
+    | OngoingThreatPlaced
+    | OngoingThreatExpired
+    | StageCompleted
+    | StageBegan
+    | CluesGained
+    | QuestActionUnlocked
+    | GameEnded
 )

@@ -189,6 +189,8 @@ def _leaves(state: State, seat: int, status: Status) -> State:
         survivor = replace(survivor, status=status, hand=(), ongoing=())
     else:
         survivor = replace(survivor, status=status, hand=(), ongoing=(), resources={}, items=(), support=())
+        discard = state.threat_discard + tuple(card for card, _ in state.survivors[seat].ongoing)
+        state = replace(state, threat_discard=discard)
     order = tuple(s for s in state.turn_order if s != seat)
     return replace(state.with_survivor(survivor), turn_order=order)
 
@@ -291,4 +293,3 @@ def _evolve_night(state: State, event: ev.Event) -> State:
             return replace(over, combat=None, trade=None)
         case _:
             assert_never(event)  # type: ignore[arg-type]
-

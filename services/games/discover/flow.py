@@ -143,6 +143,8 @@ def _step(state: State, step: st.Step) -> Pending:
             return decide_by(state.leader, "spawn")
         case st.FreeGather(seat=seat):
             return decide_by(seat, "free_gather") if _can_gather(state, seat) else AUTO
+        case st.OfferKeyItem(seat=seat):
+            return decide_by(seat, "key_item") if state.survivors[seat].status is Status.ACTIVE else AUTO
         case st.PassLeader():
             return decide_by(state.leader, "pass_leader")
         case st.RunEffects() | st.NightHealing() | st.StartDay():

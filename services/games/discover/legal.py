@@ -47,6 +47,9 @@ def _candidates(state: State, seat: int, decision: str) -> Iterator[act.Action]:
         yield from _trade(state, seat)
     elif decision == "free_gather":
         yield from (act.Gather(), act.SkipGather())
+    elif decision == "key_item":
+        yield from (act.UseKeyItem(i) for i in survivor.items)
+        yield act.DeclineKeyItem()
     elif decision == "pass_leader":
         yield from (act.PassLeadership(s) for s in state.active())
     elif decision in ("fighter", "enemy"):

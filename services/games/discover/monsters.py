@@ -110,7 +110,11 @@ def move_step(state: State, step: st.MoveMonsters) -> list[ev.Event]:
 def moved(state: State, step: st.MoveMonsters, enemy: str, to: Hex) -> list[ev.Event]:
     """A monster stops when it enters a survivor's space."""
     left = 0 if at(state, to) else step.steps_left - 1
-    return [ev.MonsterMoved(enemy, to), ev.StepDone(), ev.StepsQueued((replace(step, steps_left=left, choices=()),))]
+    return [
+        ev.MonsterMoved(enemy, to),
+        ev.StepDone(),
+        ev.StepsQueued((replace(step, steps_left=left, choices=()),)),
+    ]
 
 
 def decide_monster_choice(state: State, action: act.Action) -> list[ev.Event]:

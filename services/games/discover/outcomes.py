@@ -11,9 +11,11 @@ from services.games.discover import state as st
 from services.games.discover.combat import start_combat
 from services.games.discover.content import load
 from services.games.discover.day import feature_bonus
+from services.games.discover.keyitems import exploration_step
 from services.games.discover.rules import gain_events
 from services.games.discover.setup import card_number
 from services.games.discover.state import Source, State
+from services.games.discover.vocab import Hex
 
 UNEXPECTED = "discover.chance.unexpected"
 
@@ -51,7 +53,7 @@ def _leader_roll(seats: tuple[int, ...], values: tuple[int, ...]) -> list[ev.Eve
     return [*out, ev.LeaderChanged(tied[0])]
 
 
-def _feature(state: State, seat: int, space: st.Hex, token: str) -> list[ev.Event]:
+def _feature(state: State, seat: int, space: Hex, token: str) -> list[ev.Event]:
     """A flipped feature token: a resource to keep, an enemy to fight, or an exploration card."""
     face = load(state.scenario).features[token][1]
     out: list[ev.Event] = [ev.FeatureRevealed(seat, space, token, face)]
@@ -60,8 +62,7 @@ def _feature(state: State, seat: int, space: st.Hex, token: str) -> list[ev.Even
         appeared = ev.EnemySpawned(f"F{state.enemy_serial}", int(number), space, False)
         return [*out, appeared, *start_combat(state, seat, appeared.enemy)]
     if kind == "explore":
-        run = st.RunEffects(seat, Source.EXPLORATION, number, 0, int(number) not in state.resolved)
-        return [*out, ev.StepsQueued((run,))]
+        return [*out, ev.StepsQueued((exploration_step(state, seat, int(number)),))]
     return out + gain_events(state, seat, face, 1 + feature_bonus(state, seat, face))
 
 
@@ -89,5 +90,6 @@ def pass_leadership(state: State, seat: int, action: act.Action) -> list[ev.Even
     """At the end of the night the leader keeps the marker or hands it to another survivor."""
     match action:
         case act.PassLeadership(seat=to) if to in state.active():
-            return [ev.StepDone()] + ([ev.LeaderChanged(to)] if to != state.leader else [])
+            out: list[ev.Event] = [ev.StepDone()]
+            return out + ([ev.LeaderChanged(to)] if to != state.leader else [])
     raise IllegalAction("discover.night.pass_leader", "pass the marker to a survivor on the map")

@@ -100,8 +100,9 @@ def damage_events(state: State, seat: int, damage: DamageType, amount: int) -> l
     for _ in range(amount):
         if taken == HEALTH_DIALS:
             out.append(ev.SurvivorEliminated(seat))
-            if state.leader == seat:
-                out.append(ev.LeaderChanged(left_of(state, seat, tuple(s for s in state.active() if s != seat))))
+            others = tuple(s for s in state.active() if s != seat)
+            if state.leader == seat and others:
+                out.append(ev.LeaderChanged(left_of(state, seat, others)))
             return out
         out.append(ev.DamageTaken(seat, damage))
         taken += 1

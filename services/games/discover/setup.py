@@ -143,8 +143,9 @@ def _shuffles(content: Content) -> list[st.Step]:
     """Night deck (two piles, level I drawn first), numeric decks, and the shuffled piles."""
     night = sorted(content.night.values(), key=lambda c: c.id)
     steps: list[st.Step] = [
-        st.Shuffle("night:I", tuple(c.id for c in night if c.tier == "I"), False),
+        # Level II is shuffled first, then level I goes on top (drawn first, flow.night_pile).
         st.Shuffle("night:II", tuple(c.id for c in night if c.tier == "II"), False),
+        st.Shuffle("night:I", tuple(c.id for c in night if c.tier == "I"), False),
         st.Shuffle("exploration", tuple(card_id("E", n) for n in sorted(content.exploration)), True),
         st.Shuffle("enemies", tuple(card_id("N", n) for n in sorted(content.enemies)), True),
         st.Shuffle("items", tuple(card_id("I", n) for n in sorted(content.items)), True),

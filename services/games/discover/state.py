@@ -148,6 +148,14 @@ class FreeGather:
 
 
 @dataclass(frozen=True)
+class OfferKeyItem:
+    """The survivor may use a key item to resolve another exploration card than `number`."""
+
+    seat: int
+    number: int
+
+
+@dataclass(frozen=True)
 class NightHealing:
     """Night abilities (e.g. heal one thirst) of every survivor."""
 
@@ -163,9 +171,24 @@ class StartDay:
 
 
 Step = (
-    Shuffle | RollLeader | DealCharacters | DealProjects | ChooseCharacters | DrawTile | RevealFeature
-    | DrawNight | DrawThreat | RunEffects | MoveMonsters | PickMover | PickSpawn | FreeGather | NightHealing
-    | PassLeader | StartDay
+    Shuffle
+    | RollLeader
+    | DealCharacters
+    | DealProjects
+    | ChooseCharacters
+    | DrawTile
+    | RevealFeature
+    | DrawNight
+    | DrawThreat
+    | RunEffects
+    | MoveMonsters
+    | PickMover
+    | PickSpawn
+    | FreeGather
+    | OfferKeyItem
+    | NightHealing
+    | PassLeader
+    | StartDay
 )
 
 # ---------------------------------------------------------------- pieces

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.games.discover import state as st
+from services.games.discover.content import load
 from services.games.discover.flow import Kind, pending
 from services.games.discover.state import Combat, Enemy, Phase, State, Status
 from services.games.discover.vocab import DamageType, Hex
@@ -78,6 +79,7 @@ class View:
     table: tuple[int, ...]
     stage: int
     stage_complete: bool
+    objective_icons: tuple[int, ...]  # landmarks marked on the current quest card (no effect by themselves)
     stages_done: int
     clues: int
     investigated: tuple[int, ...]
@@ -94,8 +96,6 @@ class View:
 
 def view(state: State, viewer: int | None) -> View:
     """The view of `viewer` (a seat, or None for a spectator)."""
-    from services.games.discover.content import load
-
     me = state.survivors[viewer] if viewer is not None and 0 <= viewer < len(state.survivors) else None
     wait = pending(state)
     slots = load(state.scenario).slots
@@ -123,6 +123,7 @@ def view(state: State, viewer: int | None) -> View:
         table=state.table,
         stage=state.stage,
         stage_complete=state.stage_complete,
+        objective_icons=load(state.scenario).stages[state.stage].objective_icons,
         stages_done=state.stages_done,
         clues=state.clues,
         investigated=tuple(sorted(state.investigated)),

@@ -3,6 +3,7 @@
 Card effects and abilities are small frozen dataclasses that the engine
 interprets; no rule branches on a card name or number.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -179,9 +180,25 @@ class Threats:
 
 
 Effect = (
-    Gain | Spend | PayOr | Damage | Heal | Stamina | GainItem | SpawnMonster | MoveMonsters
-    | ExtinguishFires | PlaceFire | Clue | DrawProject | AdvanceQuest | ResolveCard | Shelter
-    | UnlockAction | PlaceItem | Threats
+    Gain
+    | Spend
+    | PayOr
+    | Damage
+    | Heal
+    | Stamina
+    | GainItem
+    | SpawnMonster
+    | MoveMonsters
+    | ExtinguishFires
+    | PlaceFire
+    | Clue
+    | DrawProject
+    | AdvanceQuest
+    | ResolveCard
+    | Shelter
+    | UnlockAction
+    | PlaceItem
+    | Threats
 )
 
 # ---------------------------------------------------------------- abilities
@@ -251,7 +268,24 @@ class FreeFire:
     """Restart Fire costs you no wood."""
 
 
+@dataclass(frozen=True)
+class AltExploration:
+    """Key item: when you draw an exploration card you may resolve card `card` instead."""
+
+    card: int
+
+
 Ability = (
-    MoveDiscount | CombatBonus | PoisonBonus | DefeatBonus | GatherBonus | ActionDiscount
-    | RecipeDiscount | NightHeal | CleanWater | PortableFire | FreeFire
+    MoveDiscount
+    | CombatBonus
+    | PoisonBonus
+    | DefeatBonus
+    | GatherBonus
+    | ActionDiscount
+    | RecipeDiscount
+    | NightHeal
+    | CleanWater
+    | PortableFire
+    | FreeFire
+    | AltExploration
 )

@@ -1,0 +1,40 @@
+"""The wire format of Discover: typed protos for actions, events and views; the state as a blob.
+
+The only module of the engine that imports generated code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from enum import Enum
+
+from tabletop.games.discover.v1 import actions_pb2, events_pb2, views_pb2
+
+from services.games.common.gamecodec import GameCodec
+from services.games.common.serde import StateCodec
+from services.games.discover import actions, events, state, view, vocab
+
+
+def _state_types() -> list[type]:
+    """The state's own dataclasses and enums, plus the two vocabulary types it holds."""
+    own = [
+        obj
+        for obj in vars(state).values()
+        if isinstance(obj, type)
+        and obj.__module__ == state.__name__
+        and (dataclasses.is_dataclass(obj) or issubclass(obj, Enum))
+    ]
+    return [*own, vocab.Hex, vocab.DamageType]
+
+
+CODEC = GameCodec(
+    game="discover",
+    action_message=actions_pb2.Action,
+    action_types=typing.get_args(actions.Action),
+    event_message=events_pb2.Event,
+    event_types=typing.get_args(events.Event),
+    view_message=views_pb2.View,
+    view_type=view.View,
+    state=StateCodec(_state_types()),
+)

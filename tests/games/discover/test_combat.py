@@ -1,0 +1,215 @@
+"""Combat ("Combate"): dice, modifiers, damage, retreat, escape, support and lethal enemies."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.games.common.chance import DrawCards, RollDice
+from services.games.common.engine import IllegalAction
+from services.games.discover import ENGINE
+from services.games.discover import actions as a
+from services.games.discover import events as ev
+from services.games.discover import state as st
+from services.games.discover.decide import advance, fold
+from services.games.discover.state import CombatStage
+from services.games.discover.vocab import DamageType, Hex
+from tests.games.discover.builders import CAMP, NORTH, SOUTH, act, day, draw, enemy, game_events, roll, survivor
+
+BOAR, DOG, PANTHER = 1, 4, 7  # defence/attack/health: 6/9/2, 6/8/1, 8/7/2 (lethal)
+
+
+def fighting(state: st.State) -> st.State:
+    """Let the encounter in the state start its combat."""
+    return fold(state, advance(state))
+
+
+def rolled(state: st.State, grey: int, red: int) -> st.State:
+    state, _ = act(state, 0, a.RollCombat())
+    state, _ = roll(state, grey, red)
+    return state
+
+
+def boar_fight(**survivor_changes: object) -> st.State:
+    state = survivor(enemy(day(1), "X1", BOAR, CAMP), 0, **survivor_changes)
+    return fighting(state)
+
+
+def test_both_dice_are_rolled_through_a_chance_request() -> None:
+    state, events = act(boar_fight(), 0, a.RollCombat())
+    assert ENGINE.to_move(state).chance == RollDice(2, 12)
+    _, events = roll(state, 4, 5)
+    assert events == [ev.CombatRolled(4, 5)]
+
+
+def test_grey_die_at_least_defence_damages_the_enemy_then_it_retreats_by_the_compass() -> None:
+    _, events = act(rolled(boar_fight(), 6, 1), 0, a.ResolveCombat())
+    assert events == [ev.EnemyDamaged("X1", 1), ev.EnemyRetreated("X1", NORTH), ev.CombatEnded(0)]
+
+
+def test_red_die_at_least_attack_damages_the_combatant() -> None:
+    _, events = act(rolled(boar_fight(), 2, 9), 0, a.ResolveCombat())  # red 9: south-east
+    assert events == [ev.DamageTaken(0, DamageType.PHYSICAL), ev.EnemyRetreated("X1", Hex(1, 0)), ev.CombatEnded(0)]
+
+
+def test_an_enemy_with_counters_equal_to_its_health_is_defeated_and_pays_its_reward() -> None:
+    state = fighting(enemy(day(1), "X1", BOAR, CAMP, damage=1))
+    after, events = act(rolled(state, 7, 12), 0, a.ResolveCombat())
+    assert after.enemies == () and after.piles["monsters"] == state.piles["monsters"]  # the token leaves the game
+    assert events == [
+        ev.EnemyDamaged("X1", 2),
+        ev.EnemyRemoved("X1", 0),
+        ev.ResourceChanged(0, "meat", 2),
+        ev.DamageTaken(0, DamageType.PHYSICAL),  # suffered even though the enemy was defeated
+        ev.CombatEnded(0),
+    ]
+
+
+def test_retreat_falls_back_to_a_space_the_combatant_picks() -> None:
+    state = fighting(survivor(enemy(day(1), "X1", BOAR, NORTH), 0, space=NORTH))
+    state, events = act(rolled(state, 1, 1), 0, a.ResolveCombat())  # north of NORTH is unexplored
+    assert events == [ev.CombatStageSet(CombatStage.RETREAT)]
+    assert ENGINE.legal_actions(state, 0) == [
+        a.ChooseSpace(Hex(1, -1)),
+        a.ChooseSpace(CAMP),
+        a.ChooseSpace(Hex(-1, 0)),
+    ]
+    _, events = act(state, 0, a.ChooseSpace(CAMP))
+    assert events == [ev.EnemyRetreated("X1", CAMP), ev.CombatEnded(0)]
+
+
+def test_an_enemy_never_retreats_onto_a_survivor() -> None:
+    state = survivor(enemy(day(2), "X1", BOAR, CAMP), 1, space=NORTH)
+    state = fighting(state)
+    state, _ = act(state, 1, a.DeclineSupport())
+    state, events = act(rolled(state, 1, 1), 0, a.ResolveCombat())  # north holds survivor 1
+    assert events == [ev.CombatStageSet(CombatStage.RETREAT)]
+    assert a.ChooseSpace(NORTH) not in ENGINE.legal_actions(state, 0)
+
+
+def test_wood_rerolls_grey_and_stone_rerolls_red_as_often_as_paid() -> None:
+    state = rolled(boar_fight(resources={"wood": 1, "stone": 2}), 2, 11)
+    state, events = act(state, 0, a.SpendResource("wood"))
+    assert events == [ev.ResourceChanged(0, "wood", -1), ev.RerollRequested("grey", "wood")]
+    assert ENGINE.to_move(state).chance == RollDice(1, 12)
+    state, events = roll(state, 8)
+    assert events == [ev.DieRerolled("grey", 8)]
+    for value in (12, 3):
+        state, _ = act(state, 0, a.SpendResource("stone"))
+        state, events = roll(state, value)
+        assert events == [ev.DieRerolled("red", value)]
+    assert refused(state, a.SpendResource("stone")) == "discover.combat.modify"
+
+
+def test_poison_adds_one_to_grey_and_salvage_takes_one_from_red() -> None:
+    state = rolled(boar_fight(resources={"poison": 1, "salvage": 1}), 5, 9)
+    state, events = act(state, 0, a.SpendResource("poison"))
+    assert events == [ev.ResourceChanged(0, "poison", -1), ev.DieModified("grey", 1, "poison")]
+    state, events = act(state, 0, a.SpendResource("salvage"))
+    assert events == [ev.ResourceChanged(0, "salvage", -1), ev.DieModified("red", -1, "salvage")]
+    _, events = act(state, 0, a.ResolveCombat())
+    assert events[0] == ev.EnemyDamaged("X1", 1) and not [e for e in events if isinstance(e, ev.DamageTaken)]
+
+
+def refused(state: st.State, action: a.Action, seat: int = 0) -> str:
+    with pytest.raises(IllegalAction) as error:
+        ENGINE.decide(state, seat, action)
+    return error.value.rule
+
+
+def test_each_item_is_used_once_per_combat() -> None:
+    state = rolled(boar_fight(items=(2,)), 5, 1)
+    state, events = act(state, 0, a.UseCombatItem(2))
+    assert events == [ev.DieModified("grey", 1, "item:2")]
+    assert refused(state, a.UseCombatItem(2)) == "discover.combat.modify"
+
+
+def test_survivors_within_two_spaces_support_in_order_from_the_combatants_left() -> None:
+    state = enemy(day(4), "X1", DOG, CAMP)
+    state = survivor(survivor(survivor(state, 1, space=NORTH), 2, space=Hex(0, -3)), 3, space=SOUTH)
+    state = fighting(state)
+    # Seat 1 sits to the combatant's left (clockwise); seat 2 is three spaces away.
+    assert state.combat is not None and state.combat.supporters == (1, 3)
+    state, _ = act(state, 1, a.DeclineSupport())
+    state, events = act(state, 3, a.PlaySupport("yellow-2"))  # Flanking: +1 grey
+    assert events == [ev.SupportPlayed(3, "yellow-2")]
+    state, _ = act(state, 0, a.RollCombat())
+    _, events = roll(state, 5, 1)
+    assert events == [ev.CombatRolled(5, 1), ev.DieModified("grey", 1, "support:yellow-2")]
+
+
+def test_the_combatant_plays_no_support_card_and_support_cards_return_to_their_owner() -> None:
+    state = fighting(enemy(day(2), "X1", DOG, CAMP))
+    state, _ = act(state, 0, a.ChooseFighter(0))
+    assert ENGINE.to_move(state).seats == (1,)
+    state, _ = act(state, 1, a.PlaySupport("blue-1"))
+    _, events = act(rolled(state, 12, 1), 0, a.ResolveCombat())
+    assert ev.CombatEnded(0) in events
+    assert "blue-1" in fold(state, events).survivors[1].support
+
+
+def test_escape_moves_the_survivor_and_skips_the_rest_of_the_combat() -> None:
+    state, events = act(boar_fight(), 0, a.Escape(NORTH))
+    assert events == [ev.StaminaChanged(0, 11), ev.SurvivorEscaped(0, NORTH), ev.CombatEnded(0)]
+    assert state.enemy("X1").space == CAMP and state.enemy("X1").damage == 0
+
+
+def test_a_lethal_enemy_fights_on_against_the_survivor_to_the_left() -> None:
+    state = fighting(enemy(day(2), "X1", PANTHER, CAMP))
+    state, _ = act(state, 0, a.ChooseFighter(0))
+    state, _ = act(state, 1, a.DeclineSupport())
+    _, events = act(rolled(state, 1, 1), 0, a.ResolveCombat())
+    assert events == [ev.CombatEnded(0), ev.CombatStarted(1, "X1", (0,))]
+
+
+def test_a_lethal_enemy_fights_the_same_survivor_again_when_alone() -> None:
+    state = fighting(enemy(day(1), "X1", PANTHER, CAMP))
+    _, events = act(rolled(state, 1, 1), 0, a.ResolveCombat())
+    assert events == [ev.CombatEnded(0), ev.CombatStarted(0, "X1", ())]
+
+
+def test_escaping_a_lethal_enemy_does_not_move_the_survivor() -> None:
+    state = fighting(enemy(day(1), "X1", PANTHER, CAMP))
+    assert [x for x in ENGINE.legal_actions(state, 0) if isinstance(x, a.Escape)] == [a.Escape(CAMP)]
+    state, events = act(state, 0, a.Escape(CAMP))
+    assert events == [ev.StaminaChanged(0, 11), ev.CombatEnded(0), ev.CombatStarted(0, "X1", ())]
+    assert state.survivors[0].space == CAMP
+
+
+def test_a_face_down_monster_is_revealed_from_the_monster_pile_when_fought() -> None:
+    state = fighting(enemy(day(1), "X1", 0, CAMP))
+    assert ENGINE.to_move(state).chance == DrawCards("monsters", 1, None)
+    state, events = draw(state, "monsters", "M04a")
+    assert events == [ev.MonsterRevealed("X1", DOG), ev.CombatStageSet(CombatStage.READY)]
+
+
+def test_a_feature_enemy_that_survives_stays_on_the_map_as_an_enemy_token() -> None:
+    state = survivor(day(1), 0, space=NORTH)
+    state, _ = act(state, 0, a.Gather())
+    state, _ = draw(state, "feature:tree", "tree-29")  # enemy 9
+    state, _ = act(rolled(state, 1, 1), 0, a.ResolveCombat())
+    state, _ = act(state, 0, a.ChooseSpace(CAMP))
+    assert state.enemies == (st.Enemy("F1", 9, CAMP, False, 0),)
+
+
+def test_worked_example_modifying_dice_then_retreating_south() -> None:
+    """Grey 5 and red 10 against a boar (6/9): poison makes the hit, salvage is not enough,
+    a stone re-roll shows 4; the boar takes a counter and retreats south (red face 4)."""
+    state = rolled(boar_fight(resources={"poison": 1, "salvage": 1, "stone": 1}), 5, 10)
+    for resource in ("poison", "salvage", "stone"):
+        state, _ = act(state, 0, a.SpendResource(resource))
+    state, _ = roll(state, 4)
+    _, events = act(state, 0, a.ResolveCombat())
+    assert game_events(events) == [ev.EnemyDamaged("X1", 1), ev.EnemyRetreated("X1", SOUTH), ev.CombatEnded(0)]
+
+
+def test_an_enemy_with_a_dash_attack_never_damages(monkeypatch: pytest.MonkeyPatch) -> None:
+    from services.games.discover import combat, content
+
+    spec = content._enemy(
+        {"number": 1, "name": "Shy Boar", "defence": 6, "attack": "-", "health": 2, "lethal": False,
+         "special": False, "rewards": {}}
+    )  # fmt: skip
+    assert spec.attack is None
+    monkeypatch.setattr(combat, "_spec", lambda state, c: spec)
+    _, events = act(rolled(boar_fight(), 1, 12), 0, a.ResolveCombat())
+    assert not [e for e in events if isinstance(e, ev.DamageTaken)]
