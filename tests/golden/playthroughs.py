@@ -23,6 +23,7 @@ SHOWN_EVENTS = 120
 CASES: list[tuple[str, dict[str, str], int, int]] = [
     ("el_dorado", {}, 2, 1),
     ("el_dorado", {}, 4, 2),
+    ("el_dorado", {"course": "witchs_cauldron", "caves": "true"}, 3, 3),
     ("la_isla", {}, 2, 1),
     ("la_isla", {"deck": "full"}, 4, 2),
     ("discover", {}, 1, 1),
