@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,7 +76,7 @@ async def drive(
     started = time.perf_counter()
     by_seat = {s.seat: s for s in result.seats}
     summary = result.summary = (await gateway.view(result.match_id)).match
-    watch: Any = gateway.watch(result.match_id, after=summary.version)
+    watch = _Updates(lambda after: gateway.watch(result.match_id, after=after), summary.version)
     try:
         while summary.status != mpb.MATCH_STATUS_FINISHED:
             if (stop_at is not None and time.perf_counter() > stop_at) or (
@@ -94,18 +95,54 @@ async def drive(
         result.seconds += time.perf_counter() - started
 
 
-async def _next_summary(gateway: Gateway, watch: Any, current: mpb.MatchSummary) -> mpb.MatchSummary:
+class _Updates:
+    """A watch stream read with a patience limit; reopened where it left off if it ends."""
+
+    def __init__(self, open_from: Callable[[int], Any], after: int) -> None:
+        self._open_from = open_from
+        self._call = open_from(after)
+        self._pending: asyncio.Task[Any] | None = None
+
+    async def next(self, timeout: float) -> Any:
+        """The next update, or None if none came in time (the read stays pending)."""
+        if self._pending is None:
+            self._pending = asyncio.ensure_future(self._call.read())
+        done, _ = await asyncio.wait({self._pending}, timeout=timeout)
+        if not done:
+            return None
+        task, self._pending = self._pending, None
+        update = task.result()
+        if update is grpc.aio.EOF:
+            return None
+        return update
+
+    def reopen(self, after: int) -> None:
+        """Follow the match again from `after` (the stream ended before the match did)."""
+        self.cancel()
+        self._call = self._open_from(after)
+
+    def ended(self) -> bool:
+        return bool(self._call.done())
+
+    def cancel(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+        self._call.cancel()
+
+
+async def _next_summary(gateway: Gateway, watch: _Updates, current: mpb.MatchSummary) -> mpb.MatchSummary:
     """The summary after the next update that moves the match on.
 
     If no update comes for a while (every submit lost a race), ask afresh.
     """
     while True:
-        try:
-            update = await asyncio.wait_for(watch.read(), STALL_SECONDS)
-        except TimeoutError:
-            return (await gateway.view(current.match_id)).match  # type: ignore[no-any-return]
-        if update is grpc.aio.EOF:
-            return (await gateway.view(current.match_id)).match  # type: ignore[no-any-return]
+        update = await watch.next(STALL_SECONDS)
+        if update is None:
+            fresh: mpb.MatchSummary = (await gateway.view(current.match_id)).match
+            if watch.ended():
+                watch.reopen(fresh.version)
+            return fresh
         if update.match.version > current.version or update.match.status == mpb.MATCH_STATUS_FINISHED:
             return update.match  # type: ignore[no-any-return]
 
