@@ -107,7 +107,14 @@ def matchmaking(figures: dict[str, Any]) -> None:
         return
     from bench import matchmaking as mm
 
-    figures["matchmaking"] = mm.run()
+    result = figures["matchmaking"] = mm.run()
+    for name in ("one_replica", "two_replicas"):
+        run = result[name]
+        print(f"matchmaking, {run['replicas']} replica(s): {run['tickets_per_s']:.0f} tickets/s, ticket to "
+              f"assignment p50 {run['p50_ms']:.0f} ms, p99 {run['p99_ms']:.0f} ms "
+              f"({run['parallel_players']} players at once)", flush=True)
+    print(f"matchmaking, 2 replicas vs 1: throughput x{result['throughput_ratio_2_to_1']}, "
+          f"p50 x{result['p50_ratio_2_to_1']}", flush=True)
 
 
 if __name__ == "__main__":
