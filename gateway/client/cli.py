@@ -293,10 +293,18 @@ def queue(
     gateway: GatewayOpt = DEFAULT_GATEWAY,
 ) -> None:
     """Ask the matchmaker for a match and wait for the assignment."""
+    from gateway.client.queue import TicketExpired
     from gateway.client.queue import queue as find
 
     player = name or os.environ.get("USER", "player")
-    found = asyncio.run(find(gateway, game, players, max_players or players, _options(option), player))
+    try:
+        found = asyncio.run(find(gateway, game, players, max_players or players, _options(option), player))
+    except TicketExpired as expired:
+        console.print(f"[yellow]{expired}[/yellow]")
+        raise typer.Exit(2) from None
+    except grpc.aio.AioRpcError as error:
+        console.print(f"[red]{error.code().name}[/red]: {error.details()}")
+        raise typer.Exit(1) from None
     _save_seat(Seat(found["match_id"], int(found["seat"]), found["token"]))
     if as_json:
         _print({k: found[k] for k in ("ticket_id", "match_id", "seat")})

@@ -35,9 +35,16 @@ class LocalChance:
             case chance.Permute(n=n):
                 return chance.Permuted(fair.permutation(self.seed, self._next(), n))
             case chance.ShufflePile(pile=pile, cards=cards, keep_order=keep):
-                order = cards if keep else fair.shuffled(self.seed, self._next(), cards)
+                # Every shuffle takes a draw number, even one that keeps the order (as the services do).
+                counter = self._next()
+                order = cards if keep else fair.shuffled(self.seed, counter, cards)
                 self.piles[pile] = list(order)
                 return chance.PileShuffled(pile, len(order))
+            case chance.PutCards(pile=pile, cards=cards, bottom=bottom):
+                self._next()
+                stock = self.piles.get(pile, [])
+                self.piles[pile] = [*stock, *cards] if bottom else [*cards, *stock]
+                return chance.CardsPut(pile, len(self.piles[pile]))
             case chance.DrawCards(pile=pile, count=count):
                 stock = self.piles.get(pile, [])
                 if count > len(stock):

@@ -12,11 +12,17 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
+# Longer than any blocking read we issue (at most 10 s), so a blocking XREAD is
+# never cut off by the client's own socket timeout, while a dead connection
+# still fails instead of hanging.
+SOCKET_TIMEOUT = 30.0
+
 
 def connect(url: str, cluster: bool = False, max_connections: int | None = None) -> Any:
     """An asyncio client with bytes replies."""
+    options: dict[str, Any] = {"decode_responses": False, "socket_timeout": SOCKET_TIMEOUT}
     if cluster:
-        return RedisCluster.from_url(url, decode_responses=False)
+        return RedisCluster.from_url(url, **options)
     if max_connections is not None:
-        return aioredis.from_url(url, decode_responses=False, max_connections=max_connections)
-    return aioredis.from_url(url, decode_responses=False)
+        options["max_connections"] = max_connections
+    return aioredis.from_url(url, **options)

@@ -51,16 +51,39 @@ class DeckApp:
     async def draw(self, match_id: str, pile: str, counter: int, offset: int, count: int) -> tuple[str, ...]:
         """The cards at positions offset..offset+count of the pile."""
         _check(match_id, pile, counter)
-        raw = await self._redis.get(keys.deck_pile(match_id, pile, counter))
-        if raw is None:
-            raise FailedPrecondition(f"pile {pile} was never shuffled", "deck.pile_unknown")
-        order = json.loads(raw)
+        order = await self._order(match_id, pile, counter)
         if offset < 0 or count < 0 or offset + count > len(order):
             # Say how many are left, never which.
             raise FailedPrecondition(
                 f"pile {pile} has {max(0, len(order) - offset)} cards left, {count} asked", "deck.pile_short"
             )
         return tuple(order[offset : offset + count])
+
+    async def put(
+        self, match_id: str, pile: str, counter: int, from_counter: int, offset: int,
+        cards: tuple[str, ...], bottom: bool,
+    ) -> int:
+        """A new version of the pile: `cards` on top (or at the bottom) of what is left; its size."""
+        _check(match_id, pile, counter)
+        rest: tuple[str, ...] = ()
+        if from_counter >= 0:
+            previous = await self._order(match_id, pile, from_counter)
+            if not 0 <= offset <= len(previous):
+                raise FailedPrecondition(f"pile {pile} has only {len(previous)} cards", "deck.pile_short")
+            rest = previous[offset:]
+        order = rest + cards if bottom else cards + rest
+        if len(order) > MAX_PILE:
+            raise InvalidArgument(f"a pile holds at most {MAX_PILE} cards")
+        key = keys.deck_pile(match_id, pile, counter)
+        await self._redis.set(key, json.dumps(order), nx=True)
+        await self._redis.sadd(keys.deck_index(match_id), key)
+        return len(json.loads(await self._redis.get(key)))
+
+    async def _order(self, match_id: str, pile: str, counter: int) -> tuple[str, ...]:
+        raw = await self._redis.get(keys.deck_pile(match_id, pile, counter))
+        if raw is None:
+            raise FailedPrecondition(f"pile {pile} was never made", "deck.pile_unknown")
+        return tuple(json.loads(raw))
 
     async def release(self, match_id: str) -> None:
         """Drop the piles of a finished match (they are rebuildable from seed and log)."""

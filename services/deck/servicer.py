@@ -36,6 +36,13 @@ class DeckServicer(pb_grpc.DeckServiceServicer):
         cards = await self._app.draw(request.match_id, request.pile, request.counter, request.offset, request.count)
         return pb.DrawCardsResponse(cards=cards)
 
+    async def PutCards(self, request: pb.PutCardsRequest, context: Any) -> pb.PutCardsResponse:
+        size = await self._app.put(
+            request.match_id, request.pile, request.counter, request.from_counter, request.offset,
+            tuple(request.cards), request.bottom,
+        )
+        return pb.PutCardsResponse(size=size)
+
     async def ReleaseMatch(self, request: pb.ReleaseMatchRequest, context: Any) -> pb.ReleaseMatchResponse:
         await self._app.release(request.match_id)
         return pb.ReleaseMatchResponse()

@@ -24,6 +24,7 @@ class Report:
     permutations: int = 0
     shuffles: int = 0
     deals: int = 0
+    puts: int = 0
     problems: list[str] = field(default_factory=list)
 
     def fail(self, problem: str) -> None:
@@ -94,6 +95,14 @@ def _check(
         piles[(request.shuffle_pile.pile, counter)] = order
         if outcome.pile_shuffled.size != len(order):
             report.fail(f"v{version}: shuffled pile size {outcome.pile_shuffled.size} != {len(order)}")
+    elif kind == "put_cards":
+        report.puts += 1
+        put = request.put_cards
+        below = piles.get((put.pile, resolved.pile_counter), ()) if resolved.pile_counter >= 0 else ()
+        rest = below[resolved.pile_offset :]
+        piles[(put.pile, counter)] = rest + tuple(put.cards) if put.bottom else tuple(put.cards) + rest
+        if outcome.cards_put.size != len(piles[(put.pile, counter)]):
+            report.fail(f"v{version}: pile size after a put is {outcome.cards_put.size}")
     elif kind == "draw_cards":
         report.deals += 1
         dealt_from = piles.get((request.draw_cards.pile, resolved.pile_counter))

@@ -116,9 +116,10 @@ class MatchApp:
         joined = [e for e in events if isinstance(e, ev.PlayerJoined)]
         if joined:
             return joined[0].seat, version
-        # A retried join: find the seat from the log.
-        record = await self.record(match_id)
-        return list(record.players).index(player_id), version
+        # A retried join answers as the first time: the seat its event recorded,
+        # even if the player has left since.
+        (first,) = await self._store.read(match_stream(match_id), after_version=version - 1, limit=1)
+        return ev.PlayerJoined.FromString(first.data).seat, version
 
     async def leave(self, match_id: str, seat: int, command_id: str = "") -> int:
         async def plan(record: record_pb2.MatchRecord) -> list[Message]:

@@ -53,6 +53,8 @@ class ChanceResolver:
             outcome.pile_shuffled.pile, outcome.pile_shuffled.size = s.pile, reply.size
         elif kind == "draw_cards":
             await self._draw(record, request.draw_cards, outcome, resolved)
+        elif kind == "put_cards":
+            await self._put(record, request.put_cards, outcome, resolved)
         else:
             raise FailedPrecondition("the engine asked for an unknown chance request", "match.chance_unknown")
         resolved.outcome.CopyFrom(outcome)
@@ -78,3 +80,21 @@ class ChanceResolver:
         # A deal uses no new draw number: it reads the pile the shuffle made.
         resolved.counter = -1
         resolved.pile_counter, resolved.pile_offset = mark.counter, mark.dealt
+
+    async def _put(
+        self,
+        record: record_pb2.MatchRecord,
+        put: chance_pb2.PutCards,
+        outcome: chance_pb2.ChanceOutcome,
+        resolved: ev.ChanceResolved,
+    ) -> None:
+        mark = lifecycle.pile_mark(record, put.pile)
+        from_counter, offset = (mark.counter, mark.dealt) if mark is not None else (-1, 0)
+        reply = await self._deck.PutCards(
+            deck_pb.PutCardsRequest(
+                match_id=record.match_id, pile=put.pile, counter=record.next_counter,
+                from_counter=from_counter, offset=offset, cards=put.cards, bottom=put.bottom,
+            )
+        )
+        outcome.cards_put.pile, outcome.cards_put.size = put.pile, reply.size
+        resolved.pile_counter, resolved.pile_offset = from_counter, offset

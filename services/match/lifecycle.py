@@ -71,6 +71,10 @@ def _apply_chance(record: record_pb2.MatchRecord, event: ev.ChanceResolved) -> N
         mark.counter, mark.size, mark.dealt = event.counter, len(request.cards), 0
     elif kind == "draw_cards":
         _pile(record, event.request.draw_cards.pile).dealt += event.request.draw_cards.count
+    elif kind == "put_cards":
+        # The put made a new version of the pile under this draw number.
+        mark = _pile(record, event.request.put_cards.pile)
+        mark.counter, mark.size, mark.dealt = event.counter, event.outcome.cards_put.size, 0
 
 
 def _pile(record: record_pb2.MatchRecord, name: str) -> record_pb2.PileMark:

@@ -30,18 +30,24 @@ def game_event(emitted: rpb.EmittedEvent) -> NewEvent:
 
 
 def chance_event(resolved: ev.ChanceResolved) -> NewEvent:
-    """A deal to one seat is that seat's; everyone else sees it without the cards."""
+    """A deal to one seat, or cards one seat put back, are that seat's;
+    everyone else sees the record without the cards."""
     request = resolved.request
-    if request.WhichOneof("kind") == "draw_cards" and request.draw_cards.HasField("seat"):
-        hidden = ev.ChanceResolved()
-        hidden.CopyFrom(resolved)
+    kind = request.WhichOneof("kind")
+    private = kind in ("draw_cards", "put_cards") and getattr(request, kind).HasField("seat")
+    if not private:
+        return platform_event(resolved)
+    hidden = ev.ChanceResolved()
+    hidden.CopyFrom(resolved)
+    if kind == "draw_cards":
         hidden.ClearField("outcome")
-        return NewEvent(
-            type=resolved.DESCRIPTOR.full_name,
-            data=resolved.SerializeToString(),
-            audience="seat",
-            seat=request.draw_cards.seat,
-            redacted_type=hidden.DESCRIPTOR.full_name,
-            redacted=hidden.SerializeToString(),
-        )
-    return platform_event(resolved)
+    else:
+        hidden.request.put_cards.ClearField("cards")
+    return NewEvent(
+        type=resolved.DESCRIPTOR.full_name,
+        data=resolved.SerializeToString(),
+        audience="seat",
+        seat=getattr(request, kind).seat,
+        redacted_type=hidden.DESCRIPTOR.full_name,
+        redacted=hidden.SerializeToString(),
+    )

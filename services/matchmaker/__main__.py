@@ -5,10 +5,9 @@ import os
 import socket
 from collections.abc import Mapping
 
-import redis.asyncio as aioredis
 from tabletop.match.v1 import match_service_pb2_grpc
 
-from services.common import config, keys
+from services.common import config, keys, redis_client
 from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
 from services.common.tokens import TokenAuthority
@@ -27,13 +26,13 @@ async def main() -> None:
     settings = config.load()
     tuning = mm_config.load(settings)
     replica = settings.replica_name or f"{socket.gethostname()}-{os.getpid()}"
-    client = aioredis.from_url(settings.redis_url, decode_responses=False, max_connections=256)
+    client = redis_client.connect(settings.redis_url, settings.redis_cluster, max_connections=256)
     events = RedisEventStore(client)
     match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr)
     store = TicketStore(client)
     ratings = RatingsProjection(client, events)
     app = MatchmakerApp(store, ratings, TokenAuthority(settings.token_secret), tuning, replica)
-    former, bots = Former(match, store), BotPlayer(match, events)
+    former, bots = Former(match, store, events), BotPlayer(match, events, tuning.bot_idle)
 
     async def form(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
         await former.form(Job.from_fields(fields))

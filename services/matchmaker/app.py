@@ -1,7 +1,8 @@
 """Matchmaker use cases: tickets, watching them, ratings, and one replica's loops.
 
 Every replica runs the same loops: grouping passes over the pools (one
-replica per pool at a time, by a short lease), formation jobs and bot jobs
+replica per pool at a time, by a short lease; the pass first expires the
+pool's tickets older than the time-to-live), formation jobs and bot jobs
 shared through consumer groups, the ratings projection, and a follower of the
 ticket events stream that wakes this replica's watchers.
 """
@@ -32,16 +33,23 @@ TICKETS = Counter("tabletop_matchmaker_tickets_total", "Tickets by what became o
 MAX_SEATS = 16
 MAX_OPTIONS = 16
 WATCH_RECHECK_SECONDS = 10.0
+# Longest block on the events stream: below redis-py's default 5 s socket timeout, which
+# would otherwise end a quiet read with an error (and the follower would lose its place).
+FOLLOW_BLOCK_MS = 2000
 LEASE_MS = 5000
 _NAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
 
 
+WAITING, ASSIGNED, EXPIRED = "waiting", "assigned", "expired"
+
+
 @dataclass(frozen=True)
 class TicketView:
-    """What a watcher is told: waiting, or where the ticket was placed."""
+    """What a watcher is told: waiting, expired, or where the ticket was placed."""
 
     ticket_id: str
-    assigned: bool
+    # WAITING, ASSIGNED or EXPIRED; the last two are final.
+    status: str
     match_id: str = ""
     seat: int = -1
     token: str = ""
@@ -57,6 +65,8 @@ class MatchmakerApp:
         self.replica = replica
         self._watchers: dict[str, set[asyncio.Event]] = {}
         self._dirty = asyncio.Event()
+        # Where the events follower is: kept across restarts of the loop, so no wake-up is lost.
+        self._followed = "$"
 
     # ------------------------------------------------------------ tickets
 
@@ -72,7 +82,7 @@ class MatchmakerApp:
         return ticket_id
 
     async def watch(self, ticket_id: str) -> AsyncIterator[TicketView]:
-        """The ticket's state now, then its assignment the moment it exists."""
+        """The ticket's state now, then its assignment or expiry the moment it happens."""
         _require_ticket_id(ticket_id)
         woken = asyncio.Event()
         self._watchers.setdefault(ticket_id, set()).add(woken)
@@ -81,7 +91,7 @@ class MatchmakerApp:
             while True:
                 woken.clear()
                 view = await self._view(ticket_id)
-                if view.assigned:
+                if view.status != WAITING:
                     yield view
                     return
                 if not told_waiting:
@@ -103,10 +113,12 @@ class MatchmakerApp:
         if state.state == "failed":
             raise FailedPrecondition(f"no match can be made for this ticket: {state.error}",
                                      "matchmaker.formation_refused")
-        if state.state != "assigned":
-            return TicketView(ticket_id, assigned=False)
+        if state.state == EXPIRED:
+            return TicketView(ticket_id, EXPIRED)
+        if state.state != ASSIGNED:
+            return TicketView(ticket_id, WAITING)
         token = self._tokens.issue(SeatClaim(state.match_id, state.seat, state.player_id))
-        return TicketView(ticket_id, True, state.match_id, state.seat, token)
+        return TicketView(ticket_id, ASSIGNED, state.match_id, state.seat, token)
 
     async def cancel(self, ticket_id: str) -> None:
         _require_ticket_id(ticket_id)
@@ -144,6 +156,7 @@ class MatchmakerApp:
             if not await self._store.lease(pool, self.replica, LEASE_MS):
                 continue
             try:
+                await self._expire(pool)
                 tickets = await self._store.waiting(pool, self._config.batch)
                 for group in form_groups(tickets, time.time(), self._config):
                     if await self._store.claim(pool, uuid.uuid4().hex, group):
@@ -151,6 +164,20 @@ class MatchmakerApp:
             finally:
                 await self._store.unlease(pool)
         return claimed
+
+    async def _expire(self, pool: str) -> None:
+        """End the pool's tickets that have waited longer than the time-to-live (under the pool's lease).
+
+        Age counts from FindMatch: a ticket handed back after a failed formation keeps its queued
+        time (and its place in the queue), so it may expire on the next pass.
+        """
+        ttl = self._config.ticket_ttl
+        if ttl <= 0:
+            return
+        gone = await self._store.expire(pool, time.time() - ttl, self._config.batch)
+        if gone:
+            TICKETS.labels("expired").inc(len(gone))
+            log.info("tickets_expired", pool=pool, count=len(gone), ticket_ids=gone)
 
     async def run_grouping(self) -> None:
         while True:
@@ -165,12 +192,11 @@ class MatchmakerApp:
 
     async def run_notifier(self) -> None:
         """Follow the ticket events: wake watchers, and the grouping when tickets (re)enter a pool."""
-        last = "$"
         while True:
-            reply = await self._store.redis.xread({EVENTS: last}, count=1000, block=5000)
+            reply = await self._store.redis.xread({EVENTS: self._followed}, count=1000, block=FOLLOW_BLOCK_MS)
             for _, entries in reply or ():
                 for entry_id, fields in entries:
-                    last = entry_id.decode()
+                    self._followed = entry_id.decode()
                     if fields.get(b"k") in (b"queued", b"waiting"):
                         self._dirty.set()
                     for ticket_id in ids_of(fields):

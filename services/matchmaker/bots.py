@@ -1,7 +1,13 @@
-"""Bot seats: random legal actions through the match service until the match ends."""
+"""Bot seats: random legal actions through the match service until the match ends.
+
+Play is bounded: a match whose log has not moved for `idle` seconds was
+abandoned by its humans (bots only ever wait on a human's turn), and the job
+ends there instead of blocking on the match stream forever.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -14,30 +20,42 @@ from services.common.event_store import EventStore
 from services.common.keys import match_stream
 
 log = tlog.get("matchmaker.bots")
-WAIT_SECONDS = 5.0
+# Longest single block on the match stream: below redis-py's default 5 s socket timeout,
+# which would otherwise end a quiet wait with an error instead of an empty read.
+WAIT_SECONDS = 2.0
 
 
 class BotPlayer:
     """Plays the bot seats of one match at a time; any replica may resume a match."""
 
-    def __init__(self, match: Any, store: EventStore) -> None:
+    def __init__(self, match: Any, store: EventStore, idle: float = 600.0) -> None:
         self._match = match
         self._store = store
+        # Seconds without progress after which the bots give up (0: never).
+        self._idle = idle
 
     async def play(self, match_id: str, seats: Sequence[int]) -> int:
-        """Act for `seats` whenever one is asked to, until the match ends; returns actions taken."""
-        taken = 0
+        """Act for `seats` whenever one is asked to, until the match ends or stalls; returns actions taken."""
+        clock = asyncio.get_running_loop().time
+        taken, seen, moved_at = 0, -1, clock()
         while True:
             summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=match_id))).match
+            if summary.version != seen:
+                seen, moved_at = summary.version, clock()
             if summary.status == mpb.MATCH_STATUS_FINISHED:
-                log.info("bots_done", match_id=match_id, actions=taken)
+                log.info("bots_done", match_id=match_id, actions=taken, reason="finished")
+                return taken
+            quiet = clock() - moved_at
+            if self._idle and quiet >= self._idle:
+                log.info("bots_done", match_id=match_id, actions=taken, reason="idle", idle_seconds=round(quiet, 1))
                 return taken
             mine = [s for s in summary.to_move if s in seats]
             if mine and summary.status == mpb.MATCH_STATUS_ACTIVE and await self._act(match_id, mine[0]):
                 taken += 1
                 continue
-            # Nothing for a bot to do at this version: block until the log moves.
-            await self._store.wait(match_stream(match_id), summary.version, WAIT_SECONDS)
+            # Nothing for a bot to do at this version: block until the log moves (or the bound is reached).
+            left = self._idle - quiet if self._idle else WAIT_SECONDS
+            await self._store.wait(match_stream(match_id), summary.version, max(0.01, min(WAIT_SECONDS, left)))
 
     async def _act(self, match_id: str, seat: int) -> bool:
         legal = await self._match.ListLegalActions(mpb.ListLegalActionsRequest(match_id=match_id, seat=seat))

@@ -6,6 +6,15 @@ entry's idle time low (a heartbeat XCLAIM to itself); an entry idle longer
 than `idle_ms` belongs to a replica that died or failed it, and any replica
 takes it over with XAUTOCLAIM. Handlers are therefore idempotent: an entry
 may be handled twice, never lost.
+
+A replica that only stalled (alive but slow) may still be handling an entry
+another replica has taken over. Its handler then raises Aborted (it lost the
+entry: see the formation epochs in store.py), and the entry is left
+unacknowledged: acknowledging it would drop the job from the new holder's
+pending list, and a crash of that holder would lose it. The heartbeat
+refreshes only the entries this replica still holds, and cancels its work on
+the others, so a replica waking from a stall neither takes its entries back
+nor keeps working on them.
 """
 
 from __future__ import annotations
@@ -18,11 +27,31 @@ import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
 from services.common import logging as tlog
+from services.common.errors import Aborted
 
 log = tlog.get("matchmaker.claims")
 
+# KEYS: stream. ARGV: group, consumer, entry ids... Resets the idle time of the entries this
+# consumer still holds; returns those another consumer holds now. (An entry no longer pending is
+# left alone: most likely our own acknowledgement crossed this call.)
+_HEARTBEAT = """
+local lost = {}
+for i = 3, #ARGV do
+  local held = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
+  if held[1] then
+    if held[1][2] == ARGV[2] then
+      redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
+    else
+      lost[#lost + 1] = ARGV[i]
+    end
+  end
+end
+return lost
+"""
+
 Handler = Callable[[str, Mapping[bytes, bytes]], Awaitable[None]]
-"""Called with (entry id, fields); the entry is acknowledged when it returns."""
+"""Called with (entry id, fields); the entry is acknowledged when it returns, and left pending
+when it raises (Aborted: another replica holds the entry now)."""
 
 
 class WorkQueue:
@@ -37,8 +66,9 @@ class WorkQueue:
         self._slots = asyncio.Semaphore(concurrency)
         self._concurrency = concurrency
         self._block_ms = block_ms
-        self._inflight: set[str] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
+        # Entry id -> the task handling it.
+        self._inflight: dict[str, asyncio.Task[None]] = {}
+        self._beat = client.register_script(_HEARTBEAT)
 
     async def ensure_group(self) -> None:
         try:
@@ -54,7 +84,7 @@ class WorkQueue:
         try:
             await asyncio.gather(*loops)
         finally:
-            for task in list(self._tasks):
+            for task in list(self._inflight.values()):
                 task.cancel()
 
     async def _read(self) -> None:
@@ -89,19 +119,24 @@ class WorkQueue:
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(self._idle_ms / 3000)  # a timer: keeps our entries from looking abandoned
-            if self._inflight:
-                await self._redis.xclaim(self.stream, self.group, self.consumer, self._idle_ms // 4,
-                                         list(self._inflight), justid=True)
+            if not self._inflight:
+                continue
+            lost = await self._beat(keys=[self.stream], args=[self.group, self.consumer, *self._inflight])
+            for ident in map(_text, lost):
+                task = self._inflight.get(ident)
+                if task is not None:
+                    log.info("work_lost", stream=self.stream, entry=ident)
+                    task.cancel()  # another replica holds the entry now: its work, not ours
 
     async def _start(self, entry_id: bytes | str, fields: Mapping[bytes, bytes]) -> None:
         ident = _text(entry_id)
         if ident in self._inflight:
             return
         await self._slots.acquire()
-        self._inflight.add(ident)
-        task = asyncio.create_task(self._work(ident, fields))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        if ident in self._inflight:  # started while we waited for a slot
+            self._slots.release()
+            return
+        self._inflight[ident] = asyncio.create_task(self._work(ident, fields))
 
     async def _work(self, ident: str, fields: Mapping[bytes, bytes]) -> None:
         try:
@@ -109,10 +144,12 @@ class WorkQueue:
             await self._redis.xack(self.stream, self.group, ident)
         except asyncio.CancelledError:
             raise
+        except Aborted as lost:
+            log.info("work_superseded", stream=self.stream, entry=ident, reason=lost.reason)
         except Exception:
             log.exception("work_failed", stream=self.stream, entry=ident)
         finally:
-            self._inflight.discard(ident)
+            self._inflight.pop(ident, None)
             self._slots.release()
 
 

@@ -21,6 +21,12 @@ class MatchmakerConfig:
     spread_unbounded_after: float = 30.0
     # Seconds before a waiting ticket is backfilled with bots (0: never).
     bot_backfill_after: float = 0.0
+    # Seconds a ticket may wait in its pool before it expires (0: never); players who left
+    # without cancelling must not be seated forever after.
+    ticket_ttl: float = 600.0
+    # Bots stop playing a match whose log has not moved for this many seconds (0: never):
+    # the humans abandoned it, and a bot job must not block on it forever.
+    bot_idle: float = 600.0
     # A formation or bot job idle this long (ms) in a dead replica's hands is claimed back.
     claim_idle_ms: int = 3000
     # Oldest tickets of one pool considered per grouping pass.
@@ -46,6 +52,8 @@ def load(settings: Settings, env: Mapping[str, str] | None = None) -> Matchmaker
         spread_per_second=num("SPREAD_PER_SECOND", d.spread_per_second),
         spread_unbounded_after=num("SPREAD_UNBOUNDED_AFTER", d.spread_unbounded_after),
         bot_backfill_after=settings.bot_backfill_after,
+        ticket_ttl=num("TICKET_TTL", d.ticket_ttl),
+        bot_idle=num("BOT_IDLE", d.bot_idle),
         claim_idle_ms=int(num("CLAIM_IDLE_MS", d.claim_idle_ms)),
         batch=int(num("BATCH", d.batch)),
         concurrency=int(num("CONCURRENCY", d.concurrency)),

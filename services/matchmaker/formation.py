@@ -7,6 +7,16 @@ script; if the match cannot be made its lobby is emptied and they go back to
 the pool (or, when the request itself is refused, end as failed): nothing is
 half-assigned. When the match service cannot tell how far a job got, the job
 is left pending and taken up again later (XAUTOCLAIM), never guessed.
+
+A job may be worked on by two replicas at once (one stalled, one that took it
+over). Two rules keep that harmless:
+- each replica taking the job up gets a new epoch, and the ticket scripts
+  accept only the newest (store.py): a superseded copy raises Aborted and
+  leaves the job to the current owner, unacknowledged;
+- tickets go back to the pool only once the match provably never started and
+  never can: the lobby is sealed first (seat 0's join command spent, every
+  seat emptied; a replayed join is a no-op, so no copy can fill it again),
+  then GetMatch must still say LOBBY. A match found started counts as formed.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 from services.common import logging as tlog
 from services.common.errors import (
     Aborted,
+    AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -28,10 +39,15 @@ from services.common.errors import (
     ServiceError,
     Unavailable,
 )
+from services.common.event_store import EventStore
+from services.common.keys import match_stream
 from services.matchmaker.store import Job, TicketStore
 
 log = tlog.get("matchmaker.formation")
 ATTEMPTS = 4
+# Refusals that say a lobby call can never apply (no such match, not in the lobby any more, seat
+# not held): for sealing and emptying a lobby they all mean "nothing to do".
+_SETTLED = (NotFound, FailedPrecondition, PermissionDenied, InvalidArgument, AlreadyExists)
 FORMED = Counter("tabletop_matchmaker_matches_total", "Matches formed by the matchmaker", ["game", "result"])
 FORM_SECONDS = Histogram("tabletop_matchmaker_formation_seconds", "Time to create, fill and start a match",
                          buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0))
@@ -40,55 +56,82 @@ FORM_SECONDS = Histogram("tabletop_matchmaker_formation_seconds", "Time to creat
 class Former:
     """Creates matches through the match service."""
 
-    def __init__(self, match: Any, store: TicketStore) -> None:
+    def __init__(self, match: Any, store: TicketStore, events: EventStore) -> None:
         self._match = match
         self._store = store
+        # The match logs, read only: whether one of the job's commands was ever applied.
+        self._events = events
 
     async def form(self, job: Job) -> str:
         """Make the job's match and assign its tickets; returns 'assigned', 'returned' or 'failed'.
 
         Raises Unavailable when the match service cannot even say how far the job got: the job
         then stays pending and is taken up again later, its tickets still out of the pool.
+        Raises Aborted when another replica has taken the job over: it is theirs to finish.
         """
-        loop = asyncio.get_running_loop()
-        started = loop.time()
+        epoch = await self._store.own(job)
+        started = asyncio.get_running_loop().time()
         try:
             await self._with_retries(job)
         except InvalidArgument as error:
             # The request itself is refused (options or table size the game rejects): retrying cannot help.
-            await self._abandon(job)
-            await self._store.give_back(job, "failed", error.message)
-            FORMED.labels(job.game, "failed").inc()
             log.info("formation_refused", match_id=job.match_id, reason=error.reason)
-            return "failed"
+            unwound = await self._unwind(job, epoch, "failed", error.message)
+            if unwound:
+                return unwound
         except ServiceError as error:
             log.warning("formation_failed", match_id=job.match_id, code=error.code.name, reason=error.reason)
-            if not await self._started(job):
-                await self._abandon(job)
-                await self._store.give_back(job)
-                FORMED.labels(job.game, "returned").inc()
-                return "returned"
-        outcome = await self._store.assign(job)
-        FORM_SECONDS.observe(loop.time() - started)
+            unwound = await self._unwind(job, epoch, "waiting")
+            if unwound:
+                return unwound
+        return await self._assign(job, epoch, started)
+
+    async def _assign(self, job: Job, epoch: int, started: float) -> str:
+        outcome = await self._store.assign(job, epoch)
+        FORM_SECONDS.observe(asyncio.get_running_loop().time() - started)
         FORMED.labels(job.game, "assigned" if outcome else "lost").inc()
         if outcome == 0:
             log.warning("formation_lost", match_id=job.match_id)
         return "assigned"
 
+    async def _unwind(self, job: Job, epoch: int, state: str, error: str = "") -> str | None:
+        """End the job's tickets as `state` if its match never started and never can; None if it started."""
+        # A superseded copy must not seal the lobby the current owner may be filling right now.
+        await self._store.ensure_owner(job, epoch)
+        await self._seal(job)
+        if await self._started(job):
+            log.info("formation_started_anyway", match_id=job.match_id)
+            return None
+        await self._store.give_back(job, epoch, state, error)
+        result = "failed" if state == "failed" else "returned"
+        FORMED.labels(job.game, result).inc()
+        return result
+
     async def _started(self, job: Job) -> bool:
-        """Whether the match got started after all (a start whose answer was lost)."""
+        """Whether the match got started after all (a start whose answer was lost, or another copy's)."""
         try:
             reply = await self._match.GetMatch(mpb.GetMatchRequest(match_id=job.match_id))
         except NotFound:
             return False
         return bool(reply.match.status != mpb.MATCH_STATUS_LOBBY)
 
-    async def _abandon(self, job: Job) -> None:
-        """Empty the seats of a lobby that will never start (best effort: it is never started)."""
+    async def _seal(self, job: Job) -> None:
+        """Make the lobby impossible to fill by any copy of this job, then empty it.
+
+        Seat 0 is joined with the job's own command id (the match created first if need be) before
+        everyone leaves: from then on a late copy's join of seat 0 is a replay that seats nobody,
+        so its StartMatch must fail. Skipped when seat 0 was sealed before (its leave applied).
+        """
+        m = job.match_id
+        if await self._events.command(match_stream(m), f"{m}:leave:0") is None:
+            with contextlib.suppress(*_SETTLED):
+                await self._match.CreateMatch(self._create_request(job))
+            with contextlib.suppress(*_SETTLED):
+                await self._match.JoinMatch(self._join_request(job, 0))
         for seat in range(len(job.players)):
-            with contextlib.suppress(NotFound, FailedPrecondition, PermissionDenied, InvalidArgument):
+            with contextlib.suppress(*_SETTLED):
                 await self._match.LeaveMatch(mpb.LeaveMatchRequest(
-                    match_id=job.match_id, seat=seat, command_id=f"{job.match_id}:leave:{seat}",
+                    match_id=m, seat=seat, command_id=f"{m}:leave:{seat}",
                 ))
 
     async def _with_retries(self, job: Job) -> None:
@@ -103,13 +146,21 @@ class Former:
 
     async def _make(self, job: Job) -> None:
         m = job.match_id
-        await self._match.CreateMatch(mpb.CreateMatchRequest(
-            game=job.game, config=job.options, seat_count=len(job.players), command_id=f"{m}:create", match_id=m,
-        ))
-        for seat, player in enumerate(job.players):
-            await self._match.JoinMatch(mpb.JoinMatchRequest(
-                match_id=m, player_id=player, seat=seat, command_id=f"{m}:join:{seat}",
-            ))
+        await self._match.CreateMatch(self._create_request(job))
+        for seat in range(len(job.players)):
+            await self._match.JoinMatch(self._join_request(job, seat))
         await self._match.StartMatch(mpb.StartMatchRequest(match_id=m, command_id=f"{m}:start"))
         log.info("match_formed", match_id=m, game=job.game, seats=len(job.players),
                  bots=len(job.bot_seats))
+
+    @staticmethod
+    def _create_request(job: Job) -> mpb.CreateMatchRequest:
+        m = job.match_id
+        return mpb.CreateMatchRequest(game=job.game, config=job.options, seat_count=len(job.players),
+                                      command_id=f"{m}:create", match_id=m)
+
+    @staticmethod
+    def _join_request(job: Job, seat: int) -> mpb.JoinMatchRequest:
+        m = job.match_id
+        return mpb.JoinMatchRequest(match_id=m, player_id=job.players[seat], seat=seat,
+                                    command_id=f"{m}:join:{seat}")

@@ -8,7 +8,7 @@ from typing import Any
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as pb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc as pb_grpc
 
-from services.matchmaker.app import MatchmakerApp, TicketView
+from services.matchmaker.app import ASSIGNED, EXPIRED, MatchmakerApp, TicketView
 from services.matchmaker.ratings import Rating
 
 
@@ -43,7 +43,9 @@ class MatchmakerServicer(pb_grpc.MatchmakerServiceServicer):
 
 
 def ticket_response(view: TicketView) -> pb.WatchTicketResponse:
-    if not view.assigned:
+    if view.status == EXPIRED:
+        return pb.WatchTicketResponse(ticket_id=view.ticket_id, status=pb.TICKET_STATUS_EXPIRED)
+    if view.status != ASSIGNED:
         return pb.WatchTicketResponse(ticket_id=view.ticket_id, status=pb.TICKET_STATUS_WAITING)
     return pb.WatchTicketResponse(
         ticket_id=view.ticket_id, status=pb.TICKET_STATUS_ASSIGNED,

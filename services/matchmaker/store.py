@@ -3,22 +3,30 @@
 Keys (all in the hash slot `{mm}`, so the scripts also run on Redis Cluster):
   tabletop:{mm}:t:<ticket>      hash: p player, g game, o options (canonical JSON),
                                 pool, lo/hi seat range, r rating, q queued (ms),
-                                s state (waiting|forming|assigned|failed|cancelled),
+                                s state (waiting|forming|assigned|failed|cancelled|expired),
                                 m match id, seat, err
   tabletop:{mm}:pool:<pool>     sorted set of the pool's waiting tickets by queued time
   tabletop:{mm}:pools           set of pools that may hold waiting tickets
   tabletop:{mm}:jobs            stream of formation jobs (consumer group `formers`)
   tabletop:{mm}:bots            stream of bot-play jobs (consumer group `bots`)
-  tabletop:{mm}:events          stream of ticket changes (queued/assigned/failed/cancelled)
+  tabletop:{mm}:job:<match>     epoch of a formation job: bumped by each replica that takes it up
+  tabletop:{mm}:events          stream of ticket changes (queued/assigned/failed/cancelled/expired)
                                 that every replica follows to wake its watchers
   tabletop:{mm}:cmd:<id>        FindMatch command id -> ticket id (a day)
   tabletop:{mm}:botseq          counter behind bot player ids
   tabletop:{mm}:lock:<pool>     short lease: one replica groups a pool at a time
 
 A ticket moves waiting -> forming (CLAIM, atomically with its pool removal and
-the job's XADD) -> assigned (ASSIGN) or back to waiting (RELEASE) or failed
-(FAIL). Each script checks the ticket is still where the caller believes it
-is, so a ticket is placed in at most one match.
+the job's XADD) -> assigned (ASSIGN) or back to waiting or failed (RETURN);
+a waiting ticket older than the time-to-live -> expired (EXPIRE, atomically
+with its pool removal, so a ticket is never both expired and claimed). Each
+script checks the ticket is still where the caller believes it is, so a
+ticket is placed in at most one match.
+
+A formation job can be in two replicas' hands at once: one that stalled (alive
+but slow) and the one that took the job over. Each replica taking the job up
+bumps its epoch (a fencing token); ASSIGN and RETURN accept only the current
+epoch, so the stale copy can never move the tickets again.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.common.errors import Aborted
 from services.matchmaker.pool import Group, Ticket
 
 PREFIX = "tabletop:{mm}:"
@@ -40,6 +49,8 @@ BOTS = PREFIX + "bots"
 EVENTS = PREFIX + "events"
 BOT_SEQ = PREFIX + "botseq"
 DONE_TTL = 86_400
+# Reason of the Aborted a replica gets when it writes for a job another replica has taken over.
+SUPERSEDED = "matchmaker.job_superseded"
 EVENTS_MAXLEN = 20_000
 
 
@@ -49,6 +60,10 @@ def ticket_key(ticket_id: str) -> str:
 
 def pool_key(pool: str) -> str:
     return f"{PREFIX}pool:{pool}"
+
+
+def job_key(match_id: str) -> str:
+    return f"{PREFIX}job:{match_id}"
 
 
 def pool_name(game: str, options: Mapping[str, str]) -> str:
@@ -99,19 +114,21 @@ redis.call('XADD', KEYS[2], '*', 'm', ARGV[1], 'g', redis.call('HGET', KEYS[4], 
 return 1
 """
 
-# KEYS: events, bots, tickets... ARGV: match_id, bot seats, ticket ids...
+# KEYS: events, bots, job, tickets... ARGV: match_id, bot seats, epoch, ticket ids..., maxlen, ttl.
+# -1: the caller's epoch is not the job's (another replica owns the job now).
 _ASSIGN = """
-for i = 3, #KEYS do
+if redis.call('GET', KEYS[3]) ~= ARGV[3] then return -1 end
+for i = 4, #KEYS do
   if redis.call('HGET', KEYS[i], 'm') ~= ARGV[1] then return 0 end
   local s = redis.call('HGET', KEYS[i], 's')
   if s ~= 'forming' and s ~= 'assigned' then return 0 end
 end
-if redis.call('HGET', KEYS[3], 's') == 'assigned' then return 2 end
+if redis.call('HGET', KEYS[4], 's') == 'assigned' then return 2 end
 local tickets = {}
-for i = 3, #KEYS do
-  redis.call('HSET', KEYS[i], 's', 'assigned', 'seat', i - 3)
+for i = 4, #KEYS do
+  redis.call('HSET', KEYS[i], 's', 'assigned', 'seat', i - 4)
   redis.call('EXPIRE', KEYS[i], ARGV[#ARGV])
-  tickets[i - 2] = ARGV[i]
+  tickets[i - 3] = ARGV[i]
 end
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[#ARGV - 1], '*', 'k', 'assigned',
   't', table.concat(tickets, ','), 'm', ARGV[1])
@@ -119,11 +136,13 @@ if ARGV[2] ~= '' then redis.call('XADD', KEYS[2], '*', 'm', ARGV[1], 'seats', AR
 return 1
 """
 
-# KEYS: pool, pools, events, tickets... ARGV: match_id, pool, state, error, ticket ids...
+# KEYS: pool, pools, events, job, tickets... ARGV: match_id, pool, state, error, epoch, ticket ids...
 # state 'waiting' puts the tickets back in the pool; 'failed' ends them with `error`.
+# -1: the caller's epoch is not the job's (another replica owns the job now).
 _RETURN = """
+if redis.call('GET', KEYS[4]) ~= ARGV[5] then return -1 end
 local moved = {}
-for i = 4, #KEYS do
+for i = 5, #KEYS do
   if redis.call('HGET', KEYS[i], 's') == 'forming' and redis.call('HGET', KEYS[i], 'm') == ARGV[1] then
     local id = ARGV[i + 1]
     redis.call('HDEL', KEYS[i], 'm')
@@ -147,13 +166,39 @@ return #moved
 # KEYS: ticket, pool, events. ARGV: ticket id. -1 unknown/cancelled, 0 not waiting, 1 cancelled.
 _CANCEL = """
 local s = redis.call('HGET', KEYS[1], 's')
-if not s or s == 'cancelled' then return -1 end
+if not s or s == 'cancelled' or s == 'expired' then return -1 end
 if s ~= 'waiting' then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[1], 's', 'cancelled')
 redis.call('EXPIRE', KEYS[1], 3600)
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', 20000, '*', 'k', 'cancelled', 't', ARGV[1])
 return 1
+"""
+
+# KEYS: pool, events, tickets... ARGV: cutoff (ms), events maxlen, ticket ids...
+# Ends the tickets still waiting in the pool since before the cutoff; returns their ids.
+_EXPIRE = """
+local gone = {}
+for i = 3, #KEYS do
+  local queued = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if queued and tonumber(queued) <= tonumber(ARGV[1]) and redis.call('HGET', KEYS[i], 's') == 'waiting' then
+    redis.call('ZREM', KEYS[1], ARGV[i])
+    redis.call('HSET', KEYS[i], 's', 'expired')
+    redis.call('EXPIRE', KEYS[i], 3600)
+    gone[#gone + 1] = ARGV[i]
+  end
+end
+if #gone > 0 then
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'k', 'expired', 't', table.concat(gone, ','))
+end
+return gone
+"""
+
+# KEYS: job. ARGV: ttl. The job's next epoch (a script rather than MULTI: the same on Redis Cluster).
+_OWN = """
+local epoch = redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return epoch
 """
 
 # KEYS: pool, pools. ARGV: pool. Forget an empty pool (atomic with FIND's SADD).
@@ -212,6 +257,8 @@ class TicketStore:
         self._return = client.register_script(_RETURN)
         self._cancel = client.register_script(_CANCEL)
         self._prune = client.register_script(_PRUNE)
+        self._expire = client.register_script(_EXPIRE)
+        self._own = client.register_script(_OWN)
 
     async def add(self, ticket_id: str, player_id: str, game: str, options: Mapping[str, str],
                   players: tuple[int, int], rating: float, command_id: str = "") -> str:
@@ -273,16 +320,49 @@ class TicketStore:
         keys = [pool_key(pool), JOBS, BOT_SEQ, *(ticket_key(i) for i in ids)]
         return bool(await self._claim(keys=keys, args=[match_id, group.bots, pool, *ids]))
 
-    async def assign(self, job: Job) -> int:
-        """Mark the job's tickets assigned (1; 2 if they already were; 0 if they were taken back)."""
-        bots = ",".join(str(s) for s in job.bot_seats)
-        keys = [EVENTS, BOTS, *(ticket_key(i) for i in job.tickets)]
-        return int(await self._assign(keys=keys, args=[job.match_id, bots, *job.tickets, EVENTS_MAXLEN, DONE_TTL]))
+    async def expire(self, pool: str, queued_before: float, limit: int) -> list[str]:
+        """End up to `limit` tickets waiting in `pool` since before `queued_before` (epoch seconds)."""
+        cutoff = int(queued_before * 1000)
+        ids = [i.decode() for i in await self.redis.zrangebyscore(pool_key(pool), "-inf", cutoff, start=0, num=limit)]
+        if not ids:
+            return []
+        keys = [pool_key(pool), EVENTS, *(ticket_key(i) for i in ids)]
+        gone = await self._expire(keys=keys, args=[cutoff, EVENTS_MAXLEN, *ids])
+        return [g.decode() if isinstance(g, bytes) else str(g) for g in gone]
 
-    async def give_back(self, job: Job, state: str = "waiting", error: str = "") -> int:
-        """Return the job's tickets to the pool ('waiting') or end them ('failed')."""
-        keys = [pool_key(job.pool), POOLS, EVENTS, *(ticket_key(i) for i in job.tickets)]
-        return int(await self._return(keys=keys, args=[job.match_id, job.pool, state, error, *job.tickets]))
+    async def own(self, job: Job) -> int:
+        """Take the job up: its next epoch, which fences off every replica that held it before."""
+        return int(await self._own(keys=[job_key(job.match_id)], args=[DONE_TTL]))
+
+    async def ensure_owner(self, job: Job, epoch: int) -> None:
+        """Raise Aborted if another replica has taken the job over (a hint: the scripts re-check)."""
+        current = await self.redis.get(job_key(job.match_id))
+        _owned(job, 0 if current is not None and int(current) == epoch else -1)
+
+    async def assign(self, job: Job, epoch: int) -> int:
+        """Mark the job's tickets assigned (1; 2 if they already were; 0 if they were taken back).
+
+        Raises Aborted when `epoch` is no longer the job's: another replica has taken it over.
+        """
+        bots = ",".join(str(s) for s in job.bot_seats)
+        keys = [EVENTS, BOTS, job_key(job.match_id), *(ticket_key(i) for i in job.tickets)]
+        args: list[str | int] = [job.match_id, bots, epoch, *job.tickets, EVENTS_MAXLEN, DONE_TTL]
+        return _owned(job, int(await self._assign(keys=keys, args=args)))
+
+    async def give_back(self, job: Job, epoch: int, state: str = "waiting", error: str = "") -> int:
+        """Return the job's tickets to the pool ('waiting') or end them ('failed'); how many moved.
+
+        Raises Aborted when `epoch` is no longer the job's: another replica has taken it over.
+        """
+        keys = [pool_key(job.pool), POOLS, EVENTS, job_key(job.match_id), *(ticket_key(i) for i in job.tickets)]
+        args: list[str | int] = [job.match_id, job.pool, state, error, epoch, *job.tickets]
+        return _owned(job, int(await self._return(keys=keys, args=args)))
+
+
+def _owned(job: Job, outcome: int) -> int:
+    if outcome < 0:
+        raise Aborted(f"formation job {job.match_id} was taken over by another replica", SUPERSEDED)
+    return outcome
 
 
 def ids_of(entry: Mapping[bytes, bytes]) -> Sequence[str]:

@@ -15,8 +15,8 @@ from services.games.common import chance, protocodec
 from services.games.common.engine import Outcome, ToMove, Visibility
 from services.rules.app import EngineHost
 
-CHANCE_REQUESTS = (chance.RollDice, chance.Permute, chance.ShufflePile, chance.DrawCards)
-CHANCE_OUTCOMES = (chance.DiceRolled, chance.Permuted, chance.PileShuffled, chance.CardsDrawn)
+CHANCE_REQUESTS = (chance.RollDice, chance.Permute, chance.ShufflePile, chance.DrawCards, chance.PutCards)
+CHANCE_OUTCOMES = (chance.DiceRolled, chance.Permuted, chance.PileShuffled, chance.CardsDrawn, chance.CardsPut)
 
 
 def pack(message: Message) -> any_pb2.Any:

@@ -34,6 +34,9 @@ from services.matchmaker.projection import RatingsProjection, match_result
 pytestmark = pytest.mark.integration
 PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
 SOAK = int(os.environ.get("SOAK", "0") or 0)
+# Longest single blocking read: redis-py's default socket timeout is 5 s, and a block at least
+# that long ends in a timeout error instead of an empty reply.
+BLOCK_MS = 4000
 
 
 @pytest.fixture(scope="module")
@@ -112,9 +115,18 @@ async def _settled(redis: aioredis.Redis, ids: list[str]) -> dict[str, dict[str,
             by_pool.setdefault(pool, []).append(ticket)
         if not states["forming"] and not any(form_groups(ts, 0.0, loose) for ts in by_pool.values()):
             return tickets
-        reply = await redis.xread({mm.EVENTS: last}, count=10_000, block=30_000)
+        reply = await _read_within(redis, {mm.EVENTS: last}, 30.0)
         assert reply, f"no matchmaking progress: {states}"
         last = reply[0][1][-1][0].decode()
+
+
+async def _read_within(redis: aioredis.Redis, streams: dict[Any, Any], seconds: float) -> Any:
+    """XREAD blocking until an entry arrives or `seconds` pass (in reads shorter than the socket timeout)."""
+    for _ in range(max(1, int(seconds * 1000 / BLOCK_MS))):
+        reply = await redis.xread(streams, count=10_000, block=BLOCK_MS)
+        if reply:
+            return reply
+    return []
 
 
 def mm_ticket(ticket_id: str, fields: dict[str, str]) -> tuple[str, Any]:
@@ -419,7 +431,9 @@ async def _projected(redis: aioredis.Redis, projection: RatingsProjection) -> No
 
 
 async def test_bots_backfill_a_waiting_ticket_and_play_to_the_end(redis_url: str) -> None:
-    running = Stack(games=("pig",), extra_env={**PIG, "TABLETOP_BOT_BACKFILL_AFTER": "0.5"}, matchmakers=1)
+    # Bots give up on a match that has not moved for 2 s (the second match below).
+    env = {**PIG, "TABLETOP_BOT_BACKFILL_AFTER": "0.5", "TABLETOP_MM_BOT_IDLE": "2"}
+    running = Stack(games=("pig",), extra_env=env, matchmakers=1)
     running.start()
     try:
         found = await queue(running.gateway_addr, "pig", 3, 3, {}, "solo")
@@ -431,8 +445,60 @@ async def test_bots_backfill_a_waiting_ticket_and_play_to_the_end(redis_url: str
             players = [s.player_id for s in view.match.seats]
             assert players[0] == "solo" and all(p.startswith("bot-") for p in players[1:])
             await _play_out(gateway, [found], random.Random(1))
-        finished = await client.xread({keys.FINISHED_STREAM: "0-0"}, block=30_000)
+        finished = await _read_within(client, {keys.FINISHED_STREAM: "0-0"}, 30.0)
         assert finished
+        await _abandoned_match_releases_its_bots(running, client)
         await client.aclose()
     finally:
         running.stop()
+
+
+async def _abandoned_match_releases_its_bots(running: Stack, client: aioredis.Redis) -> None:
+    """A backfilled match its human never plays: the bot job ends (acknowledged) after the idle bound."""
+    found = await queue(running.gateway_addr, "pig", 2, 2, {}, "gone")
+    abandoned = str(found["match_id"])
+    log, stream = RedisEventStore(client), keys.match_stream(abandoned)
+    version = await log.version(stream)
+    began = asyncio.get_running_loop().time()
+    # Block on the abandoned match's log (nothing moves there) until the bots' group has nothing pending.
+    while (await client.xpending(mm.BOTS, "bots"))["pending"]:
+        assert asyncio.get_running_loop().time() - began < 20, "the bots never gave up"
+        assert not await log.wait(stream, version, 0.5), "the abandoned match moved"
+    assert asyncio.get_running_loop().time() - began >= 1.5  # not before the bound (2 s, minus setup time)
+    stopped = [line for line in running.tail("matchmaker", 200).splitlines()
+               if abandoned in line and "bots_done" in line]
+    assert stopped and '"reason": "idle"' in stopped[-1]
+
+
+async def test_a_lone_ticket_expires_and_is_never_matched_later(redis_url: str) -> None:
+    running = Stack(games=("pig",), extra_env={**PIG, "TABLETOP_MM_TICKET_TTL": "1"}, matchmakers=1)
+    running.start()
+    try:
+        client = aioredis.from_url(running.redis_url, decode_responses=False)
+        async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
+            gateway = pb_grpc.GatewayServiceStub(channel)
+            options = {"target": "ttl"}
+            early = await _find(gateway, "early", 2, 2, options)
+            await _expires_while_watched(gateway, early)
+            # Gone like a cancelled ticket: nothing to cancel; a new watch is told at once.
+            assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=early))) == \
+                grpc.StatusCode.NOT_FOUND
+            assert [u.status async for u in gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=early))] == \
+                [mmpb.TICKET_STATUS_EXPIRED]
+            # A later ticket for the same table is not seated with the expired one: it waits alone, and expires.
+            late = await _find(gateway, "late", 2, 2, options)
+            await _expires_while_watched(gateway, late)
+            states = await _tickets(client, [early, late])
+            assert {t["s"] for t in states.values()} == {"expired"}
+            assert not await client.exists(mm.JOBS) or await client.xlen(mm.JOBS) == 0
+        await client.aclose()
+    finally:
+        running.stop()
+
+
+async def _expires_while_watched(gateway: Any, ticket: str) -> None:
+    watch = gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket))
+    assert (await watch.read()).status == mmpb.TICKET_STATUS_WAITING
+    last = await watch.read()
+    assert (last.status, last.assignment.match_id) == (mmpb.TICKET_STATUS_EXPIRED, "")
+    assert await watch.read() == grpc.aio.EOF

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Mapping
 import pytest
 import redis.asyncio as aioredis
 
+from services.common.errors import Aborted
 from services.matchmaker import store as mm
 from services.matchmaker.claims import WorkQueue
 from services.matchmaker.pool import Group, Ticket
@@ -58,9 +59,10 @@ async def test_a_failed_formation_returns_the_tickets_and_assigns_nothing(client
     job = Job.from_fields((await client.xrange(mm.JOBS))[0][1])
     assert set(job.players[:2]) == {"p0", "p1"} and job.players[2].startswith("bot-") and job.bot_seats == (2,)
     assert await store.cancel(a.ticket_id) == 0  # being placed: too late to cancel
-    assert await store.give_back(job) == 2
+    epoch = await store.own(job)
+    assert await store.give_back(job, epoch) == 2
     assert {t.ticket_id for t in await store.waiting(pool, 10)} == {a.ticket_id, b.ticket_id}
-    assert await store.assign(job) == 0  # a late finisher of the same job cannot assign them now
+    assert await store.assign(job, epoch) == 0  # a late finisher of the same job cannot assign them now
 
 
 async def test_assigning_twice_is_harmless(client: aioredis.Redis) -> None:
@@ -68,11 +70,12 @@ async def test_assigning_twice_is_harmless(client: aioredis.Redis) -> None:
     a, b = await _queue(store, "g4", 2, 2)
     assert await store.claim(mm.pool_name("g4", {}), "m4", Group((a, b)))
     job = Job.from_fields((await client.xrange(mm.JOBS))[0][1])
-    assert await store.assign(job) == 1
-    assert await store.assign(job) == 2
+    epoch = await store.own(job)
+    assert await store.assign(job, epoch) == 1
+    assert await store.assign(job, epoch) == 2
     states = [await store.get(t) for t in job.tickets]
     assert [(s.state, s.match_id, s.seat) for s in states if s] == [("assigned", "m4", 0), ("assigned", "m4", 1)]
-    assert await store.give_back(job) == 0
+    assert await store.give_back(job, epoch) == 0
 
 
 async def test_a_job_held_by_a_dead_consumer_is_claimed_back(client: aioredis.Redis) -> None:
@@ -100,3 +103,81 @@ async def test_a_job_held_by_a_dead_consumer_is_claimed_back(client: aioredis.Re
     finally:
         alive.cancel()
     assert (await client.xpending(stream, "g"))["pending"] == 0
+
+
+async def test_a_superseded_epoch_can_neither_assign_nor_return(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    a, b = await _queue(store, "g5", 2, 2)
+    assert await store.claim(mm.pool_name("g5", {}), "m5", Group((a, b)))
+    job = Job.from_fields((await client.xrange(mm.JOBS))[0][1])
+    stale = await store.own(job)
+    current = await store.own(job)  # another replica took the job over
+    for write in (store.assign(job, stale), store.give_back(job, stale), store.give_back(job, stale, "failed")):
+        with pytest.raises(Aborted):
+            await write
+    assert {(await store.get(t)).state for t in job.tickets} == {"forming"}  # type: ignore[union-attr]
+    assert await store.assign(job, current) == 1
+
+
+async def test_an_aborted_handler_leaves_its_entry_pending(client: aioredis.Redis) -> None:
+    # A handler that lost its entry to another replica must not acknowledge it for that replica.
+    stream = f"test:{uuid.uuid4().hex}"
+    done: asyncio.Queue[str] = asyncio.Queue()
+
+    async def superseded(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+        await done.put(entry_id)
+        raise Aborted("taken over", mm.SUPERSEDED)
+
+    queue = WorkQueue(client, stream, "g", "stale", superseded, idle_ms=60_000)
+    await queue.ensure_group()
+    await client.xadd(stream, {"job": "j"})
+    task = asyncio.create_task(queue.run())
+    try:
+        await asyncio.wait_for(done.get(), 10)
+    finally:
+        task.cancel()
+    assert (await client.xpending(stream, "g"))["pending"] == 1
+
+
+async def test_expiry_takes_only_old_waiting_tickets_and_races_claims_cleanly(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    a, b, c = await _queue(store, "g6", 2, 3)
+    pool = mm.pool_name("g6", {})
+    assert await store.expire(pool, a.queued_at - 1, 10) == []  # nobody is that old
+    assert await store.claim(pool, "m6", Group((a, b)))
+    # Every ticket is old enough now: the claimed ones are being placed and stay so.
+    assert await store.expire(pool, c.queued_at + 1, 10) == [c.ticket_id]
+    assert [(await store.get(t.ticket_id)).state for t in (a, b, c)] == \
+        ["forming", "forming", "expired"]  # type: ignore[union-attr]
+    assert await store.waiting(pool, 10) == []
+    assert not await store.claim(pool, "m7", Group((c,), bots=1))  # an expired ticket is never claimed
+    assert await store.cancel(c.ticket_id) == -1  # like a cancelled ticket
+    kinds = [f[b"k"] for _, f in await client.xrange(mm.EVENTS)]
+    assert kinds.count(b"expired") == 1
+
+
+async def test_a_consumer_whose_entry_was_taken_over_stops_and_does_not_take_it_back(client: aioredis.Redis) -> None:
+    stream = f"test:{uuid.uuid4().hex}"
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    async def stalled(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+        started.set()
+        try:
+            await asyncio.Event().wait()  # still working when the entry is taken over
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    queue = WorkQueue(client, stream, "g", "stale", stalled, idle_ms=1500)
+    await queue.ensure_group()
+    await client.xadd(stream, {"job": "j"})
+    task = asyncio.create_task(queue.run())
+    try:
+        await asyncio.wait_for(started.wait(), 5)
+        entry = (await client.xpending_range(stream, "g", "-", "+", 1))[0]["message_id"]
+        await client.xclaim(stream, "g", "other", 0, [entry], justid=True)  # another replica took it over
+        await asyncio.wait_for(cancelled.wait(), 5)  # the next heartbeat notices and stops the work
+        held = await client.xpending_range(stream, "g", "-", "+", 1)
+        assert [h["consumer"] for h in held] == [b"other"]  # and the heartbeat did not claim it back
+    finally:
+        task.cancel()

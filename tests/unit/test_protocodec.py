@@ -5,8 +5,8 @@ from tabletop.common.v1 import chance_pb2
 
 from services.games.common import chance, protocodec
 
-OUTCOMES = (chance.DiceRolled, chance.Permuted, chance.PileShuffled, chance.CardsDrawn)
-REQUESTS = (chance.RollDice, chance.Permute, chance.ShufflePile, chance.DrawCards)
+OUTCOMES = (chance.DiceRolled, chance.Permuted, chance.PileShuffled, chance.CardsDrawn, chance.CardsPut)
+REQUESTS = (chance.RollDice, chance.Permute, chance.ShufflePile, chance.DrawCards, chance.PutCards)
 
 
 @pytest.mark.parametrize(
@@ -16,6 +16,7 @@ REQUESTS = (chance.RollDice, chance.Permute, chance.ShufflePile, chance.DrawCard
         chance.ShufflePile(pile="draw:1", cards=("a", "b"), keep_order=True),
         chance.DrawCards(pile="draw:1", count=3, seat=None),
         chance.DrawCards(pile="draw:1", count=3, seat=0),
+        chance.PutCards(pile="draw:1", cards=("x", "y"), bottom=True, seat=2),
     ],
 )
 def test_request_round_trips(value):

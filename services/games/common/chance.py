@@ -54,7 +54,21 @@ class DrawCards:
     seat: int | None
 
 
-ChanceRequest = RollDice | Permute | ShufflePile | DrawCards
+@dataclass(frozen=True)
+class PutCards:
+    """Put `cards` on top of `pile` (or at its bottom), in this order, top first.
+
+    Only `seat` (None: everyone) learns which cards went in; the rest of the
+    pile keeps its hidden order. A pile that does not exist yet is created.
+    """
+
+    pile: str
+    cards: tuple[str, ...]
+    bottom: bool
+    seat: int | None
+
+
+ChanceRequest = RollDice | Permute | ShufflePile | DrawCards | PutCards
 
 
 @dataclass(frozen=True)
@@ -87,4 +101,12 @@ class CardsDrawn:
     cards: tuple[str, ...]
 
 
-ChanceOutcome = DiceRolled | Permuted | PileShuffled | CardsDrawn
+@dataclass(frozen=True)
+class CardsPut:
+    """Outcome of PutCards: the pile now holds `size` cards."""
+
+    pile: str
+    size: int
+
+
+ChanceOutcome = DiceRolled | Permuted | PileShuffled | CardsDrawn | CardsPut

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from services.games.common.chance import (
     CHANCE_SEAT,
     CardsDrawn,
+    CardsPut,
     ChanceOutcome,
     DiceRolled,
     Permuted,
@@ -22,7 +23,7 @@ from services.games.la_isla.rules import END_THRESHOLD, area_sum
 from services.games.la_isla.state import Phase, State
 
 SECRET_STEPS = (Phase.ASSIGN, Phase.INCOME, Phase.ANIMALS)
-OUTCOMES = (CardsDrawn, DiceRolled, Permuted, PileShuffled)
+OUTCOMES = (CardsDrawn, CardsPut, DiceRolled, Permuted, PileShuffled)
 
 
 def to_move(state: State) -> ToMove:
