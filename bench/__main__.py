@@ -36,7 +36,7 @@ def run_shape(url: str, inprocess: bool, games: list[tuple[str, int]]) -> dict[s
 
 def annotate(shape: dict[str, Any], append: dict[str, float]) -> None:
     rt = shape["grpc_round_trip"]
-    for run in shape["runs"]:
+    for run in [*shape["runs"], *shape["stream_runs"]]:
         run["latency_vs_grpc_round_trip"] = ratio(run["submit_p50_ms"], rt["p50_ms"])
         run["latency_vs_redis_append"] = ratio(run["submit_p50_ms"], append["p50_ms"])
         run["throughput_vs_grpc_round_trips"] = ratio(run["actions_per_second"], rt["per_second"])
@@ -73,9 +73,10 @@ def main() -> None:
 def report_shape(name: str, shape: dict[str, Any]) -> None:
     rt = shape["grpc_round_trip"]
     print(f"[{name}] baseline gRPC round trip: p50 {rt['p50_ms']:.3f} ms, {rt['per_second']:.0f}/s", flush=True)
-    for run in shape["runs"]:
+    for run in [*shape["runs"], *shape["stream_runs"]]:
+        how = "Play streams" if run.get("transport") == "play_stream" else "unary calls"
         print(
-            f"[{name}] {run['game']} x{run['concurrent_matches']} matches: {run['actions_per_second']:.0f} "
+            f"[{name}] {run['game']} x{run['concurrent_matches']} matches, {how}: {run['actions_per_second']:.0f} "
             f"actions/s ({run['throughput_vs_grpc_round_trips']:.3f} of gRPC round trips/s), submit p50 "
             f"{run['submit_p50_ms']:.2f} ms ({run['latency_vs_grpc_round_trip']:.1f}x round trip, "
             f"{run['latency_vs_redis_append']:.1f}x append), p99 {run['submit_p99_ms']:.2f} ms",
@@ -100,6 +101,13 @@ def compare_shapes(figures: dict[str, Any]) -> None:
     }
     for game, value in figures["inprocess_vs_services"].items():
         print(f"{game}: in-process shape serves {value:.2f}x the actions/s of the services shape", flush=True)
+    for shape in ("services", "inprocess"):
+        pairs = zip(figures[shape]["runs"], figures[shape]["stream_runs"], strict=True)
+        ratios = figures[f"streams_vs_unary_{shape}"] = {
+            a["game"]: ratio(b["actions_per_second"], a["actions_per_second"]) for a, b in pairs
+        }
+        for game, value in ratios.items():
+            print(f"[{shape}] {game}: Play streams serve {value:.2f}x the actions/s of unary calls", flush=True)
 
 
 def matchmaking(figures: dict[str, Any]) -> None:
@@ -110,11 +118,17 @@ def matchmaking(figures: dict[str, Any]) -> None:
     result = figures["matchmaking"] = mm.run()
     for name in ("one_replica", "two_replicas"):
         run = result[name]
-        print(f"matchmaking, {run['replicas']} replica(s): {run['tickets_per_s']:.0f} tickets/s, ticket to "
-              f"assignment p50 {run['p50_ms']:.0f} ms, p99 {run['p99_ms']:.0f} ms "
-              f"({run['parallel_players']} players at once)", flush=True)
-    print(f"matchmaking, 2 replicas vs 1: throughput x{result['throughput_ratio_2_to_1']}, "
-          f"p50 x{result['p50_ratio_2_to_1']}", flush=True)
+        print(
+            f"matchmaking, {run['replicas']} replica(s): {run['tickets_per_s']:.0f} tickets/s, ticket to "
+            f"assignment p50 {run['p50_ms']:.0f} ms, p99 {run['p99_ms']:.0f} ms "
+            f"({run['parallel_players']} players at once)",
+            flush=True,
+        )
+    print(
+        f"matchmaking, 2 replicas vs 1: throughput x{result['throughput_ratio_2_to_1']}, "
+        f"p50 x{result['p50_ratio_2_to_1']}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -33,8 +33,10 @@ PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
 async def _player(stub: Any, n: int, run: str) -> float:
     """One player: find, then watch until assigned; returns seconds to the assignment."""
     started = time.perf_counter()
-    ticket = await stub.FindMatch(pb.FindMatchRequest(game="pig", player_id=f"{run}-{n}", players_min=2,
-                                                      command_id=f"{run}-{n}"), wait_for_ready=True)
+    ticket = await stub.FindMatch(
+        pb.FindMatchRequest(game="pig", player_id=f"{run}-{n}", players_min=2, command_id=f"{run}-{n}"),
+        wait_for_ready=True,
+    )
     async for update in stub.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket.ticket_id)):
         if update.status == mmpb.TICKET_STATUS_ASSIGNED:
             return time.perf_counter() - started

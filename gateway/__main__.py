@@ -22,7 +22,10 @@ async def main() -> None:
     # One address or several ("ipv4:host:port,host:port"): any matchmaker replica answers any call.
     matchmaker = replicas_client(matchmaker_service_pb2_grpc.MatchmakerServiceStub, settings.matchmaker_addr)
     servicer = GatewayServicer(
-        match, wiring.rules_clients(settings), RedisEventStore(client), TokenAuthority(settings.token_secret),
+        match,
+        wiring.rules_clients(settings),
+        RedisEventStore(client),
+        TokenAuthority(settings.token_secret),
         matchmaker=matchmaker,
         limiter=RateLimiter(settings.seat_action_rate, settings.seat_action_burst),
     )

@@ -192,6 +192,11 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
             )
             if reply is not None:
                 update.view.CopyFrom(reply.view)
+            if request.with_legal_actions and viewer is not None and viewer in summary.to_move:
+                legal = await self._match.ListLegalActions(
+                    mpb.ListLegalActionsRequest(match_id=request.match_id, seat=viewer)
+                )
+                update.legal_actions.extend(legal.actions)
             yield update
 
     async def _summary_at(self, match_id: str, version: int) -> mpb.MatchSummary:

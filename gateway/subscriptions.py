@@ -68,7 +68,11 @@ class Subscriptions:
         """Read the stream and publish it to the feed until nobody watches any more."""
         stream = match_stream(match_id)
         try:
-            feed.version = await self._store.version(stream)
+            version = await self._store.version(stream)
+            async with feed.changed:
+                # Watchers that are behind can read the store right away.
+                feed.version = version
+                feed.changed.notify_all()
             while True:
                 batch = await self._store.wait(stream, feed.version, POLL_SECONDS)
                 async with feed.changed:

@@ -119,7 +119,16 @@ async def serve(
     tlog.configure(name, settings.log_level)
     server = grpc.aio.server(
         interceptors=[ServiceInterceptor()],
-        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", 8 * 1024 * 1024)],
+        options=[
+            ("grpc.so_reuseport", 0),
+            ("grpc.max_receive_message_length", 8 * 1024 * 1024),
+            # Clients keep long watch streams alive with pings every 30 s
+            # (transport.CHANNEL_OPTIONS); accept them instead of closing the
+            # connection with "too many pings".
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
+            ("grpc.http2.max_ping_strikes", 0),
+        ],
     )
     names = list(register(server))
     health_servicer = health.aio.HealthServicer()

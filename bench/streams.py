@@ -1,0 +1,79 @@
+"""Bots that play over the gateway's Play stream: one stream per seat, actions in,
+updates with the seat's legal actions out, and no other call per move."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.match.v1 import match_service_pb2 as mpb
+
+from gateway.client import bots
+from gateway.client.api import Gateway, Seat
+
+
+async def play_seat(gateway: Gateway, seat: Seat, rng: random.Random, stop_at: float) -> list[float]:
+    """Play one seat to the end of its match (or `stop_at`); the submit latencies."""
+    outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
+    latencies: list[float] = []
+
+    async def requests() -> AsyncIterator[pb.PlayRequest]:
+        while (item := await outbox.get()) is not None:
+            yield item
+
+    watch = pb.WatchMatchRequest(match_id=seat.match_id, with_legal_actions=True)
+    await outbox.put(pb.PlayRequest(watch=watch))
+    call: Any = gateway.stub.Play(requests(), metadata=seat.metadata)
+    try:
+        async with asyncio.timeout(max(0.0, stop_at - time.perf_counter()) + 1.0):
+            await _play(call, outbox, seat, rng, stop_at, latencies)
+    except TimeoutError:
+        pass  # the run is over while other seats had left
+    finally:
+        await outbox.put(None)
+        call.cancel()
+    return latencies
+
+
+async def _play(
+    call: Any,
+    outbox: asyncio.Queue[pb.PlayRequest | None],
+    seat: Seat,
+    rng: random.Random,
+    stop_at: float,
+    latencies: list[float],
+) -> None:
+    in_flight: float | None = None  # when the one submit awaiting its answer was sent
+    offer: pb.WatchMatchResponse | None = None  # the newest update that asked this seat to act
+    acted_at = -1  # the version the last submit was chosen at
+    async for response in call:
+        kind = response.WhichOneof("kind")
+        if kind in ("accepted", "error"):
+            if in_flight is not None and kind == "accepted":
+                latencies.append(time.perf_counter() - in_flight)
+            in_flight = None
+        else:
+            update = response.update
+            if update.match.status == mpb.MATCH_STATUS_FINISHED or time.perf_counter() > stop_at:
+                return
+            if update.legal_actions:
+                offer = update
+        # Act on the newest offer once the previous submit has been answered.
+        if offer is not None and in_flight is None and offer.match.version > acted_at:
+            action = offer.legal_actions[rng.randrange(len(offer.legal_actions))]
+            acted_at, in_flight = offer.match.version, time.perf_counter()
+            command_id = f"s{seat.seat}-v{acted_at}"
+            submit = pb.SubmitActionRequest(match_id=seat.match_id, action=action, command_id=command_id)
+            await outbox.put(pb.PlayRequest(submit=submit))
+
+
+async def stream_match(gateway: Gateway, game: str, players: int, seed: int, stop_at: float) -> list[float]:
+    """A whole match played over Play streams; the submit latencies of all seats."""
+    seats = await bots.open_match(gateway, game, players, seed)
+    rng = random.Random(seed)
+    lanes = await asyncio.gather(*(play_seat(gateway, seat, rng, stop_at) for seat in seats))
+    return [latency for lane in lanes for latency in lane]
