@@ -111,9 +111,13 @@ def to_dict(packed: any_pb2.Any, game: str) -> dict[str, Any]:
         if message_cls.DESCRIPTOR.full_name == name:
             message = message_cls()
             packed.Unpack(message)
-            return json_format.MessageToDict(message, preserving_proto_field_name=True)
+            return json_format.MessageToDict(
+                message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+            )
     return {"type": name}
 
 
 def message_dict(message: Any) -> dict[str, Any]:
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+    return json_format.MessageToDict(
+        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    )
