@@ -51,10 +51,13 @@ async def to_move(gateway: Gateway, match_id: str) -> list[int]:
     return list((await gateway.view(match_id)).match.to_move)
 
 
-async def code_of(call) -> grpc.StatusCode:
-    with pytest.raises(grpc.aio.AioRpcError) as failure:
+async def code_of(call) -> grpc.StatusCode | None:
+    """The status code a call fails with (None if it succeeds)."""
+    try:
         await call
-    return failure.value.code()
+    except grpc.aio.AioRpcError as failure:
+        return failure.code()
+    return None
 
 
 async def test_full_pig_match_ends_with_a_ranking_and_verifies(gateway):
@@ -397,3 +400,34 @@ async def test_lobby_join_leave_start_rules(gateway):
     assert seats == ["ana", "cid"]
     listed = await gateway.stub.ListMatches(gpb.ListMatchesRequest(game="pig", status=mpb.MATCH_STATUS_ACTIVE))
     assert match_id in {m.match_id for m in listed.matches}
+
+
+@pytest.mark.parametrize("dependency", ["rules-pig", "dice", "deck"])
+async def test_a_dependency_down_is_unavailable_and_changes_nothing(redis_url, dependency):
+    stack = Stack(
+        redis_url=redis_url, extra_env={"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}, games=("pig",), matchmakers=0
+    )
+    stack.start()
+    try:
+        async with Gateway(stack.gateway_addr) as gateway:
+            seats = await started_pig(gateway, seats=2)
+            match_id = seats[0].match_id
+            mover = seats[(await to_move(gateway, match_id))[0]]
+            before = (await gateway.view(match_id)).match.version
+            stack.kill(dependency)
+            # A roll needs the rules (to decide) and the dice (to roll); the deck is
+            # needed only for swaps, so with the deck down a roll still goes through.
+            code = await code_of(gateway.submit(mover, ROLL, command_id="while-down"))
+            if dependency == "deck":
+                assert code is None
+            else:
+                assert code == grpc.StatusCode.UNAVAILABLE
+                assert (await gateway.view(match_id)).match.version == before
+            stack.restart(dependency)
+            result = bots.BotResult(match_id, "pig", 0, 0.0, mpb.MatchSummary(), [], seats)
+            await bots.drive(gateway, result, random.Random(1))
+            assert result.summary.status == mpb.MATCH_STATUS_FINISHED
+            entries = await gateway.log(match_id)
+            assert verify((e.version, e.type, e.event.value) for e in entries).ok
+    finally:
+        stack.stop()
