@@ -1,8 +1,8 @@
 """The match directory: a read model of each match's game and status, for listing.
 
-Written after every lifecycle change (created, seated, started, ended); it is
-derived from the logs, so a lost write only makes a listing briefly stale and
-`rebuild`-free: the next change of that match writes it again.
+Written after every lifecycle change (created, seated, started, ended). It is
+only an index: listings load each match's record fresh from its log, and a
+lost write is repaired by the next lifecycle change of that match.
 """
 
 from __future__ import annotations
