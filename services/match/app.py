@@ -206,7 +206,9 @@ class MatchApp:
     async def list_matches(self, game: str = "", status: int = 0, limit: int = 50) -> list[record_pb2.MatchRecord]:
         """Newest matches first, filtered through the directory, each record fresh."""
         ids = await self._directory.find(game, status, min(limit or 50, 500))
-        return [await self.record(match_id) for match_id in ids]
+        records = [await self.record(match_id) for match_id in ids]
+        # The directory may lag behind a log: filter on the fresh records again.
+        return [r for r in records if (not game or r.game == game) and (not status or r.status == status)]
 
     # ------------------------------------------------------------ writing
 
