@@ -34,7 +34,7 @@ def main() -> int:
         print(f"  {name:<20} 127.0.0.1:{proc.port}   metrics :{proc.metrics_port}/metrics   log: {proc.log_path}")
     print(f"  redis                {stack.redis_url}")
     print(f"\nTabletop gateway listening on {stack.gateway_addr}")
-    print("try:  .venv/bin/tabletop bots --game el_dorado --players 3      (Ctrl-C stops the stack)", flush=True)
+    print("try:  .venv/bin/tabletop bots --game la_isla --players 3      (Ctrl-C stops the stack)", flush=True)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
