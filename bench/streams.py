@@ -56,6 +56,9 @@ async def _play(
             if in_flight is not None and kind == "accepted":
                 latencies.append(time.perf_counter() - in_flight)
             in_flight = None
+            if kind == "error" and response.error.code == "RESOURCE_EXHAUSTED":
+                await asyncio.sleep(0.05)  # told to slow down: try the same offer again shortly
+                acted_at = -1
         else:
             update = response.update
             if update.match.status == mpb.MATCH_STATUS_FINISHED or time.perf_counter() > stop_at:

@@ -18,7 +18,7 @@ from services.common.transport import RemoteClient
 async def main() -> None:
     settings = config.load()
     client = redis_client.connect(settings.redis_url, settings.redis_cluster)
-    match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr)
+    match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr, timeout=10.0)
     # One address or several ("ipv4:host:port,host:port"): any matchmaker replica answers any call.
     matchmaker = replicas_client(matchmaker_service_pb2_grpc.MatchmakerServiceStub, settings.matchmaker_addr)
     servicer = GatewayServicer(

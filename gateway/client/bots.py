@@ -22,6 +22,8 @@ from gateway.client.api import Gateway, Seat
 # Refusals a bot may meet when its view of the match is a step behind.
 RACE_CODES = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED)
 STALL_SECONDS = 5.0
+BACKOFF_ATTEMPTS = 20
+BACKOFF_SECONDS = 0.05
 
 
 @dataclass
@@ -148,17 +150,26 @@ async def _next_summary(gateway: Gateway, watch: _Updates, current: mpb.MatchSum
 
 
 async def _act(gateway: Gateway, seat: Seat, version: int, rng: random.Random, latencies: list[float]) -> int:
-    """Submit one random legal action for `seat`; 1 if it was applied."""
+    """Submit one random legal action for `seat`; 1 if it was applied.
+
+    Told to slow down (RESOURCE_EXHAUSTED), the bot waits and sends the same
+    command again, as a well-behaved client does.
+    """
     legal = await gateway.legal_actions(seat)
     if not legal.actions:
         return 0
     action = legal.actions[rng.randrange(len(legal.actions))]
-    started = time.perf_counter()
-    try:
-        await gateway.submit(seat, action, command_id=f"bot-{seat.seat}-v{version}")
-    except grpc.aio.AioRpcError as error:
-        if error.code() in RACE_CODES:
-            return 0
-        raise
-    latencies.append(time.perf_counter() - started)
-    return 1
+    for attempt in range(BACKOFF_ATTEMPTS):
+        started = time.perf_counter()
+        try:
+            await gateway.submit(seat, action, command_id=f"bot-{seat.seat}-v{version}")
+        except grpc.aio.AioRpcError as error:
+            if error.code() in RACE_CODES:
+                return 0
+            if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or attempt == BACKOFF_ATTEMPTS - 1:
+                raise
+            await asyncio.sleep(BACKOFF_SECONDS * (attempt + 1))
+            continue
+        latencies.append(time.perf_counter() - started)
+        return 1
+    return 0

@@ -54,9 +54,12 @@ class RemoteClient:
         self,
         stub_cls: Callable[[grpc.aio.Channel], Any],
         addr: str,
-        timeout: float = 10.0,
+        timeout: float = 5.0,
         options: list[tuple[str, Any]] | None = None,
     ) -> None:
+        # Calls wait for a restarting server (wait_for_ready) up to `timeout` s,
+        # then fail UNAVAILABLE. Callers of callers get longer timeouts (the
+        # gateway gives the match 10 s), so the innermost failure is the one reported.
         # `addr` may list several replicas ("ipv4:h:p,h:p"); pass
         # ("grpc.lb_policy_name", "round_robin") to spread calls over them.
         self._channel = grpc.aio.insecure_channel(addr, options=[*CHANNEL_OPTIONS, *(options or [])])
