@@ -137,7 +137,13 @@ class Stack:
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "gen"), env.get("PYTHONPATH", "")])
         with open(proc.log_path, "ab") as log:
             proc.process = subprocess.Popen(
-                [sys.executable, "-m", proc.module], cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True
+                [sys.executable, "-m", proc.module],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                preexec_fn=redis_server.die_with_parent,
             )
         proc.port = self._wait_ready(proc, ready)
 

@@ -22,7 +22,7 @@ def connect(url: str, cluster: bool = False, max_connections: int | None = None)
     """An asyncio client with bytes replies."""
     options: dict[str, Any] = {"decode_responses": False, "socket_timeout": SOCKET_TIMEOUT}
     if cluster:
-        return RedisCluster.from_url(url, **options)
+        return RedisCluster.from_url(url, **options)  # type: ignore[no-untyped-call]
     if max_connections is not None:
         options["max_connections"] = max_connections
-    return aioredis.from_url(url, **options)
+    return aioredis.from_url(url, **options)  # type: ignore[no-untyped-call]

@@ -9,15 +9,29 @@ tests free of any pre-installed server.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """Run in a child before exec: it gets SIGTERM when its launcher dies (Linux),
+    so no server outlives a killed `make run` or test run."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        return
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def server_binary() -> str:
@@ -87,7 +101,7 @@ def start(port: int | None = None, timeout: float = 10.0, extra: tuple[str, ...]
         "warning",
         *extra,
     ]
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=die_with_parent)
     server = RedisProcess(process, port, workdir)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -146,8 +160,9 @@ def start_cluster(nodes: int = 3, timeout: float = 30.0) -> RedisCluster:
             started.append(start(port, extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")))
         cli = str(pathlib.Path(server_binary()).with_name("redis-cli"))
         addresses = [f"127.0.0.1:{node.port}" for node in started]
-        subprocess.run([cli, "--cluster", "create", *addresses, "--cluster-yes"], check=True,
-                       capture_output=True, timeout=timeout)
+        subprocess.run(
+            [cli, "--cluster", "create", *addresses, "--cluster-yes"], check=True, capture_output=True, timeout=timeout
+        )
         _wait_cluster_ok(cli, started[0].port, timeout)
     except BaseException:
         for node in started:
