@@ -133,6 +133,8 @@ class Stack:
             "REDIS_URL": self.redis_url,
             "TABLETOP_READY_FILE": str(ready),
             "PYTHONUNBUFFERED": "1",
+            # The child asks the kernel to stop it when this launcher dies (lifeline.py).
+            "TABLETOP_PARENT_PID": str(os.getpid()),
         }
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "gen"), env.get("PYTHONPATH", "")])
         with open(proc.log_path, "ab") as log:
@@ -143,7 +145,6 @@ class Stack:
                 stdout=log,
                 stderr=log,
                 start_new_session=True,
-                preexec_fn=redis_server.die_with_parent,
             )
         proc.port = self._wait_ready(proc, ready)
 

@@ -15,8 +15,8 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from services.common import lifeline, metrics
 from services.common import logging as tlog
-from services.common import metrics
 from services.common.config import Settings
 from services.common.errors import ServiceError, to_status
 
@@ -116,6 +116,7 @@ async def serve(
     on_stop: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Run a server until SIGTERM/SIGINT, then drain gracefully."""
+    lifeline.hold()
     tlog.configure(name, settings.log_level)
     server = grpc.aio.server(
         interceptors=[ServiceInterceptor()],

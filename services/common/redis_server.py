@@ -9,29 +9,15 @@ tests free of any pre-installed server.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import pathlib
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent() -> None:
-    """Run in a child before exec: it gets SIGTERM when its launcher dies (Linux),
-    so no server outlives a killed `make run` or test run."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    except OSError:
-        return
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def server_binary() -> str:
@@ -101,7 +87,12 @@ def start(port: int | None = None, timeout: float = 10.0, extra: tuple[str, ...]
         "warning",
         *extra,
     ]
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=die_with_parent)
+    # With util-linux's setpriv the server gets SIGTERM if its launcher dies,
+    # so a killed test run or `make run` leaves no server behind.
+    setpriv = shutil.which("setpriv")
+    if setpriv is not None:
+        args = [setpriv, "--pdeathsig", "TERM", "--", *args]
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     server = RedisProcess(process, port, workdir)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
