@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -13,6 +14,7 @@ from services.dice import fair
 MAX_DICE = 64
 MAX_FACES = 1_000_000
 MAX_PERMUTATION = 10_000
+SEED_CACHE = 10_000
 
 
 class DiceApp:
@@ -20,7 +22,7 @@ class DiceApp:
 
     def __init__(self, redis: aioredis.Redis) -> None:
         self._redis: Any = redis
-        self._seeds: dict[str, bytes] = {}
+        self._seeds: OrderedDict[str, bytes] = OrderedDict()
 
     async def commit(self, match_id: str) -> str:
         """Create the match's seed unless it exists; its public commitment."""
@@ -50,8 +52,10 @@ class DiceApp:
             seed = await self._redis.get(keys.dice_seed(match_id))
             if seed is None:
                 raise NotFound(f"no seed for match {match_id}")
-            # A seed never changes once set, so it is safe to keep.
+            # A seed never changes once set, so it is safe to keep (the newest few).
             self._seeds[match_id] = seed
+            if len(self._seeds) > SEED_CACHE:
+                self._seeds.popitem(last=False)
         return bytes(seed)
 
 
