@@ -115,10 +115,8 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
     def _viewer(self, context: Any, match_id: str) -> int | None:
         """The caller's seat in this match, None for a spectator (no token)."""
         _require_match_id(match_id)
-        claim = self._tokens.from_metadata(_metadata(context))
-        if claim is None:
-            return None
-        return self._tokens.for_match(_metadata(context), match_id).seat
+        claim = self._tokens.optional_for_match(_metadata(context), match_id)
+        return None if claim is None else claim.seat
 
     async def _view(self, match_id: str, viewer: int | None) -> mpb.GetViewResponse:
         request = mpb.GetViewRequest(match_id=match_id)

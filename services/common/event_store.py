@@ -10,7 +10,7 @@ All keys of one stream share the hash tag `{name}`, so it runs on a cluster.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -94,15 +94,6 @@ class EventStore(Protocol):
 
     async def streams(self, limit: int = 0) -> list[str]:
         """Names of streams created so far, newest first."""
-
-
-async def follow(store: EventStore, stream: str, after_version: int, poll: float = 5.0) -> AsyncIterator[StoredEvent]:
-    """Every event after `after_version`, then each new one as it lands."""
-    while True:
-        batch = await store.wait(stream, after_version, poll)
-        for event in batch:
-            after_version = event.version
-            yield event
 
 
 @dataclass

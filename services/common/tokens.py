@@ -67,9 +67,14 @@ class TokenAuthority:
 
     def for_match(self, metadata: Sequence[tuple[str, str | bytes]] | None, match_id: str) -> SeatClaim:
         """The caller's claim, required, and for this match."""
-        claim = self.from_metadata(metadata)
+        claim = self.optional_for_match(metadata, match_id)
         if claim is None:
             raise Unauthenticated("this call needs a seat token", "auth.missing")
-        if claim.match_id != match_id:
+        return claim
+
+    def optional_for_match(self, metadata: Sequence[tuple[str, str | bytes]] | None, match_id: str) -> SeatClaim | None:
+        """The caller's claim for this match, None without a token (a spectator)."""
+        claim = self.from_metadata(metadata)
+        if claim is not None and claim.match_id != match_id:
             raise PermissionDenied("the token is for another match", "auth.other_match")
         return claim

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.common.errors import FailedPrecondition, InvalidArgument
-from services.games.common.engine import IllegalAction, InvalidConfig, Outcome, ToMove, Visibility
+from services.games.common.engine import IllegalAction, InvalidConfig, Outcome, ToMove, Visibility, replay
 from services.games.registry import GameEntry
 
 CACHE_SIZE = 4096
@@ -86,7 +86,5 @@ class EngineHost:
         )
 
     def replay(self, data: bytes, events: Sequence[Any]) -> tuple[Any, bytes]:
-        state = self.state(data)
-        for event in events:
-            state = self.engine.evolve(state, event)
+        state = replay(self.engine, self.state(data), events)
         return state, self.encode(state)

@@ -15,9 +15,6 @@ from services.games.common import chance, protocodec
 from services.games.common.engine import Outcome, ToMove, Visibility
 from services.rules.app import EngineHost
 
-CHANCE_REQUESTS = (chance.RollDice, chance.Permute, chance.ShufflePile, chance.DrawCards, chance.PutCards)
-CHANCE_OUTCOMES = (chance.DiceRolled, chance.Permuted, chance.PileShuffled, chance.CardsDrawn, chance.CardsPut)
-
 
 def pack(message: Message) -> any_pb2.Any:
     packed = any_pb2.Any()
@@ -97,7 +94,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         data = self._data(request.state)
         if request.WhichOneof("move") == "chance":
             try:
-                move = protocodec.decode_union(request.chance, CHANCE_OUTCOMES)
+                move = protocodec.decode_union(request.chance, chance.OUTCOME_TYPES)
             except protocodec.ProtoMismatch as bad:
                 raise InvalidArgument(f"malformed chance outcome: {bad}") from None
         elif request.WhichOneof("move") == "action":

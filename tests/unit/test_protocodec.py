@@ -5,8 +5,8 @@ from tabletop.common.v1 import chance_pb2
 
 from services.games.common import chance, protocodec
 
-OUTCOMES = (chance.DiceRolled, chance.Permuted, chance.PileShuffled, chance.CardsDrawn, chance.CardsPut)
-REQUESTS = (chance.RollDice, chance.Permute, chance.ShufflePile, chance.DrawCards, chance.PutCards)
+OUTCOMES = chance.OUTCOME_TYPES
+REQUESTS = chance.REQUEST_TYPES
 
 
 @pytest.mark.parametrize(

@@ -110,3 +110,7 @@ class CardsPut:
 
 
 ChanceOutcome = DiceRolled | Permuted | PileShuffled | CardsDrawn | CardsPut
+
+REQUEST_TYPES = (RollDice, Permute, ShufflePile, DrawCards, PutCards)
+OUTCOME_TYPES = (DiceRolled, Permuted, PileShuffled, CardsDrawn, CardsPut)
+"""The members of the two unions, for isinstance checks and decoding."""

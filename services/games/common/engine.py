@@ -91,14 +91,6 @@ class Outcome:
     cooperative_win: bool | None = None
 
 
-@dataclass(frozen=True)
-class ParamSpec:
-    """A typed description of an action with free parameters a client fills in."""
-
-    action: str
-    params: Mapping[str, str]
-
-
 class Engine(Protocol, Generic[S, A, E]):
     """What every game package provides. All functions are pure."""
 
@@ -155,7 +147,6 @@ __all__ = [
     "IllegalAction",
     "InvalidConfig",
     "Outcome",
-    "ParamSpec",
     "ToMove",
     "Visibility",
     "apply",

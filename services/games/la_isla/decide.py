@@ -4,15 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.games.common.chance import (
-    CHANCE_SEAT,
-    CardsDrawn,
-    CardsPut,
-    ChanceOutcome,
-    DiceRolled,
-    Permuted,
-    PileShuffled,
-)
+from services.games.common.chance import CHANCE_SEAT, OUTCOME_TYPES, ChanceOutcome
 from services.games.common.engine import IllegalAction, ToMove
 from services.games.la_isla import chance_flow, explore, steps
 from services.games.la_isla.actions import Action, AdvanceMarkers, AssignCards, CollectIncome
@@ -23,7 +15,7 @@ from services.games.la_isla.rules import END_THRESHOLD, area_sum
 from services.games.la_isla.state import Phase, State
 
 SECRET_STEPS = (Phase.ASSIGN, Phase.INCOME, Phase.ANIMALS)
-OUTCOMES = (CardsDrawn, CardsPut, DiceRolled, Permuted, PileShuffled)
+OUTCOMES = OUTCOME_TYPES
 
 
 def to_move(state: State) -> ToMove:
