@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.common import redis_server
+from services.common import keyring, redis_server
 from services.games.registry import add_package, available
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -78,8 +78,18 @@ class Stack:
         # Matchmakers before the gateway: the gateway is told every replica's address.
         for replica in range(self.matchmakers):
             self._launch_matchmaker(replica)
-        self._launch("gateway", "gateway", {**self._core_env(), **self._matchmaker_env()})
+        self._launch("gateway", "gateway", {**self._core_env(), **self._matchmaker_env(), **self._token_env()})
         return self
+
+    def _token_env(self) -> dict[str, str]:
+        """The gateway's signing keys: the operator's if configured, else a ring this
+        launcher makes once in its directory (mode 0600) and reuses on every start."""
+        configured = {**os.environ, **self.extra_env}
+        if configured.get("TABLETOP_TOKEN_KEYS") or configured.get("TABLETOP_TOKEN_KEYS_FILE"):
+            return {}
+        path = self.workdir / "keys" / "token-keys.json"
+        keyring.create_file(path)
+        return {"TABLETOP_TOKEN_KEYS_FILE": str(path)}
 
     def _matchmaker_env(self) -> dict[str, str]:
         addrs = [self.addr(n) for n in self.procs if n == "matchmaker" or n.startswith("matchmaker-")]
