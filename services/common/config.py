@@ -50,6 +50,11 @@ class Settings:
     seat_action_burst: float = 100.0
     # Extra engine packages, name -> package (the platform tests' own game).
     extra_games: Mapping[str, str] = field(default_factory=dict)
+    # Mutual TLS between platform processes (PEM files; see services/common/tls.py).
+    # No defaults: every process refuses to start without them.
+    tls_ca: str = ""
+    tls_cert: str = ""
+    tls_key: str = ""
 
 
 def _addrs(raw: str) -> dict[str, str]:
@@ -91,4 +96,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         seat_action_rate=float(get("SEAT_ACTION_RATE", str(d.seat_action_rate))),
         seat_action_burst=float(get("SEAT_ACTION_BURST", str(d.seat_action_burst))),
         extra_games=_addrs(get("EXTRA_GAMES", "")),
+        tls_ca=get("TLS_CA", d.tls_ca),
+        tls_cert=get("TLS_CERT", d.tls_cert),
+        tls_key=get("TLS_KEY", d.tls_key),
     )
