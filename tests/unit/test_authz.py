@@ -68,3 +68,10 @@ def test_in_process_calls_are_checked_as_the_calling_process() -> None:
             await LocalClient(_Dice(), authz.DICE, "deck").RevealSeed(object())
 
     asyncio.run(run())
+
+
+def test_no_deck_response_can_carry_a_pile_order_beyond_the_drawn_cards() -> None:
+    service = deck_service_pb2.DESCRIPTOR.services_by_name["DeckService"]
+    responses = {m.output_type.name: m.output_type for m in service.methods}
+    with_lists = {name for name, message in responses.items() if any(f.is_repeated for f in message.fields)}
+    assert with_lists == {"DrawCardsResponse"}  # the cards asked for, at the offset the match keeps
