@@ -7,7 +7,8 @@ certificate against that name (gRPC's `ssl_target_name_override`), so a
 service can only answer as the identity its certificate names, wherever it runs.
 
 `ensure()` creates what is missing and reuses what exists, so a stack keeps its
-CA across restarts. Private keys are written with mode 0600.
+CA across restarts. Private keys are written with mode 0600. Deployments
+without the launcher can run `python -m services.common.pki DIR [NAME ...]`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from __future__ import annotations
 import datetime
 import os
 import pathlib
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from cryptography import x509
@@ -175,3 +177,19 @@ def _write(path: pathlib.Path, data: bytes) -> None:
 
 def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC)
+
+
+def main(argv: Sequence[str]) -> int:
+    """`python -m services.common.pki DIR [NAME ...]`: ensure the CA and identities in DIR."""
+    if not argv:
+        print("usage: python -m services.common.pki DIR [NAME ...]", file=sys.stderr)
+        return 2
+    pki_dir = ensure(pathlib.Path(argv[0]), argv[1:] or IDENTITIES)
+    for name in argv[1:] or IDENTITIES:
+        found = files(pki_dir, name)
+        print(f"{name}: TABLETOP_TLS_CA={found.ca} TABLETOP_TLS_CERT={found.cert} TABLETOP_TLS_KEY={found.key}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
