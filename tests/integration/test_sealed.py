@@ -144,6 +144,13 @@ def test_another_services_certificate_is_refused_per_method(
     assert "127.0.0.1" not in details and "match" not in details.replace(method, "")
 
 
+def test_streams_are_checked_like_unary_calls(stack: Stack) -> None:
+    watch = mm_pb.WatchTicketRequest(ticket_id="t")
+    with stack.channel("matchmaker", as_identity="match") as channel, pytest.raises(grpc.RpcError) as refused:
+        list(mm_grpc.MatchmakerServiceStub(channel).WatchTicket(watch, timeout=5))
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
 async def test_dice_refuse_every_draw_once_a_match_has_ended(stack: Stack) -> None:
     async with Gateway(stack.gateway_addr) as gateway:
         result = await bots.play_match(gateway, "pig", 2, seed=5)
