@@ -52,9 +52,15 @@ async def main() -> None:
         tlog.get("gateway").error("refusing_to_start", reason=str(error))
         sys.exit(2)
     client = redis_client.connect(settings.redis_url, settings.redis_cluster)
-    match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr, timeout=10.0)
+    # Players reach the gateway in plaintext (tokens identify them); the gateway
+    # reaches internal services over mutual TLS as the identity "gateway".
+    match = RemoteClient(
+        match_service_pb2_grpc.MatchServiceStub, settings.match_addr, wiring.dial(settings, "match"), timeout=10.0
+    )
     # One address or several ("ipv4:host:port,host:port"): any matchmaker replica answers any call.
-    matchmaker = replicas_client(matchmaker_service_pb2_grpc.MatchmakerServiceStub, settings.matchmaker_addr)
+    matchmaker = replicas_client(
+        matchmaker_service_pb2_grpc.MatchmakerServiceStub, settings.matchmaker_addr, wiring.dial(settings, "matchmaker")
+    )
     servicer = GatewayServicer(
         match,
         wiring.rules_clients(settings),
@@ -65,7 +71,7 @@ async def main() -> None:
         limiter=RateLimiter(settings.seat_action_rate, settings.seat_action_burst),
         create_limiter=RateLimiter(settings.create_rate, settings.create_burst),
     )
-    await serve("gateway", settings, lambda server: register(server, servicer), on_stop=client.aclose)
+    await serve("gateway", settings, lambda server: register(server, servicer), on_stop=client.aclose, public=True)
 
 
 if __name__ == "__main__":

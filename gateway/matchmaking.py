@@ -19,6 +19,7 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from gateway import validate
 from services.common.errors import InvalidArgument, PermissionDenied, Unavailable
+from services.common.tls import Dial
 from services.common.tokens import Session, TokenAuthority
 from services.common.transport import RemoteClient
 
@@ -29,10 +30,10 @@ CHECKED_TABLES = 4096
 ROUND_ROBIN = [("grpc.lb_policy_name", "round_robin")]
 
 
-def replicas_client(stub_cls: Any, addr: str) -> RemoteClient:
+def replicas_client(stub_cls: Any, addr: str, dial: Dial) -> RemoteClient:
     """A client for a target that may list several replicas ("ipv4:h:p,h:p"): calls are
     spread round-robin over the ones that are up, and a replica that goes away is skipped."""
-    return RemoteClient(stub_cls, addr, options=ROUND_ROBIN)
+    return RemoteClient(stub_cls, addr, dial, options=ROUND_ROBIN)
 
 
 class MatchmakingEndpoints:

@@ -66,6 +66,11 @@ class Settings:
     create_burst: float = 30.0
     # Extra engine packages, name -> package (the platform tests' own game).
     extra_games: Mapping[str, str] = field(default_factory=dict)
+    # Mutual TLS between platform processes (PEM files; see services/common/tls.py).
+    # No defaults: every process refuses to start without them.
+    tls_ca: str = ""
+    tls_cert: str = ""
+    tls_key: str = ""
 
 
 def _addrs(raw: str) -> dict[str, str]:
@@ -118,4 +123,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         create_rate=float(get("CREATE_RATE", str(d.create_rate))),
         create_burst=float(get("CREATE_BURST", str(d.create_burst))),
         extra_games=_addrs(get("EXTRA_GAMES", "")),
+        tls_ca=get("TLS_CA", d.tls_ca),
+        tls_cert=get("TLS_CERT", d.tls_cert),
+        tls_key=get("TLS_KEY", d.tls_key),
     )

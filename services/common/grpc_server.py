@@ -1,5 +1,9 @@
-"""One `serve()` for every process: grpc.aio server, the error-mapping and
-logging interceptor, health, reflection, metrics, graceful shutdown."""
+"""One `serve()` for every process: grpc.aio server, the error-mapping,
+authorization and logging interceptor, health, reflection, metrics, graceful shutdown.
+
+Internal services listen with mutual TLS only and check every call against
+the policy table (services/common/authz.py); the gateway's client-facing port
+is plaintext (players authenticate with tokens there)."""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from services.common import lifeline, metrics
+from services.common import authz, lifeline, metrics, tls
 from services.common import logging as tlog
 from services.common.config import Settings
 from services.common.errors import ServiceError, to_status
@@ -40,7 +44,15 @@ async def _fail(context: grpc.aio.ServicerContext, method: str, error: ServiceEr
 
 
 class ServiceInterceptor(grpc.aio.ServerInterceptor):
-    """Maps ServiceError to statuses (the one place that aborts), logs, measures."""
+    """Maps ServiceError to statuses (the one place that aborts), authorizes, logs, measures.
+
+    With `authorize`, every application call is checked against the policy
+    table for the identity of the caller's certificate. Health and reflection
+    (`/grpc.*`) are open to any caller the TLS handshake admitted.
+    """
+
+    def __init__(self, authorize: bool = False) -> None:
+        self._authorize = authorize
 
     async def intercept_service(
         self,
@@ -51,33 +63,43 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         if handler is None or details.method.startswith("/grpc."):
             return handler
         method = details.method.rsplit("/", 1)[-1]
+        guard = details.method if self._authorize else ""
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
-                _unary(handler.unary_unary, method),
+                _unary(handler.unary_unary, method, guard),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
-                _streaming(handler.unary_stream, method),
+                _streaming(handler.unary_stream, method, guard),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.stream_stream:
             return grpc.stream_stream_rpc_method_handler(
-                _streaming(handler.stream_stream, method),
+                _streaming(handler.stream_stream, method, guard),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler
 
 
-def _unary(inner: Any, method: str) -> Any:
+def _authorize(guard: str, context: grpc.aio.ServicerContext) -> None:
+    """Raise PermissionDenied unless the caller's identity may call `guard` ('' checks nothing)."""
+    if guard:
+        caller = tls.caller(context)
+        structlog.contextvars.bind_contextvars(caller=caller)
+        authz.check(guard, caller)
+
+
+def _unary(inner: Any, method: str, guard: str) -> Any:
     async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
         started = time.perf_counter()
         try:
+            _authorize(guard, context)
             response = await inner(request, context)
         except ServiceError as error:
             await _fail(context, method, error)
@@ -90,11 +112,12 @@ def _unary(inner: Any, method: str) -> Any:
     return call
 
 
-def _streaming(inner: Any, method: str) -> Any:
+def _streaming(inner: Any, method: str, guard: str) -> Any:
     async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
         try:
+            _authorize(guard, context)
             async for response in inner(request, context):
                 yield response
         except ServiceError as error:
@@ -114,12 +137,18 @@ async def serve(
     settings: Settings,
     register: Register,
     on_stop: Callable[[], Awaitable[None]] | None = None,
+    public: bool = False,
 ) -> None:
-    """Run a server until SIGTERM/SIGINT, then drain gracefully."""
+    """Run a server until SIGTERM/SIGINT, then drain gracefully.
+
+    Only the gateway is `public` (plaintext, no per-method policy); every other
+    process serves mutual TLS and exits at once without its credentials.
+    """
+    own = tls.material(settings)
     lifeline.hold()
     tlog.configure(name, settings.log_level)
     server = grpc.aio.server(
-        interceptors=[ServiceInterceptor()],
+        interceptors=[ServiceInterceptor(authorize=not public)],
         options=[
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", 8 * 1024 * 1024),
@@ -135,12 +164,16 @@ async def serve(
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
-    port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    address = f"{settings.host}:{settings.port}"
+    if public:
+        port = server.add_insecure_port(address)
+    else:
+        port = server.add_secure_port(address, tls.server_credentials(own))
     await server.start()
     for service in ["", *names]:
         await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
     metrics_port = metrics.expose(settings.metrics_port)
-    log.info("serving", port=port, metrics_port=metrics_port, services=names)
+    log.info("serving", port=port, metrics_port=metrics_port, services=names, identity=own.identity, tls=not public)
     if settings.ready_file:
         # "<grpc port> <metrics port>", written whole so a reader never sees half.
         ready = pathlib.Path(settings.ready_file)

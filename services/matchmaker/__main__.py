@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from tabletop.match.v1 import match_service_pb2_grpc
 
-from services.common import config, keys, redis_client
+from services.common import config, keys, redis_client, wiring
 from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
 from services.common.transport import RemoteClient
@@ -27,7 +27,7 @@ async def main() -> None:
     replica = settings.replica_name or f"{socket.gethostname()}-{os.getpid()}"
     client = redis_client.connect(settings.redis_url, settings.redis_cluster, max_connections=256)
     events = RedisEventStore(client)
-    match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr)
+    match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr, wiring.dial(settings, "match"))
     store = TicketStore(client)
     ratings = RatingsProjection(client, events)
     app = MatchmakerApp(store, ratings, tuning, replica)
