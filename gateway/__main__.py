@@ -2,7 +2,6 @@
 
 import asyncio
 import pathlib
-import sys
 
 from tabletop.match.v1 import match_service_pb2_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc
@@ -12,7 +11,6 @@ from gateway.limits import RateLimiter
 from gateway.matchmaking import replicas_client
 from gateway.servicer import GatewayServicer, register
 from services.common import config, keyring, redis_client, wiring
-from services.common import logging as tlog
 from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
 from services.common.tokens import Lifetimes, TokenAuthority
@@ -48,9 +46,7 @@ async def main() -> None:
     try:
         tokens = token_authority(settings)
     except keyring.KeyRingError as error:
-        tlog.configure("gateway", settings.log_level)
-        tlog.get("gateway").error("refusing_to_start", reason=str(error))
-        sys.exit(2)
+        raise SystemExit(f"tabletop: refusing to start: {error}") from None
     client = redis_client.connect(settings.redis_url, settings.redis_cluster)
     # Players reach the gateway in plaintext (tokens identify them); the gateway
     # reaches internal services over mutual TLS as the identity "gateway".
