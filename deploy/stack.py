@@ -120,9 +120,13 @@ class Stack:
         configured = {**os.environ, **self.extra_env}
         if configured.get("TABLETOP_TOKEN_KEYS") or configured.get("TABLETOP_TOKEN_KEYS_FILE"):
             return {}
-        path = self.workdir / "keys" / "token-keys.json"
-        keyring.create_file(path)
-        return {"TABLETOP_TOKEN_KEYS_FILE": str(path)}
+        keyring.create_file(self.token_keys_path)
+        return {"TABLETOP_TOKEN_KEYS_FILE": str(self.token_keys_path)}
+
+    @property
+    def token_keys_path(self) -> pathlib.Path:
+        """Where the launcher keeps the gateway's key ring when the operator gives none."""
+        return self.workdir / "keys" / "token-keys.json"
 
     def _matchmaker_env(self) -> dict[str, str]:
         addrs = [self.addr(n) for n in self.procs if n == "matchmaker" or n.startswith("matchmaker-")]
