@@ -50,7 +50,12 @@ def acl_rules(passwords: Mapping[str, str]) -> str:
 
     Passwords appear only as SHA-256 hashes, so the ACL file reveals none.
     """
-    lines = ["user default off"]
+    # The default user is off (nobody can authenticate as it) but keeps every
+    # permission: Valkey 8.1 replays the append-only file as the default user
+    # and re-checks its permissions at each EXEC, so a default user without
+    # them silently drops every logged transaction on restart (our appends are
+    # scripts, logged as MULTI/EXEC): valkey-io/valkey#3983.
+    lines = ["user default off resetpass ~* &* +@all"]
     for user, password in sorted(passwords.items()):
         permissions = "~* &* +@all" if user == ADMIN else SERVICE_PERMISSIONS
         lines.append(f"user {user} on #{_sha256(password)} resetchannels {permissions}")

@@ -65,13 +65,19 @@ def test_durable_configuration_and_private_files(server, tmp_path: pathlib.Path)
 
 
 def test_data_and_passwords_survive_a_kill_and_a_restart(server, tmp_path: pathlib.Path):
-    with _client(server.url) as admin:
+    with _client(server.url_for("match")) as match:
         for n in range(100):
-            admin.xadd("log", {"n": n})
+            match.xadd("log", {"n": n})
+        # A script that writes twice and a transaction: both are logged as MULTI/EXEC.
+        match.eval("redis.call('SET', KEYS[1], 'a'); redis.call('SET', KEYS[2], 'b')", 2, "{s}1", "{s}2")
+        with match.pipeline(transaction=True) as pipe:
+            pipe.set("{t}1", "c").set("{t}2", "d").execute()
     server.kill()
     server.restart()
     with _client(server.url) as admin:
         assert admin.xlen("log") == 100
+        assert admin.mget("{s}1", "{s}2", "{t}1", "{t}2") == [b"a", b"b", b"c", b"d"]
+    assert "CRITICAL" not in (server.directory / "valkey.log").read_text()
     server.stop()
     assert (tmp_path / "data" / "redis").is_dir()
     again = redis_server.start(data_dir=tmp_path / "data")
