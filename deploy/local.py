@@ -1,7 +1,9 @@
 """`make run`: the whole stack on this machine, every service its own process.
 
-With REDIS_URL unset an embedded Redis-compatible server is started. Ctrl-C
-stops everything cleanly. MATCHMAKERS=N starts N matchmaker replicas.
+With REDIS_URL unset an embedded Redis-compatible server is started on the
+data directory (TABLETOP_DATA_DIR, default `<repo>/.data`), which keeps every
+match, ticket, rating and password across runs. Ctrl-C stops everything
+cleanly. MATCHMAKERS=N starts N matchmaker replicas.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 import threading
 
 from deploy.stack import ROOT, Stack
+from services.common.redis_credentials import masked
 
 
 def main() -> int:
@@ -23,7 +26,9 @@ def main() -> int:
         matchmakers=int(os.environ.get("MATCHMAKERS", "1")),
         redis_url=os.environ.get("REDIS_URL", ""),
         workdir=pathlib.Path(workdir),
+        data_dir=data_dir(),
     )
+    print(f"data directory: {stack.data_dir}", flush=True)
     print("starting Tabletop ...", flush=True)
     try:
         stack.start()
@@ -32,7 +37,7 @@ def main() -> int:
         raise
     for name, proc in stack.procs.items():
         print(f"  {name:<20} 127.0.0.1:{proc.port}   metrics :{proc.metrics_port}/metrics   log: {proc.log_path}")
-    print(f"  redis                {stack.redis_url}")
+    print(f"  redis                {masked(stack.redis_url)}")
     print(f"\nTabletop gateway listening on {stack.gateway_addr}")
     print("try:  .venv/bin/tabletop bots --game la_isla --players 3      (Ctrl-C stops the stack)", flush=True)
     stop = threading.Event()
@@ -49,6 +54,10 @@ def main() -> int:
         stack.stop()
         print("stopped")
     return 0
+
+
+def data_dir() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("TABLETOP_DATA_DIR") or ROOT / ".data").resolve()
 
 
 if __name__ == "__main__":

@@ -3,6 +3,10 @@
 Used by `make run` (fixed, well-known ports) and by the integration tests and
 benchmarks (port 0: each process writes the port it got to a ready file).
 Readiness is the gRPC health check answering SERVING, never a sleep.
+
+Without a `redis_url` the stack starts the embedded server on its data
+directory (`data_dir/redis`, kept across stops) and hands every process a
+REDIS_URL of its own ACL user; `Stack.redis_url` is the admin URL.
 """
 
 from __future__ import annotations
@@ -20,11 +24,11 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.common import redis_server
+from services.common import redis_credentials, redis_server
 from services.games.registry import add_package, available
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FIXED_PORTS = {"gateway": 50051, "match": 50052, "dice": 50053, "deck": 50054, "matchmaker": 50055}
+FIXED_PORTS = {"redis": 50050, "gateway": 50051, "match": 50052, "dice": 50053, "deck": 50054, "matchmaker": 50055}
 RULES_BASE_PORT = 50060
 
 
@@ -46,13 +50,23 @@ class Stack:
     fixed_ports: bool = False
     games: tuple[str, ...] = ()
     matchmakers: int = 1
-    redis_url: str = ""
+    # Empty: start the embedded server on data_dir; then this is its admin URL.
+    redis_url: str = field(default="", repr=False)  # it carries a password
     workdir: pathlib.Path = field(default_factory=lambda: pathlib.Path(tempfile.mkdtemp(prefix="tabletop-")))
+    # What outlives the processes: the embedded server's data and passwords. Never removed here.
+    data_dir: pathlib.Path = field(default_factory=lambda: pathlib.Path(tempfile.mkdtemp(prefix="tabletop-data-")))
     extra_env: dict[str, str] = field(default_factory=dict)
     # Rules, dice and deck inside the match process (no sockets on the action path).
     inprocess: bool = False
     procs: dict[str, Proc] = field(default_factory=dict)
     _redis: redis_server.RedisProcess | None = None
+
+    @property
+    def redis(self) -> redis_server.RedisProcess:
+        """The embedded server (fault tests kill and restart it); absent with an external REDIS_URL."""
+        if self._redis is None:
+            raise RuntimeError("this stack uses an external REDIS_URL")
+        return self._redis
 
     @property
     def gateway_addr(self) -> str:
@@ -66,7 +80,8 @@ class Stack:
             add_package(name, package)
         self.games = self.games or available()
         if not self.redis_url:
-            self._redis = redis_server.start()
+            port = FIXED_PORTS["redis"] if self.fixed_ports else None
+            self._redis = redis_server.start(data_dir=self.data_dir, port=port)
             self.redis_url = self._redis.url
         if not self.inprocess:
             self._launch("dice", "services.dice", {})
@@ -130,7 +145,7 @@ class Stack:
             **os.environ,
             **self.extra_env,
             **proc.env,
-            "REDIS_URL": self.redis_url,
+            "REDIS_URL": self._redis_url_for(proc.name),
             "TABLETOP_READY_FILE": str(ready),
             "PYTHONUNBUFFERED": "1",
             # The child asks the kernel to stop it when this launcher dies (lifeline.py).
@@ -147,6 +162,13 @@ class Stack:
                 start_new_session=True,
             )
         proc.port = self._wait_ready(proc, ready)
+
+    def _redis_url_for(self, name: str) -> str:
+        """Each process authenticates as its own user; rules processes use no Redis at all."""
+        if self._redis is None:
+            return self.redis_url
+        user = redis_user(name)
+        return self._redis.url_for(user) if user else ""
 
     def _wait_ready(self, proc: Proc, ready: pathlib.Path, timeout: float = 60.0) -> int:
         deadline = time.monotonic() + timeout
@@ -201,6 +223,12 @@ class Stack:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def redis_user(process_name: str) -> str | None:
+    """The ACL user of a launched process (matchmaker replicas share one), or None."""
+    service = process_name.split("-", 1)[0]
+    return service if service in redis_credentials.SERVICE_USERS else None
 
 
 def _healthy(addr: str, timeout: float) -> bool:
