@@ -37,7 +37,8 @@ def main() -> int:
         raise
     for name, proc in stack.procs.items():
         print(f"  {name:<20} 127.0.0.1:{proc.port}   metrics :{proc.metrics_port}/metrics   log: {proc.log_path}")
-    print(f"  redis                {masked(stack.redis_url)}")
+    where = f"   data: {stack.redis.directory}" if stack.embedded else ""
+    print(f"  redis                {masked(stack.redis_url)}{where}")
     print(f"\nTabletop gateway listening on {stack.gateway_addr}")
     print("try:  .venv/bin/tabletop bots --game la_isla --players 3      (Ctrl-C stops the stack)", flush=True)
     stop = threading.Event()
@@ -45,6 +46,7 @@ def main() -> int:
         signal.signal(sig, lambda *_: stop.set())
     try:
         while not stop.wait(1.0):
+            _revive_redis(stack)
             for name, proc in stack.procs.items():
                 if proc.process is not None and proc.process.poll() is not None:
                     print(f"{name} exited ({proc.process.returncode}); see {proc.log_path}", flush=True)
@@ -54,6 +56,14 @@ def main() -> int:
         stack.stop()
         print("stopped")
     return 0
+
+
+def _revive_redis(stack: Stack) -> None:
+    """Start a dead embedded server again on its port and data: every process reconnects by itself."""
+    if stack.embedded and not stack.redis.running:
+        print(f"the embedded server exited; restarting it on {stack.redis.directory}", flush=True)
+        stack.redis.restart()
+        print("the embedded server is back", flush=True)
 
 
 def data_dir() -> pathlib.Path:

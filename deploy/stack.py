@@ -62,6 +62,11 @@ class Stack:
     _redis: redis_server.RedisProcess | None = None
 
     @property
+    def embedded(self) -> bool:
+        """True when this stack runs its own embedded server (no external REDIS_URL)."""
+        return self._redis is not None
+
+    @property
     def redis(self) -> redis_server.RedisProcess:
         """The embedded server (fault tests kill and restart it); absent with an external REDIS_URL."""
         if self._redis is None:

@@ -106,6 +106,10 @@ class RedisProcess:
     def url_for(self, user: str) -> str:
         return redis_credentials.url(self.port, user, self.passwords[user])
 
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
     def launch(self, timeout: float = 30.0) -> RedisProcess:
         """Start the server process (again, after stop or kill) and wait until it serves."""
         redis_credentials.write_private(self.directory / ACL_FILE, redis_credentials.acl_rules(self.passwords))
