@@ -55,6 +55,7 @@ class Players:
     gateway: Gateway
     acks: list[Ack] = field(default_factory=list)
     failures: int = 0
+    interrupted: int = 0  # calls that failed in all, i.e. that a kill caught in flight or that met a dead server
     progress: asyncio.Event = field(default_factory=asyncio.Event)
     # Cleared while the server is down: a failed lane waits for it instead of spinning.
     up: asyncio.Event = field(default_factory=asyncio.Event)
@@ -68,6 +69,7 @@ class Players:
             except grpc.aio.AioRpcError:
                 # Unacknowledged: the call may or may not have landed, and counts for nothing.
                 self.failures += 1
+                self.interrupted += 1
                 assert self.failures < MAX_FAILURES_IN_A_ROW, "the stack did not recover"
                 await self.up.wait()
 
@@ -120,7 +122,8 @@ async def _kill_cycles(data_dir: pathlib.Path, cycles: int) -> None:
         lost = await _lost(stack.redis_url, players.acks)
     finally:
         stack.stop()
-    print(f"{cycles} kill -9 cycles, {len(players.acks)} acknowledged actions, {len(lost)} lost")
+    print(f"{cycles} kill -9 cycles, {len(players.acks)} acknowledged actions, "
+          f"{players.interrupted} failed calls, {len(lost)} lost")
     assert not lost, lost[:10]
 
 
