@@ -5,7 +5,7 @@ benchmarks (port 0: each process writes the port it got to a ready file).
 Readiness is the gRPC health check answering SERVING, never a sleep.
 
 Without a `redis_url` the stack starts the embedded server on its data
-directory (`data_dir/redis`, kept across stops) and hands every process a
+directory (`data_dir/redis`) and hands every process a
 REDIS_URL of its own ACL user; `Stack.redis_url` is the admin URL.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -53,8 +54,9 @@ class Stack:
     # Empty: start the embedded server on data_dir; then this is its admin URL.
     redis_url: str = field(default="", repr=False)  # it carries a password
     workdir: pathlib.Path = field(default_factory=lambda: pathlib.Path(tempfile.mkdtemp(prefix="tabletop-")))
-    # What outlives the processes: the embedded server's data and passwords. Never removed here.
-    data_dir: pathlib.Path = field(default_factory=lambda: pathlib.Path(tempfile.mkdtemp(prefix="tabletop-data-")))
+    # What outlives the processes: the embedded server's data and passwords. A data
+    # dir that is given is never removed; the temporary one made by default is, at stop.
+    data_dir: pathlib.Path = field(default_factory=lambda: _temporary_data_dir())
     extra_env: dict[str, str] = field(default_factory=dict)
     # Rules, dice and deck inside the match process (no sockets on the action path).
     inprocess: bool = False
@@ -222,12 +224,25 @@ class Stack:
         if self._redis is not None:
             self._redis.stop()
             self._redis = None
+        if self.data_dir in _TEMPORARY_DATA_DIRS:
+            _TEMPORARY_DATA_DIRS.discard(self.data_dir)
+            shutil.rmtree(self.data_dir, ignore_errors=True)
 
     def __enter__(self) -> Stack:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+# Data dirs made by default for a Stack: nobody else knows them, so its stop removes them.
+_TEMPORARY_DATA_DIRS: set[pathlib.Path] = set()
+
+
+def _temporary_data_dir() -> pathlib.Path:
+    path = pathlib.Path(tempfile.mkdtemp(prefix="tabletop-data-"))
+    _TEMPORARY_DATA_DIRS.add(path)
+    return path
 
 
 def redis_user(process_name: str) -> str | None:

@@ -248,3 +248,13 @@ async def _until(check: Callable[[], Awaitable[bool]], timeout: float = 30.0) ->
     async with asyncio.timeout(timeout):
         while not await check():
             await asyncio.sleep(0.05)  # polling an answer the matchmaker writes on its own schedule
+
+
+def test_a_given_data_dir_is_kept_and_a_default_one_removed_at_stop(tmp_path: pathlib.Path) -> None:
+    given, default = Stack(data_dir=tmp_path / "kept"), Stack()
+    given.data_dir.mkdir()
+    assert default.data_dir.is_dir()
+    given.stop()
+    default.stop()
+    assert given.data_dir.is_dir()
+    assert not default.data_dir.exists()
