@@ -10,6 +10,8 @@ import redis
 import redis.exceptions
 
 from services.common import redis_credentials, redis_server
+from services.common.event_store import NewEvent
+from services.common.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.integration
 
@@ -99,3 +101,17 @@ def test_masked_url_hides_the_password(server):
     shown = redis_credentials.masked(server.url)
     assert server.passwords["admin"] not in shown
     assert shown == f"redis://admin:***@127.0.0.1:{server.port}/0"
+
+
+async def test_a_service_user_drives_the_embedded_cluster():
+    cluster = redis_server.start_cluster(3)
+    try:
+        store = RedisEventStore.from_url(cluster.nodes[0].url_for("match"), cluster=True)
+        try:
+            for n in range(20):  # streams spread over the three nodes
+                await store.append(f"acl-{n}", 0, [NewEvent("t", b"x")], command_id="c")
+                assert [e.version for e in await store.read(f"acl-{n}")] == [1]
+        finally:
+            await store.close()
+    finally:
+        cluster.stop()
