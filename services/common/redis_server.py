@@ -35,6 +35,8 @@ from services.common import redis_credentials
 BINARIES = {"server": ("valkey-server", "redis-server"), "cli": ("valkey-cli", "redis-cli")}
 PASSWORDS_FILE = "redis-passwords.json"
 ACL_FILE = "users.acl"
+# Settings that hold a secret: a file of mode 0600, never a command line that `ps` shows.
+PRIVATE_CONFIG = "private.conf"
 
 
 def binary(kind: str = "server") -> str:
@@ -81,9 +83,15 @@ def server_args(port: int, directory: pathlib.Path, cluster: bool = False) -> li
     ]
     if cluster:
         args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
-        # Replicas (none today) would authenticate to their master as admin.
-        args += ["--masteruser", redis_credentials.ADMIN]
     return args
+
+
+def private_config(passwords: Mapping[str, str], cluster: bool) -> str:
+    """Config file text for what must not appear on a command line."""
+    if not cluster:
+        return ""
+    # Replicas (none today) authenticate to their master as admin.
+    return f"masteruser {redis_credentials.ADMIN}\nmasterauth {passwords[redis_credentials.ADMIN]}\n"
 
 
 @dataclass
@@ -113,9 +121,10 @@ class RedisProcess:
     def launch(self, timeout: float = 30.0) -> RedisProcess:
         """Start the server process (again, after stop or kill) and wait until it serves."""
         redis_credentials.write_private(self.directory / ACL_FILE, redis_credentials.acl_rules(self.passwords))
-        args = [server_binary(), *server_args(self.port, self.directory, self.cluster)]
-        if self.cluster:
-            args += ["--masterauth", self.passwords[redis_credentials.ADMIN]]
+        config = self.directory / PRIVATE_CONFIG
+        redis_credentials.write_private(config, private_config(self.passwords, self.cluster))
+        # The config file comes first; command-line options after it add to it.
+        args = [server_binary(), str(config), *server_args(self.port, self.directory, self.cluster)]
         # With util-linux's setpriv the server gets SIGTERM if its launcher dies,
         # so a killed test run or `make run` leaves no server behind.
         setpriv = shutil.which("setpriv")

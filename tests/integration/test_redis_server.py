@@ -61,6 +61,8 @@ def test_durable_configuration_and_private_files(server, tmp_path: pathlib.Path)
     passwords = tmp_path / "data" / redis_server.PASSWORDS_FILE
     assert stat.S_IMODE(passwords.stat().st_mode) == 0o600
     assert stat.S_IMODE((server.directory / redis_server.ACL_FILE).stat().st_mode) == 0o600
+    for password in server.passwords.values():
+        assert password.encode() not in _command_line(server)
     # The ACL file holds hashes only.
     for password in server.passwords.values():
         assert password not in (server.directory / redis_server.ACL_FILE).read_text()
@@ -113,5 +115,15 @@ async def test_a_service_user_drives_the_embedded_cluster():
                 assert [e.version for e in await store.read(f"acl-{n}")] == [1]
         finally:
             await store.close()
+        for node in cluster.nodes:
+            with _client(node.url) as admin:
+                assert admin.config_get("masteruser") == {"masteruser": "admin"}
+            assert node.passwords["admin"].encode() not in _command_line(node)
     finally:
         cluster.stop()
+
+
+def _command_line(server: redis_server.RedisProcess) -> bytes:
+    """What `ps` shows of the server (a secret there is visible to every local user)."""
+    assert server.process is not None
+    return pathlib.Path(f"/proc/{server.process.pid}/cmdline").read_bytes()
