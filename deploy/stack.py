@@ -26,6 +26,14 @@ from services.games.registry import add_package, available
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXED_PORTS = {"gateway": 50051, "match": 50052, "dice": 50053, "deck": 50054, "matchmaker": 50055}
 RULES_BASE_PORT = 50060
+# Load generators and tests call from one address: this lifts the gateway's
+# per-caller limits (tests of those limits set their own).
+UNLIMITED_CALLERS = {
+    "TABLETOP_CALLER_CALLS": "0",
+    "TABLETOP_CALLER_STREAMS": "0",
+    "TABLETOP_CREATE_RATE": "0",
+    "TABLETOP_TICKET_RATE": "0",
+}
 
 
 @dataclass

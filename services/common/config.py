@@ -41,13 +41,31 @@ class Settings:
     # Serve only this game (a rules process).
     game: str = ""
     snapshot_every: int = 50
-    grace_seconds: float = 5.0
+    # SIGTERM: seconds in-flight calls get to finish (longer than a normal action).
+    grace_seconds: float = 10.0
+    # Redis connections per process (every pool is bounded); seconds a command waits
+    # for a free one before failing UNAVAILABLE; seconds a command may take.
+    redis_max_connections: int = 64
+    redis_pool_timeout: float = 2.0
+    redis_timeout: float = 5.0
+    # Load shedding: unary calls in flight per process before RESOURCE_EXHAUSTED.
+    max_inflight: int = 512
+    # Open streams per process before RESOURCE_EXHAUSTED.
+    max_streams: int = 20_000
     # Matchmaker: seconds before a waiting ticket is backfilled with bots (0: never).
     bot_backfill_after: float = 0.0
     replica_name: str = ""
     # Gateway: actions per second per seat (average, burst); 0 disables the limit.
     seat_action_rate: float = 50.0
     seat_action_burst: float = 100.0
+    # Gateway, per caller (a peer address, or a player id): concurrent unary calls,
+    # open streams (WatchMatch, Play, WatchTicket), CreateMatch and FindMatch rates.
+    caller_calls: int = 64
+    caller_streams: int = 64
+    create_rate: float = 2.0
+    create_burst: float = 20.0
+    ticket_rate: float = 2.0
+    ticket_burst: float = 20.0
     # Extra engine packages, name -> package (the platform tests' own game).
     extra_games: Mapping[str, str] = field(default_factory=dict)
 
@@ -86,9 +104,20 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         game=get("GAME", d.game),
         snapshot_every=int(get("SNAPSHOT_EVERY", str(d.snapshot_every))),
         grace_seconds=float(get("GRACE_SECONDS", str(d.grace_seconds))),
+        redis_max_connections=int(get("REDIS_MAX_CONNECTIONS", str(d.redis_max_connections))),
+        redis_pool_timeout=float(get("REDIS_POOL_TIMEOUT", str(d.redis_pool_timeout))),
+        redis_timeout=float(get("REDIS_TIMEOUT", str(d.redis_timeout))),
+        max_inflight=int(get("MAX_INFLIGHT", str(d.max_inflight))),
+        max_streams=int(get("MAX_STREAMS", str(d.max_streams))),
         bot_backfill_after=float(get("BOT_BACKFILL_AFTER", str(d.bot_backfill_after))),
         replica_name=get("REPLICA_NAME", d.replica_name),
         seat_action_rate=float(get("SEAT_ACTION_RATE", str(d.seat_action_rate))),
         seat_action_burst=float(get("SEAT_ACTION_BURST", str(d.seat_action_burst))),
+        caller_calls=int(get("CALLER_CALLS", str(d.caller_calls))),
+        caller_streams=int(get("CALLER_STREAMS", str(d.caller_streams))),
+        create_rate=float(get("CREATE_RATE", str(d.create_rate))),
+        create_burst=float(get("CREATE_BURST", str(d.create_burst))),
+        ticket_rate=float(get("TICKET_RATE", str(d.ticket_rate))),
+        ticket_burst=float(get("TICKET_BURST", str(d.ticket_burst))),
         extra_games=_addrs(get("EXTRA_GAMES", "")),
     )

@@ -4,10 +4,12 @@ logging interceptor, health, reflection, metrics, graceful shutdown."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import pathlib
 import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 import grpc
@@ -15,13 +17,15 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from services.common import lifeline, metrics
+from services.common import lifeline, metrics, redis_faults, redis_health
 from services.common import logging as tlog
 from services.common.config import Settings
 from services.common.errors import ServiceError, to_status
+from services.common.gate import Gate, draining_error
 
 log = tlog.get("grpc")
 _CONTEXT_FIELDS = ("match_id", "seat", "command_id", "ticket_id")
+STOP_FLUSH_SECONDS = 1.0
 
 
 def _bind_request(request: Any) -> None:
@@ -39,8 +43,27 @@ async def _fail(context: grpc.aio.ServicerContext, method: str, error: ServiceEr
     await context.abort_with_status(to_status(error))
 
 
+def _as_service_error(fault: Exception, method: str) -> ServiceError:
+    """A store fault as the caller sees it; the log keeps what really happened."""
+    log.warning("store_fault", method=method, fault=type(fault).__name__, detail=str(fault))
+    return redis_faults.to_service_error(fault)
+
+
+Admission = Callable[[str, str], AbstractContextManager[Any]]
+"""(method name, peer) -> a context held for the call; raises ServiceError to refuse it."""
+
+
+def _admit_all(method: str, peer: str) -> AbstractContextManager[Any]:
+    return contextlib.nullcontext()
+
+
 class ServiceInterceptor(grpc.aio.ServerInterceptor):
-    """Maps ServiceError to statuses (the one place that aborts), logs, measures."""
+    """The one place that turns failures into statuses: maps ServiceError and store
+    faults, sheds load and refuses calls while draining (through the gate), logs, measures."""
+
+    def __init__(self, gate: Gate | None = None, admission: Admission | None = None) -> None:
+        self._gate = gate or Gate(0, 0)
+        self._admit = admission or _admit_all
 
     async def intercept_service(
         self,
@@ -53,34 +76,38 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         method = details.method.rsplit("/", 1)[-1]
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
-                _unary(handler.unary_unary, method),
+                _unary(handler.unary_unary, method, self._gate, self._admit),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
-                _streaming(handler.unary_stream, method),
+                _streaming(handler.unary_stream, method, self._gate, self._admit),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.stream_stream:
             return grpc.stream_stream_rpc_method_handler(
-                _streaming(handler.stream_stream, method),
+                _streaming(handler.stream_stream, method, self._gate, self._admit),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler
 
 
-def _unary(inner: Any, method: str) -> Any:
+def _unary(inner: Any, method: str, gate: Gate, admit: Admission) -> Any:
     async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
         started = time.perf_counter()
         try:
-            response = await inner(request, context)
+            with gate.unary(), admit(method, context.peer()):
+                response = await inner(request, context)
         except ServiceError as error:
             await _fail(context, method, error)
+            return None
+        except redis_faults.FAULTS as fault:
+            await _fail(context, method, _as_service_error(fault, method))
             return None
         finally:
             metrics.RPC_SECONDS.labels(method).observe(time.perf_counter() - started)
@@ -90,19 +117,47 @@ def _unary(inner: Any, method: str) -> Any:
     return call
 
 
-def _streaming(inner: Any, method: str) -> Any:
+def _streaming(inner: Any, method: str, gate: Gate, admit: Admission) -> Any:
     async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
         try:
-            async for response in inner(request, context):
-                yield response
+            with gate.stream() as stop, admit(method, context.peer()):
+                async for response in _until(inner(request, context), stop):
+                    yield response
         except ServiceError as error:
             await _fail(context, method, error)
+            return
+        except redis_faults.FAULTS as fault:
+            await _fail(context, method, _as_service_error(fault, method))
             return
         metrics.RPCS.labels(method, "OK").inc()
 
     return call
+
+
+async def _until(responses: AsyncIterator[Any], stop: asyncio.Future[None]) -> AsyncIterator[Any]:
+    """`responses` until they end or `stop` completes (drain: the stream ends UNAVAILABLE
+    with reason server.draining, and the client resumes it elsewhere)."""
+    iterator = aiter(responses)
+    try:
+        while True:
+            step = asyncio.ensure_future(anext(iterator))
+            await asyncio.wait({step, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if not step.done():
+                step.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                    await step
+                raise draining_error()
+            try:
+                item = step.result()
+            except StopAsyncIteration:
+                return
+            yield item
+    finally:
+        closing = getattr(responses, "aclose", None)
+        if closing is not None:
+            await closing()
 
 
 Register = Callable[[grpc.aio.Server], Sequence[str]]
@@ -114,12 +169,19 @@ async def serve(
     settings: Settings,
     register: Register,
     on_stop: Callable[[], Awaitable[None]] | None = None,
+    *,
+    redis: Any = None,
+    admission: Admission | None = None,
 ) -> None:
-    """Run a server until SIGTERM/SIGINT, then drain gracefully."""
+    """Run a server until SIGTERM/SIGINT, then drain gracefully.
+
+    `redis`: the client this process depends on; health is NOT_SERVING while it
+    does not answer. `admission`: per-caller limits (the gateway's)."""
     lifeline.hold()
     tlog.configure(name, settings.log_level)
+    gate = Gate(settings.max_inflight, settings.max_streams)
     server = grpc.aio.server(
-        interceptors=[ServiceInterceptor()],
+        interceptors=[ServiceInterceptor(gate, admission)],
         options=[
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", 8 * 1024 * 1024),
@@ -137,8 +199,14 @@ async def serve(
     reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
     port = server.add_insecure_port(f"{settings.host}:{settings.port}")
     await server.start()
-    for service in ["", *names]:
-        await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+
+    async def report(up: bool) -> None:
+        status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
+        for service in ["", *names]:
+            await health_servicer.set(service, status)
+
+    await report(redis is None or await redis_health.answers(redis))
+    watcher = asyncio.create_task(redis_health.watch(redis, report)) if redis is not None else None
     metrics_port = metrics.expose(settings.metrics_port)
     log.info("serving", port=port, metrics_port=metrics_port, services=names)
     if settings.ready_file:
@@ -152,9 +220,25 @@ async def serve(
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
     await stopping.wait()
-    log.info("stopping", grace=settings.grace_seconds)
-    await health_servicer.enter_graceful_shutdown()
-    await server.stop(settings.grace_seconds)
+    await _drain(server, gate, health_servicer, watcher, settings.grace_seconds)
     if on_stop is not None:
         await on_stop()
     log.info("stopped")
+
+
+async def _drain(
+    server: grpc.aio.Server, gate: Gate, health_servicer: Any, watcher: asyncio.Task[None] | None, grace: float
+) -> None:
+    """NOT_SERVING, refuse new calls, end streams (UNAVAILABLE server.draining),
+    let unary calls in flight finish within `grace` s, then close the server."""
+    log.info("stopping", grace=grace, inflight=gate.inflight, streams=gate.streams)
+    if watcher is not None:
+        watcher.cancel()
+    # NOT_SERVING for every service, and it stays so (later sets are ignored).
+    await health_servicer.enter_graceful_shutdown()
+    gate.drain()
+    finished = await gate.drained(grace)
+    log.info("drained" if finished else "grace_expired", inflight=gate.inflight, streams=gate.streams)
+    # What is left (nothing, or calls past the grace period) is cancelled now;
+    # a short grace lets the statuses of just-ended streams reach their clients.
+    await server.stop(STOP_FLUSH_SECONDS)
