@@ -17,10 +17,11 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from gateway import views
-from gateway.limits import RateLimiter
+from gateway.limits import CallerLimits, RateLimiter
 from gateway.matchmaking import MatchmakingEndpoints
 from gateway.subscriptions import Subscriptions
 from services.common import logging as tlog
+from services.common import redis_changes
 from services.common.errors import InvalidArgument, PermissionDenied, ServiceError, Unauthenticated
 from services.common.event_store import EventStore
 from services.common.keys import match_stream
@@ -45,10 +46,16 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         tokens: TokenAuthority,
         matchmaker: Any = None,
         limiter: RateLimiter | None = None,
+        feeds: Subscriptions | None = None,
+        limits: CallerLimits | None = None,
     ) -> None:
         self._limiter = limiter or RateLimiter(rate=0, burst=0)
+        # Per-caller limits; the server applies them per address, code that knows
+        # a player id may apply them to it (self._limits.check_create(player_id)).
+        self._limits = limits
         self._matchmaker = matchmaker
-        self._feeds = Subscriptions(store)
+        # Live updates: by default through the Redis store's own client.
+        self._feeds = feeds or Subscriptions(store, lambda: redis_changes.listen(store.client))  # type: ignore[attr-defined]
         self._tables_checked = {}
         # (match_id, version) -> the summary at that version, shared by every watcher.
         self._summaries: dict[tuple[str, int], asyncio.Future[Any]] = {}
