@@ -180,6 +180,8 @@ async def serve(
     lifeline.hold()
     tlog.configure(name, settings.log_level)
     gate = Gate(settings.max_inflight, settings.max_streams)
+    metrics.INFLIGHT.set_function(lambda: gate.inflight)
+    metrics.OPEN_STREAMS.set_function(lambda: gate.streams)
     server = grpc.aio.server(
         interceptors=[ServiceInterceptor(gate, admission)],
         options=[
