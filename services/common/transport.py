@@ -102,13 +102,9 @@ class RemoteClient:
             raise from_rpc_error(error) from None
 
     def _unavailable(self, error: grpc.aio.AioRpcError) -> Unavailable:
-        """The address stays in our log; the caller learns only which service failed.
-        A reason the callee gave (e.g. server.draining) is kept."""
+        """The address stays in our log; the caller learns only which service failed."""
         log.warning("dependency_unavailable", service=self._service, addr=self.addr, code=error.code().name)
-        found = from_rpc_error(error)
-        given = found.reason not in grpc.StatusCode.__members__  # not just a code's name
-        reason = found.reason if given else f"{self._service}.unavailable"
-        return Unavailable(f"the {self._service} service is unavailable", reason)
+        return Unavailable(f"the {self._service} service is unavailable", f"{self._service}.unavailable")
 
     async def close(self) -> None:
         await self._channel.close()

@@ -92,3 +92,23 @@ async def test_thousands_of_watches_hold_a_bounded_number_of_connections(small_p
         for c in clients:
             await c.close()
         await redis.aclose()
+
+
+async def test_live_updates_on_a_cluster(redis_cluster_url: str):
+    """On a cluster the subscription is one connection to one node (PUBLISH reaches them all)."""
+    env = {**PIG, "REDIS_CLUSTER": "1"}
+    stack = Stack(redis_url=redis_cluster_url, extra_env=env, games=("pig",), matchmakers=0, inprocess=True)
+    stack.start()
+    try:
+        async with Gateway(stack.gateway_addr) as gateway:
+            match_ids = [(await gateway.create("pig", 2)).match.match_id for _ in range(20)]
+            watches = [gateway.watch(m) for m in match_ids]
+            for call in watches:
+                await asyncio.wait_for(call.read(), 10)
+            for match_id, call in zip(match_ids, watches):
+                joined = await gateway.join(match_id, "ana")
+                update = await asyncio.wait_for(call.read(), 10)
+                assert update.version >= 2 and joined.seat == 0
+                call.cancel()
+    finally:
+        stack.stop()
