@@ -21,15 +21,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 from services.common import logging as tlog
 from services.common.errors import Unavailable
 from services.common.event_store import EventStore, StoredEvent
 from services.common.keys import match_stream
 from services.common.redis_changes import SUBSCRIBED
-from services.common.redis_faults import FAULTS
+from services.common.redis_faults import FAULTS, FAULTS_AND_TIMEOUTS
 
 log = tlog.get("subscriptions")
 BUFFER = 512
@@ -98,8 +99,8 @@ class Subscriptions:
             self._spawn(self._subscription())
             self._spawn(self._janitor())
 
-    def _spawn(self, work: object) -> None:
-        task = asyncio.ensure_future(work)  # type: ignore[arg-type]
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -149,7 +150,7 @@ class Subscriptions:
             try:
                 async for stream, version in self._listen():
                     self._heard(stream, version)
-            except (*FAULTS, OSError) as fault:
+            except FAULTS_AND_TIMEOUTS as fault:
                 log.warning("subscription_lost", fault=type(fault).__name__)
             await self._set_down()
             await asyncio.sleep(RESUBSCRIBE_SECONDS)  # back off before subscribing again
@@ -161,9 +162,9 @@ class Subscriptions:
             for feed in list(self._feeds.values()):
                 self._pull(feed)
             return
-        feed = self._feeds.get(stream)
-        if feed is not None and version > feed.version:
-            self._pull(feed)
+        followed = self._feeds.get(stream)
+        if followed is not None and version > followed.version:
+            self._pull(followed)
 
     async def _set_down(self) -> None:
         """Wake every waiting watcher: with nothing new, it ends UNAVAILABLE."""

@@ -12,7 +12,9 @@ import redis.exceptions as rex
 from services.common.errors import ResourceExhausted, ServiceError, Unavailable
 
 # Everything redis-py raises: RedisError and the cluster client's own base class.
-FAULTS: tuple[type[Exception], ...] = (rex.RedisError, rex.RedisClusterException)
+FAULTS = (rex.RedisError, rex.RedisClusterException)
+# The same, and what the OS or a wait_for may raise around a command.
+FAULTS_AND_TIMEOUTS = (rex.RedisError, rex.RedisClusterException, OSError, TimeoutError)
 
 
 def to_service_error(fault: Exception) -> ServiceError:

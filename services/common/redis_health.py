@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from services.common import logging as tlog
-from services.common.redis_faults import FAULTS
+from services.common.redis_faults import FAULTS_AND_TIMEOUTS
 
 log = tlog.get("redis_health")
 PROBE_EVERY = 0.5
@@ -20,7 +20,7 @@ async def answers(client: Any, timeout: float = PROBE_TIMEOUT) -> bool:
     """Whether Redis answers a PING within `timeout` s."""
     try:
         await asyncio.wait_for(client.ping(), timeout)
-    except (*FAULTS, OSError, TimeoutError):
+    except FAULTS_AND_TIMEOUTS:
         return False
     return True
 
