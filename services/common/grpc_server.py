@@ -140,14 +140,12 @@ async def _until(responses: AsyncIterator[Any], stop: asyncio.Future[None]) -> A
     """`responses` until they end or `stop` completes (drain: the stream ends UNAVAILABLE
     with reason server.draining, and the client resumes it elsewhere)."""
     iterator = aiter(responses)
+    step: asyncio.Future[Any] | None = None
     try:
         while True:
             step = asyncio.ensure_future(anext(iterator))
             await asyncio.wait({step, stop}, return_when=asyncio.FIRST_COMPLETED)
             if not step.done():
-                step.cancel()
-                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                    await step
                 raise draining_error()
             try:
                 item = step.result()
@@ -155,9 +153,20 @@ async def _until(responses: AsyncIterator[Any], stop: asyncio.Future[None]) -> A
                 return
             yield item
     finally:
+        # Also when the client cancelled: the pending step must end before the
+        # generator can be closed.
+        if step is not None and not step.done():
+            await _cancel(step)
         closing = getattr(responses, "aclose", None)
         if closing is not None:
             await closing()
+
+
+async def _cancel(step: asyncio.Future[Any]) -> None:
+    step.cancel()
+    await asyncio.wait({step})
+    if not step.cancelled():
+        step.exception()  # retrieved, not raised: the stream is over either way
 
 
 Register = Callable[[grpc.aio.Server], Sequence[str]]
