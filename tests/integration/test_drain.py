@@ -101,3 +101,20 @@ async def test_sigterm_finishes_calls_in_flight_and_ends_streams_resumably(stack
         assert all(v.match.match_id == match_id for v in views)
         assert await asyncio.to_thread(process.wait, GRACE + 5) == 0
         assert time.monotonic() - stopped_at < GRACE
+
+
+async def test_a_follower_resumes_from_its_last_version_on_a_restarted_gateway(stack: Stack):
+    async with Gateway(stack.gateway_addr) as gateway:
+        match_id = (await gateway.create("pig", 2)).match.match_id
+        updates = gateway.follow(match_id)
+        seen = [e.version for e in (await anext(updates)).entries]
+
+        process = stack.procs["gateway"].process
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(process.wait, GRACE + 5) == 0
+        stack.restart("gateway")
+        await gateway.join(match_id, "ana")
+        while seen[-1] < 2:
+            seen += [e.version for e in (await asyncio.wait_for(anext(updates), 15)).entries]
+        assert seen == list(range(1, seen[-1] + 1)), "nothing missed, nothing twice"
+        await updates.aclose()
