@@ -29,8 +29,8 @@ pytestmark = pytest.mark.integration
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 FAILED = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
-# Processes of an in-process stack that use Redis.
-USERS = ("gateway", "match")
+# Every process that uses Redis (rules processes do not).
+USERS = ("gateway", "match", "dice", "deck", "matchmaker")
 
 
 def roll() -> any_pb2.Any:
@@ -52,7 +52,7 @@ def server() -> Iterator[redis_server.RedisProcess]:
 @pytest.fixture
 def stack(server: redis_server.RedisProcess) -> Iterator[Stack]:
     env = {**PIG, "TABLETOP_REDIS_TIMEOUT": "2"}
-    running = Stack(redis_url=server.url, extra_env=env, games=("pig",), matchmakers=0, inprocess=True)
+    running = Stack(redis_url=server.url, extra_env=env, games=("pig",), matchmakers=1)
     try:
         running.start()
         yield running
@@ -155,6 +155,8 @@ async def test_a_stopped_redis_is_unavailable_then_a_restart_loses_nothing(stack
         again = await gateway.submit(await mover(gateway, seats), roll(), command_id="after-restart")
         assert again.version > accepted.version
         assert (await gateway.create("pig", 2)).match.match_id
+        find = gpb.FindMatchRequest(game="pig", player_id="ana", players_min=2, command_id="after-restart")
+        assert (await gateway.stub.FindMatch(find, timeout=10)).ticket_id
     finally:
         restarted.process.terminate()
         restarted.process.wait(timeout=10)
