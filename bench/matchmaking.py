@@ -32,12 +32,14 @@ PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
 
 async def _player(stub: Any, n: int, run: str) -> float:
     """One player: find, then watch until assigned; returns seconds to the assignment."""
+    signed = await stub.Authenticate(pb.AuthenticateRequest(device_id=f"bench-device-{run}-{n}"), wait_for_ready=True)
+    session = (("authorization", f"Bearer {signed.session_token}"),)
     started = time.perf_counter()
     ticket = await stub.FindMatch(
-        pb.FindMatchRequest(game="pig", player_id=f"{run}-{n}", players_min=2, command_id=f"{run}-{n}"),
+        pb.FindMatchRequest(game="pig", players_min=2, command_id=f"{run}-{n}"), metadata=session,
         wait_for_ready=True,
     )
-    async for update in stub.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket.ticket_id)):
+    async for update in stub.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket.ticket_id), metadata=session):
         if update.status == mmpb.TICKET_STATUS_ASSIGNED:
             return time.perf_counter() - started
     raise RuntimeError(f"ticket {ticket.ticket_id} was never assigned")

@@ -33,6 +33,8 @@ def main() -> int:
     for name, proc in stack.procs.items():
         print(f"  {name:<20} 127.0.0.1:{proc.port}   metrics :{proc.metrics_port}/metrics   log: {proc.log_path}")
     print(f"  redis                {stack.redis_url}")
+    # Internal ports speak mutual TLS only; tools that dial them use these credentials.
+    print(f"  certificates         {stack.pki_dir}   (internal services: mutual TLS)")
     print(f"\nTabletop gateway listening on {stack.gateway_addr}")
     print("try:  .venv/bin/tabletop bots --game la_isla --players 3      (Ctrl-C stops the stack)", flush=True)
     stop = threading.Event()

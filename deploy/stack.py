@@ -3,6 +3,11 @@
 Used by `make run` (fixed, well-known ports) and by the integration tests and
 benchmarks (port 0: each process writes the port it got to a ready file).
 Readiness is the gRPC health check answering SERVING, never a sleep.
+
+The stack's certificate authority lives in `<workdir>/pki` (created on the
+first start, reused after): each process gets its own key and certificate
+and the CA through TABLETOP_TLS_*; the launcher health-checks each internal
+process over mutual TLS with that process's own identity.
 """
 
 from __future__ import annotations
@@ -20,19 +25,28 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.common import redis_server
+from services.common import keyring, pki, redis_server, tls
 from services.games.registry import add_package, available
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXED_PORTS = {"gateway": 50051, "match": 50052, "dice": 50053, "deck": 50054, "matchmaker": 50055}
 RULES_BASE_PORT = 50060
 # Load generators and tests call from one address: this lifts the gateway's
-# per-caller limits (tests of those limits set their own).
+# per-address limits (tests of those limits set their own).
 UNLIMITED_CALLERS = {
     "TABLETOP_CALLER_CALLS": "0",
     "TABLETOP_CALLER_STREAMS": "0",
-    "TABLETOP_CREATE_RATE": "0",
-    "TABLETOP_TICKET_RATE": "0",
+    "TABLETOP_CALLER_CREATE_RATE": "0",
+    "TABLETOP_CALLER_TICKET_RATE": "0",
+}
+# The platform identity (certificate common name) each process module runs as.
+IDENTITY = {
+    "gateway": "gateway",
+    "services.match": "match",
+    "services.dice": "dice",
+    "services.deck": "deck",
+    "services.rules": "rules",
+    "services.matchmaker": "matchmaker",
 }
 
 
@@ -61,6 +75,7 @@ class Stack:
     inprocess: bool = False
     procs: dict[str, Proc] = field(default_factory=dict)
     _redis: redis_server.RedisProcess | None = None
+    _pki_ready: bool = False
 
     @property
     def gateway_addr(self) -> str:
@@ -68,6 +83,24 @@ class Stack:
 
     def addr(self, name: str) -> str:
         return f"127.0.0.1:{self.procs[name].port}"
+
+    @property
+    def pki_dir(self) -> pathlib.Path:
+        """The stack's CA and every identity's credentials, created on first use and kept."""
+        if not self._pki_ready:
+            pki.ensure(self.workdir / "pki")
+            self._pki_ready = True
+        return self.workdir / "pki"
+
+    def credentials(self, identity: str) -> tls.Material:
+        """The key, certificate and CA of a platform identity (tests, tools)."""
+        found = pki.files(self.pki_dir, identity)
+        return tls.Material.read(found.ca, found.cert, found.key)
+
+    def channel(self, name: str, as_identity: str = "") -> grpc.Channel:
+        """A mutual-TLS channel to process `name`, as `as_identity` (default: the process's own)."""
+        target = IDENTITY[self.procs[name].module]
+        return tls.channel(self.addr(name), self.credentials(as_identity or target), target)
 
     def start(self) -> Stack:
         for name, package in _extra_games({**os.environ, **self.extra_env}).items():
@@ -86,8 +119,18 @@ class Stack:
         # Matchmakers before the gateway: the gateway is told every replica's address.
         for replica in range(self.matchmakers):
             self._launch_matchmaker(replica)
-        self._launch("gateway", "gateway", {**self._core_env(), **self._matchmaker_env()})
+        self._launch("gateway", "gateway", {**self._core_env(), **self._matchmaker_env(), **self._token_env()})
         return self
+
+    def _token_env(self) -> dict[str, str]:
+        """The gateway's signing keys: the operator's if configured, else a ring this
+        launcher makes once in its directory (mode 0600) and reuses on every start."""
+        configured = {**os.environ, **self.extra_env}
+        if configured.get("TABLETOP_TOKEN_KEYS") or configured.get("TABLETOP_TOKEN_KEYS_FILE"):
+            return {}
+        path = self.workdir / "keys" / "token-keys.json"
+        keyring.create_file(path)
+        return {"TABLETOP_TOKEN_KEYS_FILE": str(path)}
 
     def _matchmaker_env(self) -> dict[str, str]:
         addrs = [self.addr(n) for n in self.procs if n == "matchmaker" or n.startswith("matchmaker-")]
@@ -134,6 +177,8 @@ class Stack:
         ready = self.workdir / f"{proc.name}.port"
         ready.unlink(missing_ok=True)
         proc.log_path = self.workdir / f"{proc.name}.log"
+        identity = IDENTITY[proc.module]
+        creds = pki.files(self.pki_dir, identity)
         env = {
             **os.environ,
             **self.extra_env,
@@ -143,6 +188,9 @@ class Stack:
             "PYTHONUNBUFFERED": "1",
             # The child asks the kernel to stop it when this launcher dies (lifeline.py).
             "TABLETOP_PARENT_PID": str(os.getpid()),
+            "TABLETOP_TLS_CA": str(creds.ca),
+            "TABLETOP_TLS_CERT": str(creds.cert),
+            "TABLETOP_TLS_KEY": str(creds.key),
         }
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "gen"), env.get("PYTHONPATH", "")])
         with open(proc.log_path, "ab") as log:
@@ -165,10 +213,17 @@ class Stack:
             text = ready.read_text().split() if ready.exists() else []
             if len(text) == 2:
                 port, proc.metrics_port = int(text[0]), int(text[1])
-                if _healthy(f"127.0.0.1:{port}", deadline - time.monotonic()):
+                if self._healthy(proc, port, deadline - time.monotonic()):
                     return port
             time.sleep(0.05)  # waiting for a child to write its ready file; nothing to block on
         raise RuntimeError(f"{proc.name} did not become ready; see {proc.log_path}")
+
+    def _healthy(self, proc: Proc, port: int, timeout: float) -> bool:
+        addr, identity = f"127.0.0.1:{port}", IDENTITY[proc.module]
+        if identity == "gateway":  # the one plaintext, client-facing port
+            return _serving(grpc.insecure_channel(addr), timeout)
+        # Internal ports admit only platform certificates: ask as the process itself.
+        return _serving(tls.channel(addr, self.credentials(identity), identity), timeout)
 
     def tail(self, name: str, lines: int = 30) -> str:
         path = self.procs[name].log_path
@@ -211,8 +266,8 @@ class Stack:
         self.stop()
 
 
-def _healthy(addr: str, timeout: float) -> bool:
-    with grpc.insecure_channel(addr) as channel, contextlib.suppress(grpc.RpcError):
+def _serving(channel: grpc.Channel, timeout: float) -> bool:
+    with channel, contextlib.suppress(grpc.RpcError):
         reply = health_pb2_grpc.HealthStub(channel).Check(
             health_pb2.HealthCheckRequest(service=""), timeout=max(0.5, timeout), wait_for_ready=True
         )

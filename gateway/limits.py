@@ -91,8 +91,8 @@ class CallerLimits:
     def __init__(self, settings: Settings) -> None:
         self.calls = Concurrency(settings.caller_calls, "calls")
         self.streams = Concurrency(settings.caller_streams, "open streams")
-        self.creates = RateLimiter(settings.create_rate, settings.create_burst)
-        self.tickets = RateLimiter(settings.ticket_rate, settings.ticket_burst)
+        self.creates = RateLimiter(settings.caller_create_rate, settings.caller_create_burst)
+        self.tickets = RateLimiter(settings.caller_ticket_rate, settings.caller_ticket_burst)
 
     def check_create(self, key: str) -> None:
         """Spend one CreateMatch of `key`; ResourceExhausted past the rate."""

@@ -9,14 +9,18 @@ Redis, not in the replica).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
-from services.common.errors import InvalidArgument, Unavailable
+from gateway import validate
+from services.common.errors import InvalidArgument, PermissionDenied, Unavailable
+from services.common.tls import Dial
+from services.common.tokens import Session, TokenAuthority
 from services.common.transport import RemoteClient
 
 WATCH_REOPENS = 5
@@ -26,17 +30,22 @@ CHECKED_TABLES = 4096
 ROUND_ROBIN = [("grpc.lb_policy_name", "round_robin")]
 
 
-def replicas_client(stub_cls: Any, addr: str) -> RemoteClient:
+def replicas_client(stub_cls: Any, addr: str, dial: Dial) -> RemoteClient:
     """A client for a target that may list several replicas ("ipv4:h:p,h:p"): calls are
     spread round-robin over the ones that are up, and a replica that goes away is skipped."""
-    return RemoteClient(stub_cls, addr, options=ROUND_ROBIN)
+    return RemoteClient(stub_cls, addr, dial, options=ROUND_ROBIN)
 
 
 class MatchmakingEndpoints:
     """Mixed into GatewayServicer; `self._matchmaker` is a matchmaker client (or None)."""
 
     _matchmaker: Any
+    _match: Any
     _rules: dict[str, Any]
+    _tokens: TokenAuthority
+    # GatewayServicer's: the caller's session, and its per-player ticket limit.
+    _session: Callable[[Any], Session]
+    _take_ticket_slot: Callable[[str], None]
     # Table shapes (game, sizes, options) the rules have accepted once.
     _tables_checked: dict[tuple[str, ...], bool]
 
@@ -46,15 +55,20 @@ class MatchmakingEndpoints:
         return self._matchmaker
 
     async def FindMatch(self, request: pb.FindMatchRequest, context: Any) -> pb.FindMatchResponse:
-        low, high = request.players_min, request.players_max or request.players_min
-        await self._check_table(request.game, low, high, dict(request.options))
+        session = self._session(context)
+        low = validate.count(request.players_min, "players_min", 1, validate.MAX_SEATS)
+        high = validate.count(request.players_max or low, "players_max", 1, validate.MAX_SEATS)
+        options = validate.options(request.options, "options")
+        validate.command_id(request.command_id)
+        await self._check_table(validate.game(request.game), low, high, options)
+        self._take_ticket_slot(session.player_id)
         reply = await self._mm().FindMatch(
             mmpb.FindMatchRequest(
                 game=request.game,
-                player_id=request.player_id,
+                player_id=session.player_id,
                 players_min=low,
                 players_max=high,
-                options=dict(request.options),
+                options=options,
                 command_id=request.command_id,
             )
         )
@@ -79,28 +93,52 @@ class MatchmakingEndpoints:
             known[key] = True  # a valid table stays valid: ask the rules once per shape
 
     async def WatchTicket(self, request: pb.WatchTicketRequest, context: Any) -> AsyncIterator[pb.WatchTicketResponse]:
-        watch = mmpb.WatchTicketRequest(ticket_id=request.ticket_id)
+        session = self._session(context)
+        watch = mmpb.WatchTicketRequest(ticket_id=validate.ticket_id(request.ticket_id), player_id=session.player_id)
         for attempt in range(WATCH_REOPENS):
             try:
                 async for update in self._mm().stream("WatchTicket", watch):
-                    yield pb.WatchTicketResponse(
+                    response = pb.WatchTicketResponse(
                         ticket_id=update.ticket_id, status=update.status, assignment=update.assignment
                     )
+                    if update.HasField("assignment") and update.assignment.match_id:
+                        await self._seat_token(session, response.assignment)
+                    yield response
                 return
             except Unavailable:
                 if attempt == WATCH_REOPENS - 1:
                     raise
 
+    async def _seat_token(self, session: Session, assignment: mmpb.Assignment) -> None:
+        """Mint the assigned seat's token for the ticket's owner, bound to the seat's tenure."""
+        summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=assignment.match_id))).match
+        seats = {s.seat: s for s in summary.seats}
+        held = seats.get(assignment.seat)
+        if held is None or held.player_id != session.player_id:
+            raise PermissionDenied("the assigned seat is no longer yours", "auth.seat_changed")
+        assignment.token, _ = self._tokens.issue_seat(
+            assignment.match_id, assignment.seat, session.player_id, held.tenure
+        )
+
     async def CancelTicket(self, request: pb.CancelTicketRequest, context: Any) -> pb.CancelTicketResponse:
-        await self._mm().CancelTicket(mmpb.CancelTicketRequest(ticket_id=request.ticket_id))
+        session = self._session(context)
+        await self._mm().CancelTicket(
+            mmpb.CancelTicketRequest(ticket_id=validate.ticket_id(request.ticket_id), player_id=session.player_id)
+        )
         return pb.CancelTicketResponse()
 
     async def GetRating(self, request: pb.GetRatingRequest, context: Any) -> pb.GetRatingResponse:
-        reply = await self._mm().GetRating(mmpb.GetRatingRequest(player_id=request.player_id, game=request.game))
+        reply = await self._mm().GetRating(
+            mmpb.GetRatingRequest(player_id=validate.player_id(request.player_id), game=validate.game(request.game))
+        )
         return pb.GetRatingResponse(rating=reply.rating)
 
     async def ListLeaderboard(self, request: pb.ListLeaderboardRequest, context: Any) -> pb.ListLeaderboardResponse:
         reply = await self._mm().ListLeaderboard(
-            mmpb.ListLeaderboardRequest(game=request.game, limit=request.limit, offset=request.offset)
+            mmpb.ListLeaderboardRequest(
+                game=validate.game(request.game),
+                limit=validate.limit(request.limit, high=1000),
+                offset=validate.count(request.offset, "offset", 0, 1_000_000),
+            )
         )
         return pb.ListLeaderboardResponse(entries=reply.entries)

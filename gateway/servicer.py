@@ -1,13 +1,20 @@
 """The gateway: the only client-facing API.
 
-Authenticates callers by seat token, forwards commands to the match service,
-reads match logs from Redis (read-only) for live updates, and filters every
-event by what the caller may see.
+Signs players in (gateway/identity.py), checks every field a client sends
+(gateway/validate.py), authenticates seat calls by seat token, forwards
+commands to the match service with the verified player and the token's
+tenure, reads match logs from Redis (read-only) for live updates, and filters
+every event by what the caller may see.
+
+Client command ids live in their own namespace ("c:" + id), so no client can
+reuse an id the platform itself uses (the matchmaker's joins and starts); the
+match service ties each id to its request and caller.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,8 +23,9 @@ from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
-from gateway import views
-from gateway.limits import CallerLimits, RateLimiter
+from gateway import validate, views
+from gateway.identity import Players
+from gateway.limits import RateLimiter
 from gateway.matchmaking import MatchmakingEndpoints
 from gateway.subscriptions import Subscriptions
 from services.common import logging as tlog
@@ -25,7 +33,7 @@ from services.common import redis_changes
 from services.common.errors import InvalidArgument, PermissionDenied, ServiceError, Unauthenticated
 from services.common.event_store import EventStore
 from services.common.keys import match_stream
-from services.common.tokens import SeatClaim, TokenAuthority
+from services.common.tokens import SeatClaim, Session, TokenAuthority, bearer_token
 
 log = tlog.get("gateway")
 WATCH_POLL_SECONDS = 10.0
@@ -37,6 +45,15 @@ def _metadata(context: Any) -> Any:
     return context.invocation_metadata() if context is not None else ()
 
 
+def client_command(command_id: str) -> str:
+    """A client's command id in the clients' namespace ("" stays "": no idempotency asked)."""
+    return "c:" + validate.command_id(command_id) if command_id else ""
+
+
+def holder(claim: SeatClaim) -> mpb.SeatHolder:
+    return mpb.SeatHolder(player_id=claim.player_id, tenure=claim.tenure)
+
+
 class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
     def __init__(
         self,
@@ -44,15 +61,17 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         rules: dict[str, Any],
         store: EventStore,
         tokens: TokenAuthority,
+        players: Players,
         matchmaker: Any = None,
         limiter: RateLimiter | None = None,
+        create_limiter: RateLimiter | None = None,
         feeds: Subscriptions | None = None,
-        limits: CallerLimits | None = None,
     ) -> None:
+        self._players = players
         self._limiter = limiter or RateLimiter(rate=0, burst=0)
-        # Per-caller limits; the server applies them per address, code that knows
-        # a player id may apply them to it (self._limits.check_create(player_id)).
-        self._limits = limits
+        # Creates and tickets per player: one bucket each, keyed by purpose.
+        # (Per caller address, the server's admission hook applies gateway.limits.CallerLimits.)
+        self._create_limiter = create_limiter or RateLimiter(rate=0, burst=0)
         self._matchmaker = matchmaker
         # Live updates: by default through the Redis store's own client.
         self._feeds = feeds or Subscriptions(store, lambda: redis_changes.listen(store.client))  # type: ignore[attr-defined]
@@ -64,6 +83,55 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         self._store = store
         self._tokens = tokens
 
+    # ------------------------------------------------------------ players
+
+    def _session(self, context: Any) -> Session:
+        return self._tokens.session_from(_metadata(context))
+
+    async def Authenticate(self, request: pb.AuthenticateRequest, context: Any) -> pb.AuthenticateResponse:
+        method = request.WhichOneof("method")
+        if method == "device_id":
+            signed = await self._players.device(request.device_id)
+        elif method == "custom_id":
+            signed = await self._players.custom(request.custom_id)
+        elif method == "external_token":
+            signed = await self._players.external(request.external_token)
+        else:
+            raise InvalidArgument("one of device_id, custom_id or external_token is required", "method")
+        token, session = self._tokens.issue_session(signed.player_id)
+        log.info("signed_in", player_id=signed.player_id, method=method, created=signed.created)
+        return pb.AuthenticateResponse(
+            player_id=signed.player_id,
+            session_token=token,
+            session_expires_at=session.expires_at,
+            refresh_token=self._tokens.issue_refresh(session),
+            created=signed.created,
+        )
+
+    async def RefreshSession(self, request: pb.RefreshSessionRequest, context: Any) -> pb.RefreshSessionResponse:
+        previous = self._tokens.refresh(request.refresh_token)
+        token, session = self._tokens.issue_session(previous.player_id, previous.session_id)
+        return pb.RefreshSessionResponse(
+            player_id=session.player_id,
+            session_token=token,
+            session_expires_at=session.expires_at,
+            refresh_token=self._tokens.issue_refresh(session),
+        )
+
+    async def GetSeatToken(self, request: pb.GetSeatTokenRequest, context: Any) -> pb.GetSeatTokenResponse:
+        session = self._session(context)
+        validate.match_id(request.match_id)
+        wanted = validate.seat(request.seat) if request.HasField("seat") else None
+        summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=request.match_id))).match
+        held = [s for s in summary.seats if s.player_id == session.player_id and wanted in (None, s.seat)]
+        if not held:
+            raise PermissionDenied("you hold no such seat in this match", "auth.not_seated")
+        token, claim = self._tokens.issue_seat(request.match_id, held[0].seat, session.player_id, held[0].tenure)
+        return pb.GetSeatTokenResponse(seat=claim.seat, token=token, expires_at=claim.expires_at)
+
+    def _take_ticket_slot(self, player_id: str) -> None:
+        self._create_limiter.take(f"ticket/{player_id}", "tickets")
+
     # ------------------------------------------------------------ lobby
 
     async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
@@ -74,61 +142,107 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         return pb.ListGamesResponse(games=games)
 
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: Any) -> pb.CreateMatchResponse:
-        if not request.game:
-            raise InvalidArgument("game is required", "game")
-        reply = await self._match.CreateMatch(
-            mpb.CreateMatchRequest(
-                game=request.game,
-                config=dict(request.config),
-                seat_count=request.seat_count,
-                command_id=request.command_id,
-            )
+        session = self._session(context)
+        create = mpb.CreateMatchRequest(
+            game=validate.game(request.game),
+            config=validate.options(request.config),
+            seat_count=validate.seats(request.seat_count),
+            command_id=client_command(request.command_id),
         )
+        self._create_limiter.take(f"create/{session.player_id}", "matches created")
+        if request.command_id:
+            # The player's command id names the match: a retry finds it again,
+            # and another player's same id makes another match.
+            create.match_id = _match_id_for(session.player_id, request.command_id)
+        reply = await self._match.CreateMatch(create)
         return pb.CreateMatchResponse(match=reply.match)
 
     async def ListMatches(self, request: pb.ListMatchesRequest, context: Any) -> pb.ListMatchesResponse:
+        validate.enum(request.status, mpb.MatchStatus.DESCRIPTOR, "status")
         reply = await self._match.ListMatches(
-            mpb.ListMatchesRequest(game=request.game, status=request.status, limit=request.limit)
+            mpb.ListMatchesRequest(
+                game=validate.game(request.game, required=False),
+                status=request.status,
+                limit=validate.limit(request.limit, high=500),
+            )
         )
         return pb.ListMatchesResponse(matches=reply.matches)
 
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
-        _require_match_id(request.match_id)
+        session = self._session(context)
         join = mpb.JoinMatchRequest(
-            match_id=request.match_id, player_id=request.player_id, command_id=request.command_id
+            match_id=validate.match_id(request.match_id),
+            player_id=session.player_id,
+            command_id=client_command(request.command_id),
         )
         if request.HasField("seat"):
-            join.seat = request.seat
+            join.seat = validate.seat(request.seat)
         reply = await self._match.JoinMatch(join)
-        token = self._tokens.issue(SeatClaim(request.match_id, reply.seat, request.player_id))
-        return pb.JoinMatchResponse(seat=reply.seat, token=token, version=reply.version)
+        token, claim = self._tokens.issue_seat(request.match_id, reply.seat, session.player_id, reply.tenure)
+        return pb.JoinMatchResponse(
+            seat=reply.seat, token=token, version=reply.version, token_expires_at=claim.expires_at
+        )
 
     async def LeaveMatch(self, request: pb.LeaveMatchRequest, context: Any) -> pb.LeaveMatchResponse:
-        claim = self._tokens.for_match(_metadata(context), request.match_id)
+        claim = self._seat(context, request.match_id)
         reply = await self._match.LeaveMatch(
-            mpb.LeaveMatchRequest(match_id=request.match_id, seat=claim.seat, command_id=request.command_id)
+            mpb.LeaveMatchRequest(
+                match_id=request.match_id,
+                seat=claim.seat,
+                command_id=client_command(request.command_id),
+                holder=holder(claim),
+            )
         )
         return pb.LeaveMatchResponse(version=reply.version)
 
     async def StartMatch(self, request: pb.StartMatchRequest, context: Any) -> pb.StartMatchResponse:
-        self._tokens.for_match(_metadata(context), request.match_id)
+        claim = self._seat(context, request.match_id)
         reply = await self._match.StartMatch(
-            mpb.StartMatchRequest(match_id=request.match_id, command_id=request.command_id)
+            mpb.StartMatchRequest(
+                match_id=request.match_id,
+                command_id=client_command(request.command_id),
+                seat=claim.seat,
+                holder=holder(claim),
+            )
         )
         return pb.StartMatchResponse(version=reply.version)
 
     # ------------------------------------------------------------ play
 
-    def _viewer(self, context: Any, match_id: str) -> int | None:
-        """The caller's seat in this match, None for a spectator (no token)."""
-        _require_match_id(match_id)
-        claim = self._tokens.optional_for_match(_metadata(context), match_id)
-        return None if claim is None else claim.seat
+    def _seat(self, context: Any, match_id: str) -> SeatClaim:
+        """The caller's seat claim for this match, required."""
+        return self._tokens.seat_for_match(_metadata(context), validate.match_id(match_id))
 
-    async def _view(self, match_id: str, viewer: int | None) -> mpb.GetViewResponse:
+    def _viewer(self, context: Any, match_id: str) -> SeatClaim | None:
+        """The caller's seat claim in this match, None for a spectator (no token, or a
+        session token: a signed-in player who watches a match they do not play)."""
+        validate.match_id(match_id)
+        try:
+            return self._tokens.optional_seat_for_match(_metadata(context), match_id)
+        except Unauthenticated as error:
+            if error.reason != "auth.wrong_token_kind":
+                raise
+            self._session(context)  # a session token must still be valid
+            return None
+
+    def _any_seat(self, context: Any) -> SeatClaim | None:
+        """The caller's seat claim in whatever match, None for a spectator (as in `_viewer`)."""
+        token = bearer_token(_metadata(context))
+        if token is None:
+            return None
+        try:
+            return self._tokens.seat(token)
+        except Unauthenticated as error:
+            if error.reason != "auth.wrong_token_kind":
+                raise
+            self._tokens.session(token)
+            return None
+
+    async def _view(self, match_id: str, viewer: SeatClaim | None) -> mpb.GetViewResponse:
         request = mpb.GetViewRequest(match_id=match_id)
         if viewer is not None:
-            request.viewer = viewer
+            request.viewer = viewer.seat
+            request.holder.CopyFrom(holder(viewer))
         return await self._match.GetView(request)
 
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
@@ -136,29 +250,32 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         reply = await self._view(request.match_id, viewer)
         response = pb.GetViewResponse(match=reply.match, view=reply.view)
         if viewer is not None:
-            response.seat = viewer
+            response.seat = viewer.seat
         return response
 
     async def ListLegalActions(self, request: pb.ListLegalActionsRequest, context: Any) -> pb.ListLegalActionsResponse:
-        claim = self._tokens.for_match(_metadata(context), request.match_id)
+        claim = self._seat(context, request.match_id)
+        return await self._legal_actions(claim)
+
+    async def _legal_actions(self, claim: SeatClaim) -> pb.ListLegalActionsResponse:
         reply = await self._match.ListLegalActions(
-            mpb.ListLegalActionsRequest(match_id=request.match_id, seat=claim.seat)
+            mpb.ListLegalActionsRequest(match_id=claim.match_id, seat=claim.seat, holder=holder(claim))
         )
         return pb.ListLegalActionsResponse(version=reply.version, actions=reply.actions)
 
     async def SubmitAction(self, request: pb.SubmitActionRequest, context: Any) -> pb.SubmitActionResponse:
-        claim = self._tokens.for_match(_metadata(context), request.match_id)
+        claim = self._seat(context, request.match_id)
         return await self._submit(claim, request)
 
     async def _submit(self, claim: SeatClaim, request: pb.SubmitActionRequest) -> pb.SubmitActionResponse:
         self._limiter.take(f"{claim.match_id}/{claim.seat}", "actions from this seat")
-        if not request.HasField("action") or not request.action.type_url:
-            raise InvalidArgument("action is required", "action")
-        if len(request.command_id) > 128:
-            raise InvalidArgument("command_id is at most 128 characters", "command_id")
         reply = await self._match.SubmitAction(
             mpb.SubmitActionRequest(
-                match_id=request.match_id, seat=claim.seat, action=request.action, command_id=request.command_id
+                match_id=request.match_id,
+                seat=claim.seat,
+                action=validate.action(request.action),
+                command_id=client_command(request.command_id),
+                holder=holder(claim),
             )
         )
         return pb.SubmitActionResponse(version=reply.version, duplicate=reply.duplicate)
@@ -166,21 +283,30 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
     # ------------------------------------------------------------ logs and live updates
 
     async def GetMatchLog(self, request: pb.GetMatchLogRequest, context: Any) -> pb.GetMatchLogResponse:
-        viewer = self._viewer(context, request.match_id)
+        claim = self._viewer(context, request.match_id)
+        validate.version(request.after_version)
+        validate.limit(request.limit)
         summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=request.match_id))).match
+        viewer = _still_holding(summary, claim)
         finished = summary.status == mpb.MATCH_STATUS_FINISHED
         limit = min(request.limit or MAX_LOG_PAGE, MAX_LOG_PAGE)
         events = await self._store.read(match_stream(request.match_id), request.after_version, limit)
         return pb.GetMatchLogResponse(entries=views.entries_for(events, viewer, finished), status=summary.status)
 
     async def WatchMatch(self, request: pb.WatchMatchRequest, context: Any) -> AsyncIterator[pb.WatchMatchResponse]:
-        viewer = self._viewer(context, request.match_id)
-        async for update in self._updates(request, viewer):
+        claim = self._viewer(context, request.match_id)
+        async for update in self._updates(request, claim):
             yield update
 
-    async def _updates(self, request: pb.WatchMatchRequest, viewer: int | None) -> AsyncIterator[pb.WatchMatchResponse]:
-        """Updates from `after_version` on, one per batch of new events, until the match ends."""
+    async def _updates(
+        self, request: pb.WatchMatchRequest, claim: SeatClaim | None
+    ) -> AsyncIterator[pb.WatchMatchResponse]:
+        """Updates from `after_version` on, one per batch of new events, until the match ends.
+        A seat's stream ends (PERMISSION_DENIED) as soon as its token no longer holds the seat."""
+        validate.match_id(request.match_id)
+        validate.version(request.after_version)
         summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=request.match_id))).match
+        viewer = _still_holding(summary, claim)
         after = request.after_version
         while True:
             if summary.status == mpb.MATCH_STATUS_FINISHED and after >= summary.version:
@@ -189,19 +315,17 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
             if not events:
                 continue
             after = events[-1].version
-            reply = await self._view(request.match_id, viewer) if request.with_view else None
+            reply = await self._view(request.match_id, claim) if request.with_view else None
             summary = reply.match if reply is not None else await self._summary_at(request.match_id, after)
+            _still_holding(summary, claim)
             finished = summary.status == mpb.MATCH_STATUS_FINISHED
             update = pb.WatchMatchResponse(
                 version=after, entries=views.entries_for(events, viewer, finished), match=summary
             )
             if reply is not None:
                 update.view.CopyFrom(reply.view)
-            if request.with_legal_actions and viewer is not None and viewer in summary.to_move:
-                legal = await self._match.ListLegalActions(
-                    mpb.ListLegalActionsRequest(match_id=request.match_id, seat=viewer)
-                )
-                update.legal_actions.extend(legal.actions)
+            if request.with_legal_actions and claim is not None and claim.seat in summary.to_move:
+                update.legal_actions.extend((await self._legal_actions(claim)).actions)
             yield update
 
     async def _summary_at(self, match_id: str, version: int) -> mpb.MatchSummary:
@@ -226,7 +350,7 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
     async def Play(
         self, request_iterator: AsyncIterator[pb.PlayRequest], context: Any
     ) -> AsyncIterator[pb.PlayResponse]:
-        claim = self._tokens.from_metadata(_metadata(context))
+        claim = self._any_seat(context)
         out: asyncio.Queue[pb.PlayResponse | None] = asyncio.Queue()
         watcher: asyncio.Task[None] | None = None
 
@@ -270,9 +394,20 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
             )
 
 
-def _require_match_id(match_id: str) -> None:
-    if not match_id or len(match_id) > 64:
-        raise InvalidArgument("match_id is required", "match_id")
+def _still_holding(summary: mpb.MatchSummary, claim: SeatClaim | None) -> int | None:
+    """The claim's seat if its player still holds it in the claimed tenure; PermissionDenied if not.
+    For reads that go to the log directly rather than through the match service."""
+    if claim is None:
+        return None
+    seats = {s.seat: s for s in summary.seats}
+    held = seats.get(claim.seat)
+    if held is None or held.player_id != claim.player_id or held.tenure != claim.tenure:
+        raise PermissionDenied(f"this seat token no longer holds seat {claim.seat}", "auth.seat_changed")
+    return claim.seat
+
+
+def _match_id_for(player_id: str, command_id: str) -> str:
+    return hashlib.sha256(f"{player_id}\x1f{command_id}".encode()).hexdigest()[:32]
 
 
 def register(server: Any, servicer: GatewayServicer) -> list[str]:

@@ -1,4 +1,9 @@
-"""A thin async client of the gateway that keeps each seat's token."""
+"""A thin async client of the gateway that keeps each player's session and each seat's token.
+
+Players sign in as guest devices: `sign_in("ana")` makes a random device id
+for the name (kept in memory; the CLI keeps its own on disk) and remembers the
+session, so `join(match_id, "ana")` acts as that player.
+"""
 
 from __future__ import annotations
 
@@ -26,10 +31,23 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
 
 
 @dataclass
+class Player:
+    player_id: str
+    session_token: str
+    refresh_token: str = ""
+    name: str = ""
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        return bearer(self.session_token)
+
+
+@dataclass
 class Seat:
     match_id: str
     seat: int
     token: str
+    player_id: str = ""
 
     @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
@@ -41,6 +59,8 @@ class Gateway:
     addr: str = DEFAULT_GATEWAY
     channel: grpc.aio.Channel = field(init=False)
     stub: Any = field(init=False)
+    # Signed-in players by name.
+    players: dict[str, Player] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.channel = grpc.aio.insecure_channel(self.addr, options=CHANNEL_OPTIONS)
@@ -55,17 +75,35 @@ class Gateway:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def create(self, game: str, seats: int, config: dict[str, str] | None = None) -> pb.CreateMatchResponse:
+    async def sign_in(self, name: str = "host", device_id: str = "") -> Player:
+        """The player called `name` here, signed in as a guest device on first use."""
+        known = self.players.get(name)
+        if known is not None and not device_id:
+            return known
+        reply = await self.stub.Authenticate(pb.AuthenticateRequest(device_id=device_id or uuid.uuid4().hex))
+        player = Player(reply.player_id, reply.session_token, reply.refresh_token, name)
+        self.players[name] = player
+        return player
+
+    async def _player(self, who: Player | str) -> Player:
+        return who if isinstance(who, Player) else await self.sign_in(who)
+
+    async def create(
+        self, game: str, seats: int, config: dict[str, str] | None = None, by: Player | str = "host"
+    ) -> pb.CreateMatchResponse:
+        player = await self._player(by)
         return await self.stub.CreateMatch(
-            pb.CreateMatchRequest(game=game, seat_count=seats, config=config or {}, command_id=uuid.uuid4().hex)
+            pb.CreateMatchRequest(game=game, seat_count=seats, config=config or {}, command_id=uuid.uuid4().hex),
+            metadata=player.metadata,
         )
 
-    async def join(self, match_id: str, player_id: str, seat: int | None = None) -> Seat:
-        request = pb.JoinMatchRequest(match_id=match_id, player_id=player_id, command_id=uuid.uuid4().hex)
+    async def join(self, match_id: str, who: Player | str, seat: int | None = None) -> Seat:
+        player = await self._player(who)
+        request = pb.JoinMatchRequest(match_id=match_id, command_id=uuid.uuid4().hex)
         if seat is not None:
             request.seat = seat
-        reply = await self.stub.JoinMatch(request)
-        return Seat(match_id, reply.seat, reply.token)
+        reply = await self.stub.JoinMatch(request, metadata=player.metadata)
+        return Seat(match_id, reply.seat, reply.token, player.player_id)
 
     async def start(self, seat: Seat) -> int:
         reply = await self.stub.StartMatch(pb.StartMatchRequest(match_id=seat.match_id), metadata=seat.metadata)

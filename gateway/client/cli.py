@@ -8,6 +8,7 @@ import os
 import pathlib
 import random
 import sys
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
@@ -18,7 +19,7 @@ from rich.console import Console
 from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
 
 from gateway.client import bots
-from gateway.client.api import DEFAULT_GATEWAY, Gateway, Seat, message_dict, to_dict
+from gateway.client.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
 from services.dice.verify import verify as verify_log
 from services.games import registry
 
@@ -39,6 +40,15 @@ def _seats_file() -> pathlib.Path:
     return _home() / "seats.json"
 
 
+def _write_private(path: pathlib.Path, data: Any) -> None:
+    """Tokens and device ids are credentials: files only their owner may read."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.with_suffix(".tmp"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(json.dumps(data, indent=2))
+    path.with_suffix(".tmp").replace(path)
+
+
 def _load_seats() -> dict[str, dict[str, str]]:
     path = _seats_file()
     return json.loads(path.read_text()) if path.exists() else {}
@@ -47,8 +57,24 @@ def _load_seats() -> dict[str, dict[str, str]]:
 def _save_seat(seat: Seat) -> None:
     seats = _load_seats()
     seats.setdefault(seat.match_id, {})[str(seat.seat)] = seat.token
-    _seats_file().parent.mkdir(parents=True, exist_ok=True)
-    _seats_file().write_text(json.dumps(seats, indent=2))
+    _write_private(_seats_file(), seats)
+
+
+def _profile(name: str) -> tuple[str, str]:
+    """(name, device id) of a local player profile, made on first use: each
+    name is its own guest account on every server this CLI talks to."""
+    name = name or os.environ.get("USER", "player")
+    path = _home() / "players.json"
+    profiles: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+    if name not in profiles:
+        profiles[name] = uuid.uuid4().hex
+        _write_private(path, profiles)
+    return name, profiles[name]
+
+
+async def _signed_in(g: Gateway, name: str) -> Player:
+    profile, device = _profile(name)
+    return await g.sign_in(profile, device)
 
 
 def _seat(match_id: str, seat: int | None, required: bool = True) -> Seat | None:
@@ -98,10 +124,14 @@ def create(
     game: str,
     players: Annotated[int, typer.Option("--players", "-n")] = 2,
     option: Options = None,
+    name: Annotated[str, typer.Option("--name", help="local player profile")] = "",
     gateway: GatewayOpt = DEFAULT_GATEWAY,
 ) -> None:
     """Create a match and print its id."""
-    reply = _run(gateway, lambda g: g.create(game, players, _options(option)))
+    async def work(g: Gateway) -> Any:
+        return await g.create(game, players, _options(option), by=await _signed_in(g, name))
+
+    reply = _run(gateway, work)
     print(reply.match.match_id)
 
 
@@ -112,11 +142,21 @@ def join(
     seat: SeatOpt = None,
     gateway: GatewayOpt = DEFAULT_GATEWAY,
 ) -> None:
-    """Take a seat; the seat's token is kept in ~/.tabletop/seats.json."""
-    player = name or os.environ.get("USER", "player")
-    taken = _run(gateway, lambda g: g.join(match_id, player, seat))
+    """Take a seat as the local player `--name`; the seat's token is kept in ~/.tabletop/seats.json."""
+
+    async def work(g: Gateway) -> Seat:
+        return await g.join(match_id, await _signed_in(g, name), seat)
+
+    taken = _run(gateway, work)
     _save_seat(taken)
     print(f"seat {taken.seat}")
+
+
+@app.command()
+def whoami(name: Annotated[str, typer.Option("--name")] = "", gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """Sign the local player `--name` in and print its player id (what ratings are kept under)."""
+    player = _run(gateway, lambda g: _signed_in(g, name))
+    print(player.player_id)
 
 
 @app.command()
@@ -296,9 +336,9 @@ def queue(
     from gateway.client.queue import TicketExpired
     from gateway.client.queue import queue as find
 
-    player = name or os.environ.get("USER", "player")
+    _, device = _profile(name)
     try:
-        found = asyncio.run(find(gateway, game, players, max_players or players, _options(option), player))
+        found = asyncio.run(find(gateway, game, players, max_players or players, _options(option), device))
     except TicketExpired as expired:
         console.print(f"[yellow]{expired}[/yellow]")
         raise typer.Exit(2) from None

@@ -11,41 +11,47 @@ from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
+from gateway.client.api import bearer
 from services.common.transport import CHANNEL_OPTIONS
 
 RECONNECTS = 5
+Metadata = tuple[tuple[str, str], ...]
 
 
 async def queue(
-    gateway_addr: str, game: str, players_min: int, players_max: int, options: dict[str, str], player_id: str
+    gateway_addr: str, game: str, players_min: int, players_max: int, options: dict[str, str], device_id: str
 ) -> dict[str, Any]:
-    """Queue `player_id` and wait; returns {"ticket_id", "match_id", "seat", "token"}.
+    """Sign in as the guest `device_id`, queue and wait; returns
+    {"ticket_id", "match_id", "seat", "token", "player_id"}.
 
     The ticket is withdrawn if the wait is interrupted (Ctrl-C) before an assignment.
     """
     async with grpc.aio.insecure_channel(gateway_addr, options=CHANNEL_OPTIONS) as channel:
         stub = pb_grpc.GatewayServiceStub(channel)
+        signed = await stub.Authenticate(pb.AuthenticateRequest(device_id=device_id), wait_for_ready=True)
+        session = bearer(signed.session_token)
         ticket = await stub.FindMatch(
             pb.FindMatchRequest(
                 game=game,
-                player_id=player_id,
                 players_min=players_min,
                 players_max=players_max,
                 options=options,
                 command_id=uuid.uuid4().hex,
             ),
+            metadata=session,
             wait_for_ready=True,
         )
         try:
-            assignment = await _wait(stub, ticket.ticket_id)
+            assignment = await _wait(stub, ticket.ticket_id, session)
         except BaseException:
-            await _withdraw(stub, ticket.ticket_id)
+            await _withdraw(stub, ticket.ticket_id, session)
             raise
         return {
             "ticket_id": ticket.ticket_id,
             "match_id": assignment.match_id,
             "seat": assignment.seat,
             "token": assignment.token,
+            "player_id": signed.player_id,
         }
 
 
@@ -53,10 +59,11 @@ class TicketExpired(RuntimeError):
     """The matchmaker gave up on the ticket (its time-to-live passed)."""
 
 
-async def _wait(stub: pb_grpc.GatewayServiceStub, ticket_id: str) -> mmpb.Assignment:
+async def _wait(stub: pb_grpc.GatewayServiceStub, ticket_id: str, session: Metadata) -> mmpb.Assignment:
     for attempt in range(RECONNECTS):
         try:
-            async for update in stub.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket_id), wait_for_ready=True):
+            watch = pb.WatchTicketRequest(ticket_id=ticket_id)
+            async for update in stub.WatchTicket(watch, metadata=session, wait_for_ready=True):
                 if update.status == mmpb.TICKET_STATUS_ASSIGNED:
                     return update.assignment
                 if update.status == mmpb.TICKET_STATUS_EXPIRED:
@@ -67,7 +74,7 @@ async def _wait(stub: pb_grpc.GatewayServiceStub, ticket_id: str) -> mmpb.Assign
     raise RuntimeError(f"ticket {ticket_id}: the watch ended without an assignment")
 
 
-async def _withdraw(stub: pb_grpc.GatewayServiceStub, ticket_id: str) -> None:
+async def _withdraw(stub: pb_grpc.GatewayServiceStub, ticket_id: str, session: Metadata) -> None:
     # Already placed, or the gateway is gone: nothing more to do.
     with contextlib.suppress(grpc.aio.AioRpcError):
-        await stub.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket_id), timeout=5)
+        await stub.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket_id), metadata=session, timeout=5)

@@ -9,8 +9,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-DEV_TOKEN_SECRET = "tabletop-local-development-secret"
-
 
 @dataclass(frozen=True)
 class Settings:
@@ -26,7 +24,22 @@ class Settings:
     metrics_port: int = -1  # -1: no metrics endpoint; 0: any free port
     ready_file: str = ""
     log_level: str = "info"
-    token_secret: str = DEV_TOKEN_SECRET
+    # The gateway's token signing keys: a key ring file (JSON, mode 0600) or
+    # the ring itself inline. No default: the gateway refuses to start without.
+    token_keys_file: str = ""
+    token_keys: str = ""
+    # Seconds a session, a refresh token and a seat token stay valid.
+    session_ttl: int = 3600
+    refresh_ttl: int = 30 * 24 * 3600
+    seat_token_ttl: int = 24 * 3600
+    # Sign-in with a custom id (an id from the operator's account system).
+    auth_custom: bool = True
+    # An external identity provider: its JWKS URL or a PEM public key file,
+    # and the issuer and audience its tokens must carry.
+    auth_jwks_url: str = ""
+    auth_jwt_public_key_file: str = ""
+    auth_jwt_issuer: str = ""
+    auth_jwt_audience: str = ""
     gateway_addr: str = "127.0.0.1:50051"
     match_addr: str = "127.0.0.1:50052"
     dice_addr: str = "127.0.0.1:50053"
@@ -58,16 +71,24 @@ class Settings:
     # Gateway: actions per second per seat (average, burst); 0 disables the limit.
     seat_action_rate: float = 50.0
     seat_action_burst: float = 100.0
-    # Gateway, per caller (a peer address, or a player id): concurrent unary calls,
-    # open streams (WatchMatch, Play, WatchTicket), CreateMatch and FindMatch rates.
+    # Gateway: matches created and tickets queued per second per player (average, burst).
+    create_rate: float = 2.0
+    create_burst: float = 30.0
+    # Gateway, per caller address: concurrent unary calls, open streams (WatchMatch,
+    # Play, WatchTicket), CreateMatch and FindMatch rates; 0 disables a limit.
     caller_calls: int = 64
     caller_streams: int = 64
-    create_rate: float = 2.0
-    create_burst: float = 20.0
-    ticket_rate: float = 2.0
-    ticket_burst: float = 20.0
+    caller_create_rate: float = 5.0
+    caller_create_burst: float = 60.0
+    caller_ticket_rate: float = 5.0
+    caller_ticket_burst: float = 60.0
     # Extra engine packages, name -> package (the platform tests' own game).
     extra_games: Mapping[str, str] = field(default_factory=dict)
+    # Mutual TLS between platform processes (PEM files; see services/common/tls.py).
+    # No defaults: every process refuses to start without them.
+    tls_ca: str = ""
+    tls_cert: str = ""
+    tls_key: str = ""
 
 
 def _addrs(raw: str) -> dict[str, str]:
@@ -91,7 +112,16 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         metrics_port=int(get("METRICS_PORT", str(d.metrics_port))),
         ready_file=get("READY_FILE", d.ready_file),
         log_level=get("LOG_LEVEL", d.log_level),
-        token_secret=get("TOKEN_SECRET", d.token_secret),
+        token_keys_file=get("TOKEN_KEYS_FILE", d.token_keys_file),
+        token_keys=get("TOKEN_KEYS", d.token_keys),
+        session_ttl=int(get("SESSION_TTL", str(d.session_ttl))),
+        refresh_ttl=int(get("REFRESH_TTL", str(d.refresh_ttl))),
+        seat_token_ttl=int(get("SEAT_TOKEN_TTL", str(d.seat_token_ttl))),
+        auth_custom=get("AUTH_CUSTOM", "on") not in ("off", "0", "false"),
+        auth_jwks_url=get("AUTH_JWKS_URL", d.auth_jwks_url),
+        auth_jwt_public_key_file=get("AUTH_JWT_PUBLIC_KEY_FILE", d.auth_jwt_public_key_file),
+        auth_jwt_issuer=get("AUTH_JWT_ISSUER", d.auth_jwt_issuer),
+        auth_jwt_audience=get("AUTH_JWT_AUDIENCE", d.auth_jwt_audience),
         gateway_addr=get("GATEWAY_ADDR", d.gateway_addr),
         match_addr=get("MATCH_ADDR", d.match_addr),
         dice_addr=get("DICE_ADDR", d.dice_addr),
@@ -113,11 +143,16 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         replica_name=get("REPLICA_NAME", d.replica_name),
         seat_action_rate=float(get("SEAT_ACTION_RATE", str(d.seat_action_rate))),
         seat_action_burst=float(get("SEAT_ACTION_BURST", str(d.seat_action_burst))),
-        caller_calls=int(get("CALLER_CALLS", str(d.caller_calls))),
-        caller_streams=int(get("CALLER_STREAMS", str(d.caller_streams))),
         create_rate=float(get("CREATE_RATE", str(d.create_rate))),
         create_burst=float(get("CREATE_BURST", str(d.create_burst))),
-        ticket_rate=float(get("TICKET_RATE", str(d.ticket_rate))),
-        ticket_burst=float(get("TICKET_BURST", str(d.ticket_burst))),
+        caller_calls=int(get("CALLER_CALLS", str(d.caller_calls))),
+        caller_streams=int(get("CALLER_STREAMS", str(d.caller_streams))),
+        caller_create_rate=float(get("CALLER_CREATE_RATE", str(d.caller_create_rate))),
+        caller_create_burst=float(get("CALLER_CREATE_BURST", str(d.caller_create_burst))),
+        caller_ticket_rate=float(get("CALLER_TICKET_RATE", str(d.caller_ticket_rate))),
+        caller_ticket_burst=float(get("CALLER_TICKET_BURST", str(d.caller_ticket_burst))),
         extra_games=_addrs(get("EXTRA_GAMES", "")),
+        tls_ca=get("TLS_CA", d.tls_ca),
+        tls_cert=get("TLS_CERT", d.tls_cert),
+        tls_key=get("TLS_KEY", d.tls_key),
     )

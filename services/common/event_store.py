@@ -3,7 +3,10 @@
 A stream's version is its number of events; event n is stored at position n
 (1-based). An append names the version it expects and lands whole or not at
 all; a command id makes it idempotent: a retry gets the first answer and
-appends nothing. The Redis backend does both checks in one server-side script.
+appends nothing. A command id is stored with the fingerprint of the request
+it answered (who asked, for which seat, what): the same id with another
+fingerprint is refused (CommandReused), so nobody replays someone else's.
+The Redis backend does both checks in one server-side script.
 All keys of one stream share the hash tag `{name}`, so it runs on a cluster.
 """
 
@@ -22,6 +25,14 @@ class VersionConflict(Exception):
         super().__init__(f"stream {stream}: expected version {expected}, found {actual}")
         self.expected = expected
         self.actual = actual
+
+
+class CommandReused(Exception):
+    """A command id already answered a different request (another caller, action or seat)."""
+
+    def __init__(self, stream: str, command_id: str) -> None:
+        super().__init__(f"stream {stream}: command id {command_id!r} was used for another request")
+        self.command_id = command_id
 
 
 @dataclass(frozen=True)
@@ -70,12 +81,19 @@ class EventStore(Protocol):
     """What the match service and the read models need of storage."""
 
     async def append(
-        self, stream: str, expected_version: int, events: Sequence[NewEvent], command_id: str = ""
+        self,
+        stream: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str = "",
+        fingerprint: str = "",
     ) -> AppendResult:
-        """Append atomically if the stream is at `expected_version`; raises VersionConflict."""
+        """Append atomically if the stream is at `expected_version`; raises VersionConflict,
+        or CommandReused for a known command id with another fingerprint."""
 
-    async def command(self, stream: str, command_id: str) -> AppendResult | None:
-        """The answer already given to `command_id`, if any (duplicate=True)."""
+    async def command(self, stream: str, command_id: str, fingerprint: str = "") -> AppendResult | None:
+        """The answer already given to `command_id`, if any (duplicate=True); raises
+        CommandReused if it answered a request with another fingerprint."""
 
     async def read(self, stream: str, after_version: int = 0, limit: int = 0) -> list[StoredEvent]:
         """Events after `after_version`, oldest first (limit 0: all)."""
@@ -99,7 +117,7 @@ class EventStore(Protocol):
 @dataclass
 class _MemoryStream:
     events: list[StoredEvent] = field(default_factory=list)
-    commands: dict[str, AppendResult] = field(default_factory=dict)
+    commands: dict[str, tuple[AppendResult, str]] = field(default_factory=dict)
     snapshot: Snapshot | None = None
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
@@ -117,12 +135,16 @@ class MemoryEventStore:
         return self._streams[name]
 
     async def append(
-        self, stream: str, expected_version: int, events: Sequence[NewEvent], command_id: str = ""
+        self,
+        stream: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str = "",
+        fingerprint: str = "",
     ) -> AppendResult:
         s = self._stream(stream)
-        if command_id and command_id in s.commands:
-            previous = s.commands[command_id]
-            return AppendResult(previous.first_version, previous.last_version, duplicate=True)
+        if command_id and (previous := await self.command(stream, command_id, fingerprint)) is not None:
+            return previous
         current = len(s.events)
         if current != expected_version:
             raise VersionConflict(stream, expected_version, current)
@@ -132,15 +154,18 @@ class MemoryEventStore:
             s.events.append(_stored(current + offset, event, command_id))
         result = AppendResult(current + 1, current + len(events))
         if command_id:
-            s.commands[command_id] = result
+            s.commands[command_id] = (result, fingerprint)
         async with s.changed:
             s.changed.notify_all()
         return result
 
-    async def command(self, stream: str, command_id: str) -> AppendResult | None:
-        previous = self._stream(stream).commands.get(command_id)
-        if previous is None:
+    async def command(self, stream: str, command_id: str, fingerprint: str = "") -> AppendResult | None:
+        found = self._stream(stream).commands.get(command_id)
+        if found is None:
             return None
+        previous, known = found
+        if not same_request(known, fingerprint):
+            raise CommandReused(stream, command_id)
         return AppendResult(previous.first_version, previous.last_version, duplicate=True)
 
     async def read(self, stream: str, after_version: int = 0, limit: int = 0) -> list[StoredEvent]:
@@ -171,6 +196,12 @@ class MemoryEventStore:
     async def streams(self, limit: int = 0) -> list[str]:
         newest = list(reversed(self._order))
         return newest[:limit] if limit else newest
+
+
+def same_request(stored: str, given: str) -> bool:
+    """Whether a command's stored fingerprint matches a new request's. Commands
+    stored before fingerprints existed (empty) match any request."""
+    return not stored or stored == given
 
 
 def _stored(version: int, event: NewEvent, command_id: str) -> StoredEvent:

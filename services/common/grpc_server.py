@@ -1,5 +1,9 @@
-"""One `serve()` for every process: grpc.aio server, the error-mapping and
-logging interceptor, health, reflection, metrics, graceful shutdown."""
+"""One `serve()` for every process: grpc.aio server, the error-mapping,
+authorization and logging interceptor, health, reflection, metrics, graceful shutdown.
+
+Internal services listen with mutual TLS only and check every call against
+the policy table (services/common/authz.py); the gateway's client-facing port
+is plaintext (players authenticate with tokens there)."""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from services.common import lifeline, metrics, redis_faults, redis_health
+from services.common import authz, lifeline, metrics, redis_faults, redis_health, tls
 from services.common import logging as tlog
 from services.common.config import Settings
 from services.common.errors import ServiceError, to_status
@@ -59,9 +63,16 @@ def _admit_all(method: str, peer: str) -> AbstractContextManager[Any]:
 
 class ServiceInterceptor(grpc.aio.ServerInterceptor):
     """The one place that turns failures into statuses: maps ServiceError and store
-    faults, sheds load and refuses calls while draining (through the gate), logs, measures."""
+    faults, sheds load and refuses calls while draining (through the gate),
+    authorizes, applies per-caller admission, logs, measures.
 
-    def __init__(self, gate: Gate | None = None, admission: Admission | None = None) -> None:
+    With `authorize`, every application call is checked against the policy
+    table for the identity of the caller's certificate. Health and reflection
+    (`/grpc.*`) are open to any caller the TLS handshake admitted.
+    """
+
+    def __init__(self, authorize: bool = False, gate: Gate | None = None, admission: Admission | None = None) -> None:
+        self._authorize = authorize
         self._gate = gate or Gate(0, 0)
         self._admit = admission or _admit_all
 
@@ -74,35 +85,46 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         if handler is None or details.method.startswith("/grpc."):
             return handler
         method = details.method.rsplit("/", 1)[-1]
+        guard = details.method if self._authorize else ""
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
-                _unary(handler.unary_unary, method, self._gate, self._admit),
+                _unary(handler.unary_unary, method, guard, self._gate, self._admit),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
-                _streaming(handler.unary_stream, method, self._gate, self._admit),
+                _streaming(handler.unary_stream, method, guard, self._gate, self._admit),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.stream_stream:
             return grpc.stream_stream_rpc_method_handler(
-                _streaming(handler.stream_stream, method, self._gate, self._admit),
+                _streaming(handler.stream_stream, method, guard, self._gate, self._admit),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler
 
 
-def _unary(inner: Any, method: str, gate: Gate, admit: Admission) -> Any:
+def _authorize(guard: str, context: grpc.aio.ServicerContext) -> None:
+    """Raise PermissionDenied unless the caller's identity may call `guard` ('' checks nothing)."""
+    if guard:
+        caller = tls.caller(context)
+        structlog.contextvars.bind_contextvars(caller=caller)
+        authz.check(guard, caller)
+
+
+def _unary(inner: Any, method: str, guard: str, gate: Gate, admit: Admission) -> Any:
     async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
         started = time.perf_counter()
         try:
-            with gate.unary(), admit(method, context.peer()):
-                response = await inner(request, context)
+            with gate.unary():
+                _authorize(guard, context)
+                with admit(method, context.peer()):
+                    response = await inner(request, context)
         except ServiceError as error:
             await _fail(context, method, error)
             return None
@@ -117,14 +139,16 @@ def _unary(inner: Any, method: str, gate: Gate, admit: Admission) -> Any:
     return call
 
 
-def _streaming(inner: Any, method: str, gate: Gate, admit: Admission) -> Any:
+def _streaming(inner: Any, method: str, guard: str, gate: Gate, admit: Admission) -> Any:
     async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
         try:
-            with gate.stream() as stop, admit(method, context.peer()):
-                async for response in _until(inner(request, context), stop):
-                    yield response
+            with gate.stream() as stop:
+                _authorize(guard, context)
+                with admit(method, context.peer()):
+                    async for response in _until(inner(request, context), stop):
+                        yield response
         except ServiceError as error:
             await _fail(context, method, error)
             return
@@ -178,21 +202,26 @@ async def serve(
     settings: Settings,
     register: Register,
     on_stop: Callable[[], Awaitable[None]] | None = None,
+    public: bool = False,
     *,
     redis: Any = None,
     admission: Admission | None = None,
 ) -> None:
     """Run a server until SIGTERM/SIGINT, then drain gracefully.
 
+    Only the gateway is `public` (plaintext, no per-method policy); every other
+    process serves mutual TLS and exits at once without its credentials.
     `redis`: the client this process depends on; health is NOT_SERVING while it
-    does not answer. `admission`: per-caller limits (the gateway's)."""
+    does not answer. `admission`: per-caller limits (the gateway's).
+    """
+    own = tls.material(settings)
     lifeline.hold()
     tlog.configure(name, settings.log_level)
     gate = Gate(settings.max_inflight, settings.max_streams)
     metrics.INFLIGHT.set_function(lambda: gate.inflight)
     metrics.OPEN_STREAMS.set_function(lambda: gate.streams)
     server = grpc.aio.server(
-        interceptors=[ServiceInterceptor(gate, admission)],
+        interceptors=[ServiceInterceptor(authorize=not public, gate=gate, admission=admission)],
         options=[
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", 8 * 1024 * 1024),
@@ -208,7 +237,11 @@ async def serve(
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
-    port = server.add_insecure_port(f"{settings.host}:{settings.port}")
+    address = f"{settings.host}:{settings.port}"
+    if public:
+        port = server.add_insecure_port(address)
+    else:
+        port = server.add_secure_port(address, tls.server_credentials(own))
     await server.start()
 
     async def report(up: bool) -> None:
@@ -219,7 +252,7 @@ async def serve(
     await report(redis is None or await redis_health.answers(redis))
     watcher = asyncio.create_task(redis_health.watch(redis, report)) if redis is not None else None
     metrics_port = metrics.expose(settings.metrics_port)
-    log.info("serving", port=port, metrics_port=metrics_port, services=names)
+    log.info("serving", port=port, metrics_port=metrics_port, services=names, identity=own.identity, tls=not public)
     if settings.ready_file:
         # "<grpc port> <metrics port>", written whole so a reader never sees half.
         ready = pathlib.Path(settings.ready_file)

@@ -19,6 +19,11 @@ def dice_seed(match_id: str) -> str:
     return f"{_tag(match_id)}:seed"
 
 
+def dice_revealed(match_id: str) -> str:
+    """Set once the match's seed has been revealed: no draw is served after it."""
+    return f"{_tag(match_id)}:seed-revealed"
+
+
 def deck_pile(match_id: str, pile: str, counter: int) -> str:
     return f"{_tag(match_id)}:pile:{pile}:{counter}"
 

@@ -23,13 +23,23 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from services.common import redis_client
-from services.common.event_store import AppendResult, NewEvent, Snapshot, StoredEvent, VersionConflict
+from services.common.event_store import (
+    AppendResult,
+    CommandReused,
+    NewEvent,
+    Snapshot,
+    StoredEvent,
+    VersionConflict,
+    same_request,
+)
 
 INDEX_KEY = "tabletop:streams"
 APPENDED_CHANNEL = "tabletop:appended"
 
-# KEYS: log, commands, once. ARGV: expected, command_id, n, then 6 fields per event,
+# KEYS: log, commands, once. ARGV: expected, command_id, n, fingerprint, then 6 fields per event,
 # then the stream name and the channel to announce the append on.
+# A command's answer is stored as "first:last:fingerprint"; the same id with
+# another fingerprint answers {-2, stored} and appends nothing.
 # `once` is a short-lived key unique to this call: if the client library
 # re-sends the script (a retry after a lost reply), the second run answers with
 # the first run's result instead of appending again or reporting a conflict.
@@ -37,14 +47,18 @@ _APPEND = """
 local cmd = ARGV[2]
 if cmd ~= '' then
   local prev = redis.call('HGET', KEYS[2], cmd)
-  if prev then return {0, prev} end
+  if prev then
+    local fp = string.match(prev, '^%d+:%d+:(.*)$') or ''
+    if fp ~= '' and fp ~= ARGV[4] then return {-2, prev} end
+    return {0, prev}
+  end
 end
 local done = redis.call('GET', KEYS[3])
 if done then return {1, done} end
 local cur = redis.call('XLEN', KEYS[1])
 if cur ~= tonumber(ARGV[1]) then return {-1, tostring(cur)} end
 local n = tonumber(ARGV[3])
-local i = 4
+local i = 5
 for k = 1, n do
   redis.call('XADD', KEYS[1], (cur + k) .. '-0',
     't', ARGV[i], 'd', ARGV[i + 1], 'a', ARGV[i + 2], 's', ARGV[i + 3],
@@ -52,7 +66,7 @@ for k = 1, n do
   i = i + 6
 end
 local answer = (cur + 1) .. ':' .. (cur + n)
-if cmd ~= '' then redis.call('HSET', KEYS[2], cmd, answer) end
+if cmd ~= '' then redis.call('HSET', KEYS[2], cmd, answer .. ':' .. ARGV[4]) end
 redis.call('SET', KEYS[3], answer, 'EX', 600)
 redis.call('PUBLISH', ARGV[i + 1], ARGV[i] .. ' ' .. (cur + n))
 return {1, answer}
@@ -93,28 +107,38 @@ class RedisEventStore:
         await self._redis.aclose()
 
     async def append(
-        self, stream: str, expected_version: int, events: Sequence[NewEvent], command_id: str = ""
+        self,
+        stream: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str = "",
+        fingerprint: str = "",
     ) -> AppendResult:
         log, commands, _ = _keys(stream)
         once = f"{{{stream}}}:once:{uuid.uuid4().hex}"
-        args: list[str | bytes | int] = [expected_version, command_id, len(events)]
+        args: list[str | bytes | int] = [expected_version, command_id, len(events), fingerprint]
         for e in events:
             args += [e.type, e.data, e.audience, e.seat, e.redacted_type, e.redacted]
         args += [stream, APPENDED_CHANNEL]
         status, payload = await self._append(keys=[log, commands, once], args=args)
         if status == -1:
             raise VersionConflict(stream, expected_version, int(payload))
-        first, last = (int(x) for x in payload.split(b":"))
+        if status == -2:
+            raise CommandReused(stream, command_id)
+        first, last = _versions(payload)
         if status == 1 and expected_version == 0:
             await self._redis.zadd(INDEX_KEY, {stream: time.time()}, nx=True)
         return AppendResult(first, last, duplicate=status == 0)
 
-    async def command(self, stream: str, command_id: str) -> AppendResult | None:
+    async def command(self, stream: str, command_id: str, fingerprint: str = "") -> AppendResult | None:
         _, commands, _ = _keys(stream)
         answer = await self._redis.hget(commands, command_id)
         if answer is None:
             return None
-        first, last = (int(x) for x in answer.split(b":"))
+        stored = answer.split(b":", 2)[2].decode() if answer.count(b":") >= 2 else ""
+        if not same_request(stored, fingerprint):
+            raise CommandReused(stream, command_id)
+        first, last = _versions(answer)
         return AppendResult(first, last, duplicate=True)
 
     async def read(self, stream: str, after_version: int = 0, limit: int = 0) -> list[StoredEvent]:
@@ -149,6 +173,11 @@ class RedisEventStore:
     async def streams(self, limit: int = 0) -> list[str]:
         names = await self._redis.zrevrange(INDEX_KEY, 0, (limit or 0) - 1)
         return [n.decode() for n in names]
+
+
+def _versions(answer: bytes) -> tuple[int, int]:
+    first, last = answer.split(b":")[:2]
+    return int(first), int(last)
 
 
 def _decode(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:

@@ -4,6 +4,10 @@
 `local(servicer)` hands the same request message to the same servicer object
 in this process, without a socket. Both raise `ServiceError` on failure, so
 callers cannot tell them apart except by cost.
+
+Both are subject to the same per-method policy (services/common/authz.py):
+a remote call is checked by the server against the caller's certificate, an
+in-process call here against the identity of the calling process.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ from typing import Any
 
 import grpc
 
+from services.common import authz
 from services.common import logging as tlog
 from services.common.errors import Unavailable, from_rpc_error
+from services.common.tls import Dial
 
 log = tlog.get("transport")
 
@@ -28,21 +34,29 @@ Call = Callable[..., Awaitable[Any]]
 
 
 class LocalClient:
-    """Calls a servicer's methods directly."""
+    """Calls a servicer's methods directly, as `caller` (this process's identity).
 
-    def __init__(self, servicer: Any) -> None:
+    `service` is the full gRPC service name ("tabletop.dice.v1.DiceService"),
+    so a method is checked under the same name as over the network.
+    """
+
+    def __init__(self, servicer: Any, service: str, caller: str) -> None:
         self._servicer = servicer
+        self._service = service
+        self._caller = caller
 
     def __getattr__(self, name: str) -> Call:
         method = getattr(self._servicer, name)
 
         async def call(request: Any, timeout: float | None = None, metadata: Any = None) -> Any:
+            authz.check(f"/{self._service}/{name}", self._caller)
             return await method(request, None)
 
         return call
 
     async def stream(self, name: str, request: Any) -> AsyncIterator[Any]:
         """A server-streaming call."""
+        authz.check(f"/{self._service}/{name}", self._caller)
         async for item in getattr(self._servicer, name)(request, None):
             yield item
 
@@ -57,12 +71,17 @@ def _service_name(stub_cls: Any) -> str:
 
 
 class RemoteClient:
-    """Calls a servicer over a gRPC channel, translating failures to ServiceError."""
+    """Calls a servicer over a mutual-TLS gRPC channel, translating failures to ServiceError.
+
+    `dial` (tls.dial(own, target)) carries this process's certificate and the
+    identity the server must prove; there is no plaintext variant.
+    """
 
     def __init__(
         self,
         stub_cls: Callable[[grpc.aio.Channel], Any],
         addr: str,
+        dial: Dial,
         timeout: float = 5.0,
         options: list[tuple[str, Any]] | None = None,
     ) -> None:
@@ -71,7 +90,9 @@ class RemoteClient:
         # gateway gives the match 10 s), so the innermost failure is the one reported.
         # `addr` may list several replicas ("ipv4:h:p,h:p"); pass
         # ("grpc.lb_policy_name", "round_robin") to spread calls over them.
-        self._channel = grpc.aio.insecure_channel(addr, options=[*CHANNEL_OPTIONS, *(options or [])])
+        self._channel = grpc.aio.secure_channel(
+            addr, dial.credentials, options=[*CHANNEL_OPTIONS, *dial.options, *(options or [])]
+        )
         self._stub = stub_cls(self._channel)
         self._timeout = timeout
         self.addr = addr

@@ -1,4 +1,9 @@
-"""Builds the internal clients a process needs, remote or in-process per contract."""
+"""Builds the internal clients a process needs, remote or in-process per contract.
+
+Remote clients dial with this process's certificate and check the server's
+identity; in-process clients call as this process's identity, so the policy
+table (services/common/authz.py) applies either way.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from tabletop.deck.v1 import deck_service_pb2_grpc
 from tabletop.dice.v1 import dice_service_pb2_grpc
 from tabletop.rules.v1 import rules_service_pb2_grpc
 
+from services.common import authz, tls
 from services.common.config import Settings
 from services.common.transport import LocalClient, RemoteClient
 
@@ -26,8 +32,8 @@ def dice_client(settings: Settings, redis: aioredis.Redis) -> Any:
         from services.dice.app import DiceApp
         from services.dice.servicer import DiceServicer
 
-        return LocalClient(DiceServicer(DiceApp(redis)))
-    return RemoteClient(dice_service_pb2_grpc.DiceServiceStub, settings.dice_addr)
+        return LocalClient(DiceServicer(DiceApp(redis)), authz.DICE, tls.identity(settings))
+    return RemoteClient(dice_service_pb2_grpc.DiceServiceStub, settings.dice_addr, dial(settings, "dice"))
 
 
 def deck_client(settings: Settings, redis: aioredis.Redis, dice: Any) -> Any:
@@ -35,8 +41,8 @@ def deck_client(settings: Settings, redis: aioredis.Redis, dice: Any) -> Any:
         from services.deck.app import DeckApp
         from services.deck.servicer import DeckServicer, DicePermuter
 
-        return LocalClient(DeckServicer(DeckApp(redis, DicePermuter(dice))))
-    return RemoteClient(deck_service_pb2_grpc.DeckServiceStub, settings.deck_addr)
+        return LocalClient(DeckServicer(DeckApp(redis, DicePermuter(dice))), authz.DECK, tls.identity(settings))
+    return RemoteClient(deck_service_pb2_grpc.DeckServiceStub, settings.deck_addr, dial(settings, "deck"))
 
 
 def rules_clients(settings: Settings) -> dict[str, Any]:
@@ -47,7 +53,15 @@ def rules_clients(settings: Settings) -> dict[str, Any]:
         from services.rules.app import EngineHost
         from services.rules.servicer import RulesServicer
 
-        return {name: LocalClient(RulesServicer(EngineHost(game(name)))) for name in available()}
+        caller = tls.identity(settings)
+        return {name: LocalClient(RulesServicer(EngineHost(game(name))), authz.RULES, caller) for name in available()}
+    how = dial(settings, "rules")
     return {
-        name: RemoteClient(rules_service_pb2_grpc.RulesServiceStub, addr) for name, addr in settings.rules_addrs.items()
+        name: RemoteClient(rules_service_pb2_grpc.RulesServiceStub, addr, how)
+        for name, addr in settings.rules_addrs.items()
     }
+
+
+def dial(settings: Settings, target: str) -> tls.Dial:
+    """Credentials for calling the platform identity `target` as this process."""
+    return tls.dial(tls.material(settings), target)

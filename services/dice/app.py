@@ -8,7 +8,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from services.common import keys
-from services.common.errors import InvalidArgument, NotFound
+from services.common.errors import FailedPrecondition, InvalidArgument, NotFound
 from services.dice import fair
 
 MAX_DICE = 64
@@ -18,7 +18,12 @@ SEED_CACHE = 10_000
 
 
 class DiceApp:
-    """Seeds live in Redis (never logged); every draw is a pure function of one."""
+    """Seeds live in Redis (never logged); every draw is a pure function of one.
+
+    Once a seed is revealed every outcome it would give is public, so no roll
+    or permutation is served for that match any more: a revealed seed never
+    predicts a future draw.
+    """
 
     def __init__(self, redis: aioredis.Redis) -> None:
         self._redis: Any = redis
@@ -33,17 +38,29 @@ class DiceApp:
     async def roll(self, match_id: str, counter: int, faces: int, count: int) -> tuple[int, ...]:
         if not (1 <= faces <= MAX_FACES and 0 < count <= MAX_DICE and counter >= 0):
             raise InvalidArgument("roll: faces, count or counter out of range")
-        return fair.roll(await self._seed(match_id), counter, faces, count)
+        return fair.roll(await self._unrevealed_seed(match_id), counter, faces, count)
 
     async def permute(self, match_id: str, counter: int, n: int) -> tuple[int, ...]:
         if not (0 <= n <= MAX_PERMUTATION and counter >= 0):
             raise InvalidArgument("permute: n or counter out of range")
-        return fair.permutation(await self._seed(match_id), counter, n)
+        return fair.permutation(await self._unrevealed_seed(match_id), counter, n)
 
     async def reveal(self, match_id: str) -> tuple[str, str]:
-        """The seed (hex) and its commitment; the match calls this once it has ended."""
+        """The seed (hex) and its commitment; the match calls this once it has ended.
+
+        The mark is written before the seed is returned, so no caller can hold
+        the seed while draws are still served. Revealing again returns the same.
+        """
         seed = await self._seed(match_id)
+        await self._redis.set(keys.dice_revealed(match_id), 1)
         return seed.hex(), fair.commitment(seed)
+
+    async def _unrevealed_seed(self, match_id: str) -> bytes:
+        seed = await self._seed(match_id)
+        # Asked of Redis every time (not cached): another dice replica may have revealed it.
+        if await self._redis.exists(keys.dice_revealed(match_id)):
+            raise FailedPrecondition(f"match {match_id} has ended and its seed is revealed", "dice.seed_revealed")
+        return seed
 
     async def _seed(self, match_id: str) -> bytes:
         _require_id(match_id)

@@ -8,6 +8,7 @@ command id that was applied before returns its first answer.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
@@ -33,7 +34,14 @@ from services.common.errors import (
     NotFound,
     ServiceError,
 )
-from services.common.event_store import EventStore, NewEvent, Snapshot, StoredEvent, VersionConflict
+from services.common.event_store import (
+    CommandReused,
+    EventStore,
+    NewEvent,
+    Snapshot,
+    StoredEvent,
+    VersionConflict,
+)
 from services.common.keys import match_stream
 from services.match import guards, lifecycle, log_events
 from services.match.chance import ChanceResolver
@@ -50,6 +58,18 @@ CACHE_SIZE = 2048
 class Submitted:
     version: int
     duplicate: bool
+
+
+@dataclass(frozen=True)
+class Joined:
+    seat: int
+    version: int
+    tenure: int
+
+
+def fingerprint(*parts: object) -> str:
+    """What identifies a request behind its command id: who asked, for which seat, what."""
+    return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:32]
 
 
 class MatchApp:
@@ -89,65 +109,88 @@ class MatchApp:
         if len(match_id) > 64 or not match_id.replace("-", "").isalnum():
             raise InvalidArgument("match_id must be at most 64 letters, digits or dashes")
         stream = match_stream(match_id)
-        if command_id and await self._store.command(stream, command_id):
+        asked = fingerprint("create", game, sorted(config.items()), seat_count)
+        if command_id and await self._known_command(stream, command_id, asked):
             return await self.record(match_id)
         commitment = (await self._dice.CommitSeed(dice_pb.CommitSeedRequest(match_id=match_id))).commitment
         created = ev.MatchCreated(game=game, config=dict(config), seat_count=seat_count, seed_commitment=commitment)
         try:
-            await self._store.append(stream, 0, [log_events.platform_event(created)], command_id)
+            await self._store.append(stream, 0, [log_events.platform_event(created)], command_id, asked)
         except VersionConflict:
-            raise AlreadyExists(f"match {match_id} exists") from None
+            raise AlreadyExists(f"match {match_id} exists", "match.exists") from None
+        except CommandReused:
+            raise _reused(command_id) from None
         log.info("match_created", match_id=match_id, game=game, seats=seat_count)
         record = await self.record(match_id)
         await self._directory.put(match_id, game, record.status)
         return record
 
-    async def join(self, match_id: str, player_id: str, seat: int | None, command_id: str = "") -> tuple[int, int]:
-        """Seat `player_id`; returns (seat, version)."""
+    async def join(self, match_id: str, player_id: str, seat: int | None, command_id: str = "") -> Joined:
+        """Seat `player_id`."""
         if not player_id or len(player_id) > 64:
-            raise InvalidArgument("player_id is required (at most 64 characters)")
+            raise InvalidArgument("player_id is required (at most 64 characters)", "player_id")
 
         async def plan(record: record_pb2.MatchRecord) -> list[Message]:
             guards.require_status(record, mpb.MATCH_STATUS_LOBBY, "match.not_in_lobby")
             chosen = guards.free_seat(record, seat)
-            return [ev.PlayerJoined(seat=chosen, player_id=player_id)]
+            return [ev.PlayerJoined(seat=chosen, player_id=player_id, tenure=lifecycle.tenure(record, chosen) + 1)]
 
-        version, events, _ = await self._write(match_id, command_id, plan)
+        asked = fingerprint("join", player_id, "" if seat is None else seat)
+        version, events, _ = await self._write(match_id, command_id, plan, asked)
         joined = [e for e in events if isinstance(e, ev.PlayerJoined)]
-        if joined:
-            return joined[0].seat, version
-        # A retried join answers as the first time: the seat its event recorded,
-        # even if the player has left since.
-        (first,) = await self._store.read(match_stream(match_id), after_version=version - 1, limit=1)
-        return ev.PlayerJoined.FromString(first.data).seat, version
+        if not joined:
+            # A retried join answers as the first time: the seat its event
+            # recorded, even if the player has left since (its tenure then no
+            # longer matches the seat's, so a token for it is worthless).
+            (first,) = await self._store.read(match_stream(match_id), after_version=version - 1, limit=1)
+            joined = [ev.PlayerJoined.FromString(first.data)]
+        return Joined(joined[0].seat, version, joined[0].tenure)
 
-    async def leave(self, match_id: str, seat: int, command_id: str = "") -> int:
+    async def leave(
+        self, match_id: str, seat: int, command_id: str = "", holder: mpb.SeatHolder | None = None
+    ) -> int:
         async def plan(record: record_pb2.MatchRecord) -> list[Message]:
             guards.require_status(record, mpb.MATCH_STATUS_LOBBY, "match.leave_after_start")
             guards.require_seated(record, seat)
+            guards.require_holder(record, seat, holder)
             return [ev.PlayerLeft(seat=seat, player_id=record.players[seat])]
 
-        version, _, _ = await self._write(match_id, command_id, plan)
+        asked = fingerprint("leave", _holder_id(holder), seat)
+        version, _, _ = await self._write(match_id, command_id, plan, asked)
         return version
 
-    async def start(self, match_id: str, command_id: str = "") -> int:
+    async def start(
+        self, match_id: str, command_id: str = "", seat: int | None = None, holder: mpb.SeatHolder | None = None
+    ) -> int:
         """Start a full lobby: set the game up and resolve its opening chance."""
 
         async def plan(record: record_pb2.MatchRecord) -> list[Message]:
+            if seat is not None:
+                guards.require_seated(record, seat)
+                guards.require_holder(record, seat, holder)
             guards.require_status(record, mpb.MATCH_STATUS_LOBBY, "match.already_started")
             if "" in record.players:
                 raise FailedPrecondition("every seat must be taken before the start", "match.seats_free")
             return [ev.MatchStarted()]
 
-        version, _, _ = await self._write(match_id, command_id, plan)
+        # Any seated player may start: a start is the same request whoever sends it.
+        version, _, _ = await self._write(match_id, command_id, plan, fingerprint("start"))
         return version
 
-    async def submit(self, match_id: str, seat: int, action: any_pb2.Any, command_id: str = "") -> Submitted:
+    async def submit(
+        self,
+        match_id: str,
+        seat: int,
+        action: any_pb2.Any,
+        command_id: str = "",
+        holder: mpb.SeatHolder | None = None,
+    ) -> Submitted:
         """Apply one action of `seat`, then any chance it triggers, in one append."""
 
         async def plan(record: record_pb2.MatchRecord) -> list[Message]:
             guards.require_status(record, mpb.MATCH_STATUS_ACTIVE, "match.not_active")
             guards.require_seated(record, seat)
+            guards.require_holder(record, seat, holder)
             if seat not in record.turn.seats:
                 raise FailedPrecondition(f"seat {seat} is not asked to act now", "match.not_your_turn")
             decision = await self._rules_for(record.game).Decide(
@@ -155,7 +198,9 @@ class MatchApp:
             )
             return [decision]
 
-        version, _, duplicate = await self._write(match_id, command_id, plan)
+        what = hashlib.sha256(action.value).hexdigest()
+        asked = fingerprint("submit", _holder_id(holder), seat, action.type_url, what)
+        version, _, duplicate = await self._write(match_id, command_id, plan, asked)
         metrics.ACTIONS.labels(self._records[match_id].game if match_id in self._records else "", "ok").inc()
         return Submitted(version, duplicate)
 
@@ -176,11 +221,14 @@ class MatchApp:
         metrics.STATE_CACHE.labels("miss").inc()
         return await self._catch_up(match_id, cached)
 
-    async def view(self, match_id: str, viewer: int | None) -> tuple[record_pb2.MatchRecord, any_pb2.Any | None]:
+    async def view(
+        self, match_id: str, viewer: int | None, holder: mpb.SeatHolder | None = None
+    ) -> tuple[record_pb2.MatchRecord, any_pb2.Any | None]:
         """The record and what `viewer` may see of the game (None before the start)."""
         record = await self.record(match_id)
         if viewer is not None:
             guards.require_seat_index(record, viewer)
+            guards.require_holder(record, viewer, holder)
         if not record.HasField("state"):
             return record, None
         key = (match_id, record.version, -2 if viewer is None else viewer)
@@ -193,9 +241,12 @@ class MatchApp:
             _remember(self._views, key, view)
         return record, view
 
-    async def legal_actions(self, match_id: str, seat: int) -> tuple[int, list[any_pb2.Any]]:
+    async def legal_actions(
+        self, match_id: str, seat: int, holder: mpb.SeatHolder | None = None
+    ) -> tuple[int, list[any_pb2.Any]]:
         record = await self.record(match_id)
         guards.require_seat_index(record, seat)
+        guards.require_holder(record, seat, holder)
         if record.status != mpb.MATCH_STATUS_ACTIVE or seat not in record.turn.seats:
             return record.version, []
         reply = await self._rules_for(record.game).ListLegalActions(
@@ -212,10 +263,19 @@ class MatchApp:
 
     # ------------------------------------------------------------ writing
 
-    async def _write(self, match_id: str, command_id: str, plan: Any) -> tuple[int, list[Message], bool]:
+    async def _known_command(self, stream: str, command_id: str, asked: str) -> Any:
+        """The first answer to `command_id`, if any; AlreadyExists if it answered another request."""
+        try:
+            return await self._store.command(stream, command_id, asked)
+        except CommandReused:
+            raise _reused(command_id) from None
+
+    async def _write(
+        self, match_id: str, command_id: str, plan: Any, asked: str = ""
+    ) -> tuple[int, list[Message], bool]:
         """Plan events against the current record and append them, retrying lost races."""
         stream = match_stream(match_id)
-        if command_id and (done := await self._store.command(stream, command_id)) is not None:
+        if command_id and (done := await self._known_command(stream, command_id, asked)) is not None:
             return done.last_version, [], True
         async with self._lock(match_id):
             record = await self.record(match_id, fresh=False)
@@ -231,7 +291,9 @@ class MatchApp:
                     record = await self._catch_up(match_id, record)
                     continue
                 try:
-                    result = await self._store.append(stream, record.version, new_events, command_id)
+                    result = await self._store.append(stream, record.version, new_events, command_id, asked)
+                except CommandReused:
+                    raise _reused(command_id) from None
                 except VersionConflict:
                     metrics.APPENDS.labels("conflict").inc()
                     record = await self._catch_up(match_id, record)
@@ -372,6 +434,17 @@ class MatchApp:
                 self._locks = {k: v for k, v in self._locks.items() if v.locked()}
             lock = self._locks[match_id] = asyncio.Lock()
         return lock
+
+
+def _holder_id(holder: mpb.SeatHolder | None) -> str:
+    return holder.player_id if holder is not None else ""
+
+
+def _reused(command_id: str) -> AlreadyExists:
+    return AlreadyExists(
+        "this command id was already used for another request; use a new id for a new request",
+        "command.reused",
+    )
 
 
 def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.match.v1 import record_pb2
 
 from services.common.errors import FailedPrecondition, InvalidArgument, PermissionDenied
+from services.match.lifecycle import tenure
 
 
 def require_status(record: record_pb2.MatchRecord, status: int, rule: str) -> None:
@@ -34,3 +36,12 @@ def free_seat(record: record_pb2.MatchRecord, wanted: int | None) -> int:
         if not player:
             return seat
     raise FailedPrecondition("the match is full", "match.full")
+
+
+def require_holder(record: record_pb2.MatchRecord, seat: int, holder: mpb.SeatHolder | None) -> None:
+    """A seat call's claimed holder must be the seat's current one (same player, same tenure)."""
+    if holder is None or not holder.player_id:
+        return
+    require_seat_index(record, seat)
+    if record.players[seat] != holder.player_id or tenure(record, seat) != holder.tenure:
+        raise PermissionDenied(f"this seat token no longer holds seat {seat}", "auth.seat_changed")

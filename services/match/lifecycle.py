@@ -44,10 +44,14 @@ def apply(record: record_pb2.MatchRecord, event: Message) -> None:
             record.config.update(event.config)
             record.seat_count = event.seat_count
             record.players.extend([""] * event.seat_count)
+            record.tenures.extend([0] * event.seat_count)
             record.status = mpb.MATCH_STATUS_LOBBY
             record.seed_commitment = event.seed_commitment
         case ev.PlayerJoined():
             record.players[event.seat] = event.player_id
+            _pad_tenures(record)
+            # Logs written before tenures were recorded count one per join.
+            record.tenures[event.seat] = event.tenure or record.tenures[event.seat] + 1
         case ev.PlayerLeft():
             record.players[event.seat] = ""
         case ev.MatchStarted():
@@ -59,6 +63,15 @@ def apply(record: record_pb2.MatchRecord, event: Message) -> None:
             record.outcome.CopyFrom(event.outcome)
         case ev.SeedRevealed():
             pass
+
+
+def _pad_tenures(record: record_pb2.MatchRecord) -> None:
+    record.tenures.extend([0] * (record.seat_count - len(record.tenures)))
+
+
+def tenure(record: record_pb2.MatchRecord, seat: int) -> int:
+    """How many times `seat` has been taken."""
+    return record.tenures[seat] if seat < len(record.tenures) else 0
 
 
 def _apply_chance(record: record_pb2.MatchRecord, event: ev.ChanceResolved) -> None:
@@ -102,7 +115,9 @@ def summary(record: record_pb2.MatchRecord) -> mpb.MatchSummary:
         version=record.version,
         seed_commitment=record.seed_commitment,
     )
-    message.seats.extend(mpb.Seat(seat=i, player_id=p) for i, p in enumerate(record.players))
+    message.seats.extend(
+        mpb.Seat(seat=i, player_id=p, tenure=tenure(record, i)) for i, p in enumerate(record.players)
+    )
     if record.status == mpb.MATCH_STATUS_ACTIVE:
         message.to_move.extend(record.turn.seats)
     if record.HasField("outcome"):

@@ -23,17 +23,22 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
         wanted = request.seat if request.HasField("seat") else None
-        seat, version = await self._app.join(request.match_id, request.player_id, wanted, request.command_id)
-        return pb.JoinMatchResponse(seat=seat, version=version)
+        joined = await self._app.join(request.match_id, request.player_id, wanted, request.command_id)
+        return pb.JoinMatchResponse(seat=joined.seat, version=joined.version, tenure=joined.tenure)
 
     async def LeaveMatch(self, request: pb.LeaveMatchRequest, context: Any) -> pb.LeaveMatchResponse:
-        return pb.LeaveMatchResponse(version=await self._app.leave(request.match_id, request.seat, request.command_id))
+        version = await self._app.leave(request.match_id, request.seat, request.command_id, _holder(request))
+        return pb.LeaveMatchResponse(version=version)
 
     async def StartMatch(self, request: pb.StartMatchRequest, context: Any) -> pb.StartMatchResponse:
-        return pb.StartMatchResponse(version=await self._app.start(request.match_id, request.command_id))
+        seat = request.seat if request.HasField("seat") else None
+        version = await self._app.start(request.match_id, request.command_id, seat, _holder(request))
+        return pb.StartMatchResponse(version=version)
 
     async def SubmitAction(self, request: pb.SubmitActionRequest, context: Any) -> pb.SubmitActionResponse:
-        done = await self._app.submit(request.match_id, request.seat, request.action, request.command_id)
+        done = await self._app.submit(
+            request.match_id, request.seat, request.action, request.command_id, _holder(request)
+        )
         return pb.SubmitActionResponse(version=done.version, duplicate=done.duplicate)
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Any) -> pb.GetMatchResponse:
@@ -45,15 +50,19 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         viewer = request.viewer if request.HasField("viewer") else None
-        record, view = await self._app.view(request.match_id, viewer)
+        record, view = await self._app.view(request.match_id, viewer, _holder(request))
         response = pb.GetViewResponse(match=lifecycle.summary(record))
         if view is not None:
             response.view.CopyFrom(view)
         return response
 
     async def ListLegalActions(self, request: pb.ListLegalActionsRequest, context: Any) -> pb.ListLegalActionsResponse:
-        version, actions = await self._app.legal_actions(request.match_id, request.seat)
+        version, actions = await self._app.legal_actions(request.match_id, request.seat, _holder(request))
         return pb.ListLegalActionsResponse(version=version, actions=actions)
+
+
+def _holder(request: Any) -> pb.SeatHolder | None:
+    return request.holder if request.HasField("holder") else None
 
 
 def register(server: Any, app: MatchApp) -> list[str]:

@@ -7,10 +7,9 @@ from collections.abc import Mapping
 
 from tabletop.match.v1 import match_service_pb2_grpc
 
-from services.common import config, keys, redis_client
+from services.common import config, keys, redis_client, wiring
 from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
-from services.common.tokens import TokenAuthority
 from services.common.transport import RemoteClient
 from services.matchmaker import config as mm_config
 from services.matchmaker.app import MatchmakerApp
@@ -29,10 +28,10 @@ async def main() -> None:
     # Bots and work queues hold connections in blocking reads: a larger bound than the default.
     client = redis_client.connect_settings(settings, "tabletop-matchmaker", max_connections=256)
     events = RedisEventStore(client)
-    match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr)
+    match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr, wiring.dial(settings, "match"))
     store = TicketStore(client)
     ratings = RatingsProjection(client, events)
-    app = MatchmakerApp(store, ratings, TokenAuthority(settings.token_secret), tuning, replica)
+    app = MatchmakerApp(store, ratings, tuning, replica)
     former, bots = Former(match, store, events), BotPlayer(match, events, tuning.bot_idle)
 
     async def form(entry_id: str, fields: Mapping[bytes, bytes]) -> None:

@@ -20,13 +20,12 @@ from dataclasses import dataclass
 from prometheus_client import Counter
 
 from services.common import logging as tlog
-from services.common.errors import FailedPrecondition, InvalidArgument, NotFound
-from services.common.tokens import SeatClaim, TokenAuthority
+from services.common.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 from services.matchmaker.config import MatchmakerConfig
 from services.matchmaker.pool import form_groups
 from services.matchmaker.projection import RatingsProjection
 from services.matchmaker.ratings import BOT_PREFIX, DEFAULT, Rating
-from services.matchmaker.store import EVENTS, TicketStore, ids_of
+from services.matchmaker.store import EVENTS, TicketStore, ids_of, pool_name
 
 log = tlog.get("matchmaker")
 TICKETS = Counter("tabletop_matchmaker_tickets_total", "Tickets by what became of them", ["event"])
@@ -52,15 +51,13 @@ class TicketView:
     status: str
     match_id: str = ""
     seat: int = -1
-    token: str = ""
 
 
 class MatchmakerApp:
-    def __init__(self, store: TicketStore, ratings: RatingsProjection, tokens: TokenAuthority,
-                 config: MatchmakerConfig, replica: str) -> None:
+    def __init__(self, store: TicketStore, ratings: RatingsProjection, config: MatchmakerConfig,
+                 replica: str) -> None:
         self._store = store
         self._ratings = ratings
-        self._tokens = tokens
         self._config = config
         self.replica = replica
         self._watchers: dict[str, set[asyncio.Event]] = {}
@@ -75,15 +72,23 @@ class MatchmakerApp:
         """Queue a ticket for `player_id`; returns the ticket id."""
         low, high = _validate(game, player_id, players, options, command_id)
         rating = await self._ratings.rating(game, player_id) or DEFAULT
-        ticket_id = await self._store.add(uuid.uuid4().hex, player_id, game, options, (low, high), rating.mu,
-                                          command_id)
+        fresh = uuid.uuid4().hex
+        ticket_id = await self._store.add(fresh, player_id, game, options, (low, high), rating.mu, command_id)
+        if ticket_id != fresh:
+            # A command id the player used before: the same request gets its
+            # ticket again, another request is refused.
+            if await self._store.request_of(ticket_id) != (pool_name(game, options), low, high):
+                raise AlreadyExists("this command id was already used for another request",
+                                    "command.reused")
+            return ticket_id
         TICKETS.labels("queued").inc()
         log.info("ticket_queued", ticket_id=ticket_id, game=game, players_min=low, players_max=high)
         return ticket_id
 
-    async def watch(self, ticket_id: str) -> AsyncIterator[TicketView]:
+    async def watch(self, ticket_id: str, player_id: str) -> AsyncIterator[TicketView]:
         """The ticket's state now, then its assignment or expiry the moment it happens."""
         _require_ticket_id(ticket_id)
+        await self._owned(ticket_id, player_id)
         woken = asyncio.Event()
         self._watchers.setdefault(ticket_id, set()).add(woken)
         try:
@@ -117,11 +122,17 @@ class MatchmakerApp:
             return TicketView(ticket_id, EXPIRED)
         if state.state != ASSIGNED:
             return TicketView(ticket_id, WAITING)
-        token = self._tokens.issue(SeatClaim(state.match_id, state.seat, state.player_id))
-        return TicketView(ticket_id, ASSIGNED, state.match_id, state.seat, token)
+        return TicketView(ticket_id, ASSIGNED, state.match_id, state.seat)
 
-    async def cancel(self, ticket_id: str) -> None:
+    async def _owned(self, ticket_id: str, player_id: str) -> None:
+        """NotFound unless `player_id` queued the ticket: another's ticket is not even there."""
+        state = await self._store.get(ticket_id)
+        if state is None or state.player_id != player_id or not player_id:
+            raise NotFound(f"no ticket {ticket_id}", "matchmaker.ticket_not_found")
+
+    async def cancel(self, ticket_id: str, player_id: str) -> None:
         _require_ticket_id(ticket_id)
+        await self._owned(ticket_id, player_id)
         done = await self._store.cancel(ticket_id)
         if done < 0:
             raise NotFound(f"no ticket {ticket_id}", "matchmaker.ticket_not_found")

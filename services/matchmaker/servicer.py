@@ -23,11 +23,11 @@ class MatchmakerServicer(pb_grpc.MatchmakerServiceServicer):
         return pb.FindMatchResponse(ticket_id=ticket_id)
 
     async def WatchTicket(self, request: pb.WatchTicketRequest, context: Any) -> AsyncIterator[pb.WatchTicketResponse]:
-        async for view in self._app.watch(request.ticket_id):
+        async for view in self._app.watch(request.ticket_id, request.player_id):
             yield ticket_response(view)
 
     async def CancelTicket(self, request: pb.CancelTicketRequest, context: Any) -> pb.CancelTicketResponse:
-        await self._app.cancel(request.ticket_id)
+        await self._app.cancel(request.ticket_id, request.player_id)
         return pb.CancelTicketResponse()
 
     async def GetRating(self, request: pb.GetRatingRequest, context: Any) -> pb.GetRatingResponse:
@@ -49,7 +49,7 @@ def ticket_response(view: TicketView) -> pb.WatchTicketResponse:
         return pb.WatchTicketResponse(ticket_id=view.ticket_id, status=pb.TICKET_STATUS_WAITING)
     return pb.WatchTicketResponse(
         ticket_id=view.ticket_id, status=pb.TICKET_STATUS_ASSIGNED,
-        assignment=pb.Assignment(match_id=view.match_id, seat=view.seat, token=view.token),
+        assignment=pb.Assignment(match_id=view.match_id, seat=view.seat),
     )
 
 

@@ -264,7 +264,8 @@ class TicketStore:
                   players: tuple[int, int], rating: float, command_id: str = "") -> str:
         """Queue a ticket; returns its id (the first one's for a repeated command id)."""
         pool = pool_name(game, options)
-        command = f"{PREFIX}cmd:{command_id or ticket_id}"
+        # A command id belongs to its player: another player's same id is another command.
+        command = f"{PREFIX}cmd:{player_id}:{command_id}" if command_id else f"{PREFIX}cmd:{ticket_id}"
         args: list[str | int | float] = [
             ticket_id, pool, player_id, game, canonical(options), players[0], players[1], rating,
             int(time.time() * 1000), "1" if command_id else "0", EVENTS_MAXLEN,
@@ -279,6 +280,13 @@ class TicketStore:
         text = {k.decode(): v.decode() for k, v in fields.items()}
         return TicketState(ticket_id, text.get("p", ""), text.get("g", ""), text.get("s", ""),
                            text.get("m", ""), int(text.get("seat", "-1")), text.get("err", ""))
+
+    async def request_of(self, ticket_id: str) -> tuple[str, int, int] | None:
+        """(pool, players_min, players_max) a ticket asked for; None if it is gone."""
+        pool, low, high = await self.redis.hmget(ticket_key(ticket_id), ["pool", "lo", "hi"])
+        if pool is None:
+            return None
+        return pool.decode(), int(low), int(high)
 
     async def cancel(self, ticket_id: str) -> int:
         """1 cancelled, 0 no longer waiting, -1 unknown or already cancelled."""

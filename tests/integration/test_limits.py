@@ -48,10 +48,10 @@ def per_caller(redis_url: str) -> Iterator[Stack]:
     env = {
         "TABLETOP_CALLER_CALLS": "3",
         "TABLETOP_CALLER_STREAMS": "2",
-        "TABLETOP_CREATE_RATE": "0.001",
-        "TABLETOP_CREATE_BURST": "3",
-        "TABLETOP_TICKET_RATE": "0.001",
-        "TABLETOP_TICKET_BURST": "2",
+        "TABLETOP_CALLER_CREATE_RATE": "0.001",
+        "TABLETOP_CALLER_CREATE_BURST": "3",
+        "TABLETOP_CALLER_TICKET_RATE": "0.001",
+        "TABLETOP_CALLER_TICKET_BURST": "2",
     }
     yield from limited_stack(redis_url, env, matchmakers=1)
 
@@ -114,12 +114,12 @@ async def test_per_caller_open_streams(per_caller: Stack):
 
 async def test_per_caller_create_and_ticket_rates(per_caller: Stack):
     async with Gateway(per_caller.gateway_addr) as gateway:
-        for _ in range(3):  # the burst; the rate refills one create in 1,000 s
-            await gateway.create("pig", 2)
-        assert await exhausted(gateway.create("pig", 2)) == "rate_limited"
-        find = gpb.FindMatchRequest(game="pig", player_id="ana", players_min=2)
-        for n in range(2):
-            find.command_id = f"t{n}"
-            assert (await gateway.stub.FindMatch(find, timeout=10)).ticket_id
-        find.command_id = "t-over"
-        assert await exhausted(gateway.stub.FindMatch(find, timeout=10)) == "rate_limited"
+        for name in ("ana", "ben", "cid"):  # the burst; the rate refills one create in 1,000 s
+            await gateway.create("pig", 2, by=name)
+        assert await exhausted(gateway.create("pig", 2, by="dan")) == "rate_limited"
+        players = [await gateway.sign_in(name) for name in ("ana", "ben", "cid")]
+        find = gpb.FindMatchRequest(game="pig", players_min=2)
+        for player in players[:2]:  # two players, one address: the address's budget
+            assert (await gateway.stub.FindMatch(find, metadata=player.metadata, timeout=10)).ticket_id
+        over = gateway.stub.FindMatch(find, metadata=players[2].metadata, timeout=10)
+        assert await exhausted(over) == "rate_limited"

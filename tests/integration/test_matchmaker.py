@@ -68,13 +68,30 @@ def _bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
 
 
+# Player name -> verified player id, as the gateway signed each name's device in.
+IDS: dict[str, str] = {}
+
+
+def _device(name: str) -> str:
+    """The guest device id the tests sign the player called `name` in with."""
+    return f"test-device-of-{name}"
+
+
+async def _session(gateway: Any, name: str) -> tuple[tuple[str, str], ...]:
+    """Sign `name` in; the session's bearer metadata."""
+    reply = await gateway.Authenticate(pb.AuthenticateRequest(device_id=_device(name)), wait_for_ready=True)
+    IDS[name] = reply.player_id
+    return _bearer(reply.session_token)
+
+
 async def _find(gateway: Any, player: str, low: int, high: int = 0, options: dict[str, str] | None = None,
                 command_id: str = "") -> str:
-    request = pb.FindMatchRequest(game="pig", player_id=player, players_min=low, players_max=high,
+    request = pb.FindMatchRequest(game="pig", players_min=low, players_max=high,
                                   options=options or {}, command_id=command_id)
     for _ in range(20):
         try:
-            return (await gateway.FindMatch(request, wait_for_ready=True)).ticket_id
+            session = await _session(gateway, player)
+            return (await gateway.FindMatch(request, metadata=session, wait_for_ready=True)).ticket_id
         except grpc.aio.AioRpcError as error:  # a replica went away mid-call: retry, same command id
             if error.code() != grpc.StatusCode.UNAVAILABLE:
                 raise
@@ -156,6 +173,7 @@ async def _matches(redis: aioredis.Redis, match_ids: set[str]) -> dict[str, tupl
 def _check_placements(tickets: dict[str, dict[str, str]], wanted: dict[str, tuple[str, int, int, dict[str, str]]],
                       matches: dict[str, tuple[str, dict[str, str], list[str]]]) -> None:
     """Every ticket assigned exactly once or still waiting; every match of the right game, options and size."""
+    wanted = {IDS[name]: w for name, w in wanted.items()}
     assert {t["s"] for t in tickets.values()} <= {"assigned", "waiting"}
     seated: Counter[str] = Counter()
     for game, options, players in matches.values():
@@ -179,7 +197,7 @@ def _check_placements(tickets: dict[str, dict[str, str]], wanted: dict[str, tupl
 
 
 async def test_queue_seats_players_together_with_working_tokens(stack: Stack, gateway: Any) -> None:
-    found = await asyncio.gather(*(queue(stack.gateway_addr, "pig", 2, 2, {"target": "q"}, f"q{i}")
+    found = await asyncio.gather(*(queue(stack.gateway_addr, "pig", 2, 2, {"target": "q"}, _device(f"q{i}"))
                                    for i in range(2)))
     assert found[0]["match_id"] == found[1]["match_id"]
     assert sorted(f["seat"] for f in found) == [0, 1]
@@ -190,56 +208,87 @@ async def test_queue_seats_players_together_with_working_tokens(stack: Stack, ga
 
 
 async def test_malformed_requests_are_invalid_argument(gateway: Any) -> None:
+    session = await _session(gateway, "x")
     bad = [
-        pb.FindMatchRequest(game="pig", player_id="x", players_min=0),
-        pb.FindMatchRequest(game="pig", player_id="x", players_min=3, players_max=2),
-        pb.FindMatchRequest(game="pig", player_id="x", players_min=2, players_max=7),
-        pb.FindMatchRequest(game="chess", player_id="x", players_min=2),
-        pb.FindMatchRequest(game="pig", player_id="", players_min=2),
-        pb.FindMatchRequest(game="pig", player_id="bot-1", players_min=2),
-        pb.FindMatchRequest(game="pig", player_id="x", players_min=2, options={"deck": "full"}),
+        pb.FindMatchRequest(game="pig", players_min=0),
+        pb.FindMatchRequest(game="pig", players_min=3, players_max=2),
+        pb.FindMatchRequest(game="pig", players_min=2, players_max=7),
+        pb.FindMatchRequest(game="chess", players_min=2),
+        pb.FindMatchRequest(game="", players_min=2),
+        pb.FindMatchRequest(game="pig", players_min=2, options={"deck": "full"}),
+        pb.FindMatchRequest(game="pig", players_min=2, options={"target": "x" * 65}),
+        pb.FindMatchRequest(game="pig", players_min=2, command_id="x" * 129),
     ]
     for request in bad:
-        assert await _code(gateway.FindMatch(request)) == grpc.StatusCode.INVALID_ARGUMENT, request
-    assert await _code(gateway.WatchTicket(pb.WatchTicketRequest())) == grpc.StatusCode.INVALID_ARGUMENT
+        assert await _code(gateway.FindMatch(request, metadata=session)) == grpc.StatusCode.INVALID_ARGUMENT, request
+    assert await _code(gateway.WatchTicket(pb.WatchTicketRequest(), metadata=session)) == \
+        grpc.StatusCode.INVALID_ARGUMENT
     assert await _code(gateway.ListLeaderboard(pb.ListLeaderboardRequest())) == grpc.StatusCode.INVALID_ARGUMENT
+    # Queueing, watching and cancelling need a session.
+    anonymous = pb.FindMatchRequest(game="pig", players_min=2)
+    assert await _code(gateway.FindMatch(anonymous)) == grpc.StatusCode.UNAUTHENTICATED
+    assert await _code(gateway.WatchTicket(pb.WatchTicketRequest(ticket_id="t"))) == grpc.StatusCode.UNAUTHENTICATED
 
 
 async def test_unknown_or_cancelled_ticket_is_not_found(gateway: Any) -> None:
-    assert await _code(gateway.WatchTicket(pb.WatchTicketRequest(ticket_id="nope"))) == grpc.StatusCode.NOT_FOUND
-    assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id="nope"))) == grpc.StatusCode.NOT_FOUND
+    session = await _session(gateway, "lonely")
+    assert await _code(gateway.WatchTicket(pb.WatchTicketRequest(ticket_id="nope"), metadata=session)) == \
+        grpc.StatusCode.NOT_FOUND
+    assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id="nope"), metadata=session)) == \
+        grpc.StatusCode.NOT_FOUND
     ticket = await _find(gateway, "lonely", 5, 5, {"target": "lonely"})
-    watch = gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket))
+    watch = gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket), metadata=session)
     first = await watch.read()
     assert first.status == mmpb.TICKET_STATUS_WAITING
-    await gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket))
+    await gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket), metadata=session)
     # The open watch ends NOT_FOUND the moment the ticket is cancelled; new ones too.
     assert await _code(watch) == grpc.StatusCode.NOT_FOUND
-    assert await _code(gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket))) == grpc.StatusCode.NOT_FOUND
-    assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket))) == grpc.StatusCode.NOT_FOUND
+    assert await _code(gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket), metadata=session)) == \
+        grpc.StatusCode.NOT_FOUND
+    assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket), metadata=session)) == \
+        grpc.StatusCode.NOT_FOUND
 
 
 async def test_find_match_retried_with_its_command_id_gives_one_ticket(gateway: Any) -> None:
     first = await _find(gateway, "retry", 6, 6, {"target": "retry"}, command_id="c-retry")
     again = await _find(gateway, "retry", 6, 6, {"target": "retry"}, command_id="c-retry")
     assert first == again
-    await gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=first))
+    # The same id with another request is refused; another player's same id is their own.
+    other_request = _find(gateway, "retry", 5, 5, {"target": "retry"}, command_id="c-retry")
+    assert await _code(other_request) == grpc.StatusCode.ALREADY_EXISTS
+    someone_else = await _find(gateway, "retry-2", 6, 6, {"target": "retry"}, command_id="c-retry")
+    assert someone_else != first
+    for name, ticket in (("retry", first), ("retry-2", someone_else)):
+        await gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket), metadata=await _session(gateway, name))
+
+
+async def test_another_players_ticket_cannot_be_watched_or_cancelled(gateway: Any) -> None:
+    ticket = await _find(gateway, "owner", 6, 6, {"target": "owned"})
+    thief = await _session(gateway, "thief")
+    assert await _code(gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket), metadata=thief)) == \
+        grpc.StatusCode.NOT_FOUND
+    assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket), metadata=thief)) == \
+        grpc.StatusCode.NOT_FOUND
+    owner = await _session(gateway, "owner")
+    await gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket), metadata=owner)
 
 
 async def test_watch_delivers_the_assignment_the_moment_it_exists(gateway: Any) -> None:
     options = {"target": "watch"}
     ticket = await _find(gateway, "w0", 3, 3, options)
-    watch = gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket))
+    watch = gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket), metadata=await _session(gateway, "w0"))
     assert (await watch.read()).status == mmpb.TICKET_STATUS_WAITING
     others = [await _find(gateway, f"w{i}", 2, 3, options) for i in (1, 2)]
     update = await watch.read()
     assert update.status == mmpb.TICKET_STATUS_ASSIGNED and update.assignment.match_id
     assert await watch.read() == grpc.aio.EOF
-    for other in others:
-        async for seen in gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=other)):
+    for i, other in zip((1, 2), others):
+        session = await _session(gateway, f"w{i}")
+        async for seen in gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=other), metadata=session):
             last = seen
         assert last.assignment.match_id == update.assignment.match_id
-    assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket))) == \
+    assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket),
+                                            metadata=await _session(gateway, "w0"))) == \
         grpc.StatusCode.FAILED_PRECONDITION
 
 
@@ -382,8 +431,13 @@ async def test_ratings_equal_openskill_and_replaying_changes_nothing(stack: Stac
     for round_ in range(6):
         size = 2 + round_ % 3
         players = rng.sample(roster, size)
-        seats = await asyncio.gather(*(queue(stack.gateway_addr, "pig", size, size, options, p) for p in players))
+        seats = await asyncio.gather(
+            *(queue(stack.gateway_addr, "pig", size, size, options, _device(p)) for p in players)
+        )
+        for name, seat in zip(players, seats):
+            IDS[name] = str(seat["player_id"])
         await _play_out(gateway, list(seats), rng)
+    roster = [IDS[name] for name in roster if name in IDS]
     finished = [f[b"match_id"].decode() for _, f in await redis.xrange(keys.FINISHED_STREAM)]
     ours = [m for m in finished if (await match_result(RedisEventStore(redis), m)).players[0] in roster]
     assert len(ours) == 6
@@ -436,14 +490,14 @@ async def test_bots_backfill_a_waiting_ticket_and_play_to_the_end(redis_url: str
     running = Stack(games=("pig",), extra_env=env, matchmakers=1)
     running.start()
     try:
-        found = await queue(running.gateway_addr, "pig", 3, 3, {}, "solo")
+        found = await queue(running.gateway_addr, "pig", 3, 3, {}, _device("solo"))
         client = aioredis.from_url(running.redis_url, decode_responses=False)
         async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
             gateway = pb_grpc.GatewayServiceStub(channel)
             view = await gateway.GetView(pb.GetViewRequest(match_id=str(found["match_id"])),
                                          metadata=_bearer(str(found["token"])))
             players = [s.player_id for s in view.match.seats]
-            assert players[0] == "solo" and all(p.startswith("bot-") for p in players[1:])
+            assert players[0] == found["player_id"] and all(p.startswith("bot-") for p in players[1:])
             await _play_out(gateway, [found], random.Random(1))
         finished = await _read_within(client, {keys.FINISHED_STREAM: "0-0"}, 30.0)
         assert finished
@@ -455,7 +509,7 @@ async def test_bots_backfill_a_waiting_ticket_and_play_to_the_end(redis_url: str
 
 async def _abandoned_match_releases_its_bots(running: Stack, client: aioredis.Redis) -> None:
     """A backfilled match its human never plays: the bot job ends (acknowledged) after the idle bound."""
-    found = await queue(running.gateway_addr, "pig", 2, 2, {}, "gone")
+    found = await queue(running.gateway_addr, "pig", 2, 2, {}, _device("gone"))
     abandoned = str(found["match_id"])
     log, stream = RedisEventStore(client), keys.match_stream(abandoned)
     version = await log.version(stream)
@@ -479,15 +533,16 @@ async def test_a_lone_ticket_expires_and_is_never_matched_later(redis_url: str) 
             gateway = pb_grpc.GatewayServiceStub(channel)
             options = {"target": "ttl"}
             early = await _find(gateway, "early", 2, 2, options)
-            await _expires_while_watched(gateway, early)
+            session = await _session(gateway, "early")
+            await _expires_while_watched(gateway, early, session)
             # Gone like a cancelled ticket: nothing to cancel; a new watch is told at once.
-            assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=early))) == \
+            assert await _code(gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=early), metadata=session)) == \
                 grpc.StatusCode.NOT_FOUND
-            assert [u.status async for u in gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=early))] == \
-                [mmpb.TICKET_STATUS_EXPIRED]
+            watch = gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=early), metadata=session)
+            assert [u.status async for u in watch] == [mmpb.TICKET_STATUS_EXPIRED]
             # A later ticket for the same table is not seated with the expired one: it waits alone, and expires.
             late = await _find(gateway, "late", 2, 2, options)
-            await _expires_while_watched(gateway, late)
+            await _expires_while_watched(gateway, late, await _session(gateway, "late"))
             states = await _tickets(client, [early, late])
             assert {t["s"] for t in states.values()} == {"expired"}
             assert not await client.exists(mm.JOBS) or await client.xlen(mm.JOBS) == 0
@@ -496,8 +551,8 @@ async def test_a_lone_ticket_expires_and_is_never_matched_later(redis_url: str) 
         running.stop()
 
 
-async def _expires_while_watched(gateway: Any, ticket: str) -> None:
-    watch = gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket))
+async def _expires_while_watched(gateway: Any, ticket: str, session: tuple[tuple[str, str], ...]) -> None:
+    watch = gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket), metadata=session)
     assert (await watch.read()).status == mmpb.TICKET_STATUS_WAITING
     last = await watch.read()
     assert (last.status, last.assignment.match_id) == (mmpb.TICKET_STATUS_EXPIRED, "")

@@ -289,8 +289,9 @@ async def test_killing_the_match_process_loses_no_acknowledged_action(redis_url)
             store = RedisEventStore.from_url(stack.redis_url)
             log = await store.read(match_stream(match_id))
             await store.close()
+            # Client command ids are stored in the clients' namespace ("c:").
             commands = {e.command_id for e in log}
-            assert {f"before-{i}" for i in range(15)} <= commands
+            assert {f"c:before-{i}" for i in range(15)} <= commands
             assert [e.version for e in log] == list(range(1, len(log) + 1))
     finally:
         stack.stop()
@@ -398,7 +399,7 @@ async def test_lobby_join_leave_start_rules(gateway):
     assert (await gateway.view(match_id)).match.status == mpb.MATCH_STATUS_ACTIVE
     assert await code_of(gateway.join(match_id, "dan")) == grpc.StatusCode.FAILED_PRECONDITION
     seats = [p.player_id for p in (await gateway.view(match_id)).match.seats]
-    assert seats == ["ana", "cid"]
+    assert seats == [gateway.players["ana"].player_id, gateway.players["cid"].player_id]
     listed = await gateway.stub.ListMatches(gpb.ListMatchesRequest(game="pig", status=mpb.MATCH_STATUS_ACTIVE))
     assert match_id in {m.match_id for m in listed.matches}
 

@@ -19,9 +19,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.testing.v1 import pig_pb2
 
-from deploy.stack import Stack
+from deploy.stack import IDENTITY, Stack
 from gateway.client.api import Gateway, Seat
-from services.common import redis_server
+from services.common import redis_server, tls
 from tests.integration.conftest import PIG
 
 pytestmark = pytest.mark.integration
@@ -67,16 +67,25 @@ async def gateway(stack: Stack) -> AsyncIterator[Gateway]:
     await client.close()
 
 
-async def health_becomes(addr: str, wanted: int, timeout: float = 30) -> None:
+def open_channel(stack: Stack, name: str) -> grpc.aio.Channel:
+    """The gateway in plaintext; an internal process over mutual TLS, as itself."""
+    if name == "gateway":
+        return grpc.aio.insecure_channel(stack.addr(name))
+    identity = IDENTITY[stack.procs[name].module]
+    how = tls.dial(stack.credentials(identity), identity)
+    return grpc.aio.secure_channel(stack.addr(name), how.credentials, options=how.options)
+
+
+async def health_becomes(stack: Stack, name: str, wanted: int, timeout: float = 30) -> None:
     """Returns once the process's health is `wanted` (the Watch stream, no polling)."""
-    async with grpc.aio.insecure_channel(addr) as channel:
+    async with open_channel(stack, name) as channel:
         async for reply in health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(), timeout=timeout):
             if reply.status == wanted:
                 return
 
 
 async def all_become(stack: Stack, wanted: int) -> None:
-    await asyncio.gather(*(health_becomes(stack.addr(name), wanted) for name in USERS))
+    await asyncio.gather(*(health_becomes(stack, name, wanted) for name in USERS))
 
 
 async def started_match(gateway: Gateway) -> list[Seat]:
@@ -113,7 +122,7 @@ async def test_a_paused_redis_is_unavailable_and_not_serving_then_recovers(stack
     server.process.send_signal(signal.SIGSTOP)
     await all_become(stack, NOT_SERVING)
     await refused(gateway.submit(player, roll(), command_id="during-pause"))
-    await refused(gateway.stub.CreateMatch(_create(), timeout=20))
+    await refused(gateway.create("pig", 2))
     with pytest.raises(grpc.aio.AioRpcError) as ended:
         async for update in watch:
             assert update.version > version  # only if the paused append landed first
@@ -141,7 +150,7 @@ async def test_a_stopped_redis_is_unavailable_then_a_restart_loses_nothing(stack
     server.process.terminate()
     server.process.wait(timeout=10)
     await all_become(stack, NOT_SERVING)
-    await refused(gateway.stub.CreateMatch(_create(), timeout=20))
+    await refused(gateway.create("pig", 2))
     await refused(gateway.submit(seats[0], roll(), command_id="while-stopped"))
 
     restarted = redis_server.start(
@@ -155,13 +164,10 @@ async def test_a_stopped_redis_is_unavailable_then_a_restart_loses_nothing(stack
         again = await gateway.submit(await mover(gateway, seats), roll(), command_id="after-restart")
         assert again.version > accepted.version
         assert (await gateway.create("pig", 2)).match.match_id
-        find = gpb.FindMatchRequest(game="pig", player_id="ana", players_min=2, command_id="after-restart")
-        assert (await gateway.stub.FindMatch(find, timeout=10)).ticket_id
+        find = gpb.FindMatchRequest(game="pig", players_min=2, command_id="after-restart")
+        player = await gateway.sign_in("finder")
+        assert (await gateway.stub.FindMatch(find, metadata=player.metadata, timeout=10)).ticket_id
     finally:
         restarted.process.terminate()
         restarted.process.wait(timeout=10)
         shutil.rmtree(restarted.workdir, ignore_errors=True)
-
-
-def _create() -> gpb.CreateMatchRequest:
-    return gpb.CreateMatchRequest(game="pig", seat_count=2)

@@ -17,7 +17,7 @@ def limits(**overrides: float) -> CallerLimits:
 
 
 def test_rates_are_per_key_and_any_string_is_a_key() -> None:
-    caller = limits(create_rate=0.001, create_burst=2, ticket_rate=0.001, ticket_burst=1)
+    caller = limits(caller_create_rate=0.001, caller_create_burst=2, caller_ticket_rate=0.001, caller_ticket_burst=1)
     caller.check_create("player:ana")
     caller.check_create("player:ana")
     with pytest.raises(ResourceExhausted):

@@ -1,0 +1,57 @@
+"""Which platform identity may call which internal method: one table, checked in one place.
+
+The table is the real call graph (who dials whom in this repository), so a
+process that is taken over can do no more than its own job needs: only the
+match service asks for rolls, seeds, deals and reveals; the deck asks the
+dice for the permutations of hidden shuffles (services/deck/servicer.py
+DicePermuter); the gateway asks the rules only to describe a game and to
+check table options with Setup. A method missing from the table is refused
+to everyone. The gRPC server interceptor (grpc_server.py) checks remote calls
+against the peer's certificate; LocalClient (transport.py) checks in-process
+calls against the process's own identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from services.common.errors import PermissionDenied
+
+MATCH = "tabletop.match.v1.MatchService"
+DICE = "tabletop.dice.v1.DiceService"
+DECK = "tabletop.deck.v1.DeckService"
+RULES = "tabletop.rules.v1.RulesService"
+MATCHMAKER = "tabletop.matchmaker.v1.MatchmakerService"
+
+
+def _methods(service: str, callers: set[str], *names: str) -> dict[str, frozenset[str]]:
+    return {f"/{service}/{name}": frozenset(callers) for name in names}
+
+
+POLICY: Mapping[str, frozenset[str]] = {
+    **_methods(DICE, {"match"}, "CommitSeed", "RollDice", "RevealSeed"),
+    # Hidden shuffles: the deck permutes cards with the dice's permutation for the draw number.
+    **_methods(DICE, {"match", "deck"}, "Permute"),
+    **_methods(DECK, {"match"}, "ShufflePile", "DrawCards", "PutCards", "ReleaseMatch"),
+    # The gateway lists games and checks a queued table's seats and options before a ticket exists.
+    **_methods(RULES, {"match", "gateway"}, "DescribeGame", "Setup"),
+    **_methods(RULES, {"match"}, "Decide", "Replay", "ListLegalActions", "GetView"),
+    # The matchmaker forms matches (create, seat, start, repair) and plays backfill bots.
+    **_methods(
+        MATCH, {"gateway", "matchmaker"},
+        "CreateMatch", "JoinMatch", "LeaveMatch", "StartMatch", "GetMatch", "ListLegalActions", "SubmitAction",
+    ),
+    **_methods(MATCH, {"gateway"}, "ListMatches", "GetView"),
+    **_methods(MATCHMAKER, {"gateway"}, "FindMatch", "WatchTicket", "CancelTicket", "GetRating", "ListLeaderboard"),
+}
+
+
+def allowed(method: str, caller: str) -> bool:
+    """`method` is the full gRPC name, "/package.Service/Method"."""
+    return caller in POLICY.get(method, frozenset())
+
+
+def check(method: str, caller: str) -> None:
+    if not allowed(method, caller):
+        # Name the method the caller asked for, nothing about who may call it.
+        raise PermissionDenied(f"this caller may not call {method.rsplit('/', 1)[-1]}", "auth.method_denied")

@@ -1,0 +1,180 @@
+"""Sealed internals, with real processes: internal services answer platform callers only,
+and each method only the callers whose job needs it."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from tabletop.deck.v1 import deck_service_pb2 as deck_pb
+from tabletop.deck.v1 import deck_service_pb2_grpc as deck_grpc
+from tabletop.dice.v1 import dice_service_pb2 as dice_pb
+from tabletop.dice.v1 import dice_service_pb2_grpc as dice_grpc
+from tabletop.match.v1 import match_service_pb2 as match_pb
+from tabletop.match.v1 import match_service_pb2_grpc as match_grpc
+from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mm_pb
+from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc as mm_grpc
+from tabletop.rules.v1 import rules_service_pb2 as rules_pb
+from tabletop.rules.v1 import rules_service_pb2_grpc as rules_grpc
+
+from deploy.stack import IDENTITY, ROOT, Stack
+from gateway.client import bots
+from gateway.client.api import Gateway
+from services.common import pki, tls
+from services.common.errors import reason_of
+
+pytestmark = pytest.mark.integration
+
+PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
+# process -> a harmless call on it: (stub, method, request)
+PROBES: dict[str, tuple[Callable[[grpc.Channel], Any], str, Any]] = {
+    "match": (match_grpc.MatchServiceStub, "GetMatch", match_pb.GetMatchRequest(match_id="nobody")),
+    "dice": (dice_grpc.DiceServiceStub, "CommitSeed", dice_pb.CommitSeedRequest(match_id="probe")),
+    "deck": (deck_grpc.DeckServiceStub, "ReleaseMatch", deck_pb.ReleaseMatchRequest(match_id="probe")),
+    "rules-pig": (rules_grpc.RulesServiceStub, "DescribeGame", rules_pb.DescribeGameRequest()),
+    "matchmaker": (mm_grpc.MatchmakerServiceStub, "GetRating", mm_pb.GetRatingRequest(player_id="p", game="pig")),
+}
+
+
+@pytest.fixture(scope="module")
+def stack(redis_url: str) -> Iterator[Stack]:
+    running = Stack(redis_url=redis_url, extra_env=PIG, games=("pig",), matchmakers=1)
+    try:
+        running.start()
+    except BaseException:
+        running.stop()
+        raise
+    yield running
+    running.stop()
+
+
+def _call(channel: grpc.Channel, name: str, stub: Any = None, method: str = "", request: Any = None) -> Any:
+    stub_cls, probe_method, probe_request = PROBES[name]
+    rpc = getattr((stub or stub_cls)(channel), method or probe_method)
+    # No wait_for_ready: a refused handshake must fail now, not after a deadline.
+    return rpc(request if request is not None else probe_request, timeout=5)
+
+
+def _code(call: Callable[[], Any]) -> grpc.StatusCode:
+    with pytest.raises(grpc.RpcError) as failed:
+        call()
+    return failed.value.code()
+
+
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_every_internal_service_answers_its_rightful_caller(stack: Stack, name: str) -> None:
+    # The baseline the refusals below are measured against: the same probe, as a caller the policy allows.
+    caller = {"match": "gateway", "matchmaker": "gateway"}.get(name, "match")
+    with stack.channel(name, as_identity=caller) as channel:
+        try:
+            _call(channel, name)
+        except grpc.RpcError as error:
+            # A domain answer (no such match) still proves the call got through.
+            assert error.code() == grpc.StatusCode.NOT_FOUND, error
+
+
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_no_client_certificate_no_call(stack: Stack, name: str) -> None:
+    ca = stack.credentials("match").ca
+    target = pki.server_name(IDENTITY[stack.procs[name].module])
+    anonymous = grpc.ssl_channel_credentials(root_certificates=ca)
+    with grpc.secure_channel(stack.addr(name), anonymous, options=[("grpc.ssl_target_name_override", target)]) as ch:
+        assert _code(lambda: _call(ch, name)) == grpc.StatusCode.UNAVAILABLE
+        health = health_pb2_grpc.HealthStub(ch)
+        assert _code(lambda: health.Check(health_pb2.HealthCheckRequest(), timeout=5)) == grpc.StatusCode.UNAVAILABLE
+    with grpc.insecure_channel(stack.addr(name)) as plaintext:
+        assert _code(lambda: _call(plaintext, name)) == grpc.StatusCode.UNAVAILABLE
+
+
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_a_certificate_of_another_ca_is_refused(stack: Stack, name: str, tmp_path: pathlib.Path) -> None:
+    target = IDENTITY[stack.procs[name].module]
+    # The right names, the wrong authority: its own CA trusts it, ours does not.
+    forged = pki.files(pki.ensure(tmp_path / "forged"), "match")
+    own = tls.Material(stack.credentials("match").ca, forged.cert.read_bytes(), forged.key.read_bytes())
+    with tls.channel(stack.addr(name), own, target) as channel:
+        assert _code(lambda: _call(channel, name)) == grpc.StatusCode.UNAVAILABLE
+
+
+def test_a_service_cannot_answer_as_another(stack: Stack) -> None:
+    # Dialling "dice" but reaching the deck: the deck's certificate does not name dice.
+    with tls.channel(stack.addr("deck"), stack.credentials("match"), "dice") as channel:
+        stub = dice_grpc.DiceServiceStub(channel)
+        assert _code(lambda: stub.CommitSeed(dice_pb.CommitSeedRequest(match_id="x"), timeout=5)) == (
+            grpc.StatusCode.UNAVAILABLE
+        )
+
+
+WRONG_CALLERS = [
+    ("gateway", "dice", dice_grpc.DiceServiceStub, "RevealSeed", dice_pb.RevealSeedRequest(match_id="m")),
+    ("deck", "dice", dice_grpc.DiceServiceStub, "RevealSeed", dice_pb.RevealSeedRequest(match_id="m")),
+    ("matchmaker", "dice", dice_grpc.DiceServiceStub, "RollDice",
+     dice_pb.RollDiceRequest(match_id="m", counter=0, faces=6, count=1)),
+    ("deck", "dice", dice_grpc.DiceServiceStub, "RollDice",
+     dice_pb.RollDiceRequest(match_id="m", counter=0, faces=6, count=1)),
+    ("gateway", "dice", dice_grpc.DiceServiceStub, "Permute", dice_pb.PermuteRequest(match_id="m", counter=0, n=5)),
+    ("gateway", "deck", deck_grpc.DeckServiceStub, "DrawCards",
+     deck_pb.DrawCardsRequest(match_id="m", pile="p", counter=0, offset=0, count=1)),
+    ("matchmaker", "deck", deck_grpc.DeckServiceStub, "ReleaseMatch", deck_pb.ReleaseMatchRequest(match_id="m")),
+    ("gateway", "rules-pig", rules_grpc.RulesServiceStub, "Decide", rules_pb.DecideRequest()),
+    ("dice", "rules-pig", rules_grpc.RulesServiceStub, "DescribeGame", rules_pb.DescribeGameRequest()),
+    ("matchmaker", "match", match_grpc.MatchServiceStub, "GetView", match_pb.GetViewRequest(match_id="m")),
+    ("deck", "match", match_grpc.MatchServiceStub, "SubmitAction", match_pb.SubmitActionRequest(match_id="m")),
+    ("match", "matchmaker", mm_grpc.MatchmakerServiceStub, "FindMatch", mm_pb.FindMatchRequest(game="pig")),
+]
+
+
+@pytest.mark.parametrize(("caller", "name", "stub", "method", "request_"), WRONG_CALLERS)
+def test_another_services_certificate_is_refused_per_method(
+    stack: Stack, caller: str, name: str, stub: Any, method: str, request_: Any
+) -> None:
+    with stack.channel(name, as_identity=caller) as channel, pytest.raises(grpc.RpcError) as refused:
+        getattr(stub(channel), method)(request_, timeout=5)
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert reason_of(refused.value) == "auth.method_denied"
+    # Says nothing about the stack: no addresses, no identities that may call.
+    details = refused.value.details()
+    assert "127.0.0.1" not in details and "match" not in details.replace(method, "")
+
+
+def test_streams_are_checked_like_unary_calls(stack: Stack) -> None:
+    watch = mm_pb.WatchTicketRequest(ticket_id="t")
+    with stack.channel("matchmaker", as_identity="match") as channel, pytest.raises(grpc.RpcError) as refused:
+        list(mm_grpc.MatchmakerServiceStub(channel).WatchTicket(watch, timeout=5))
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+async def test_dice_refuse_every_draw_once_a_match_has_ended(stack: Stack) -> None:
+    async with Gateway(stack.gateway_addr) as gateway:
+        result = await bots.play_match(gateway, "pig", 2, seed=5)
+    assert result.summary.status == match_pb.MATCH_STATUS_FINISHED
+    with stack.channel("dice", as_identity="match") as channel:
+        dice = dice_grpc.DiceServiceStub(channel)
+        # Even the match itself gets no draw from a revealed seed: it would be predictable.
+        draws = [
+            lambda: dice.RollDice(dice_pb.RollDiceRequest(match_id=result.match_id, counter=10**6, faces=6, count=1)),
+            lambda: dice.Permute(dice_pb.PermuteRequest(match_id=result.match_id, counter=10**6, n=3)),
+        ]
+        for draw in draws:
+            with pytest.raises(grpc.RpcError) as refused:
+                draw()
+            assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert reason_of(refused.value) == "dice.seed_revealed"
+
+
+@pytest.mark.parametrize("module", ["services.dice", "services.match", "gateway"])
+def test_a_process_without_credentials_refuses_to_start(redis_url: str, module: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_TLS_")}
+    env.update(REDIS_URL=redis_url, TABLETOP_PORT="0", PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "gen")]))
+    done = subprocess.run(
+        [sys.executable, "-m", module], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0
+    assert "TABLETOP_TLS_CERT" in done.stderr and "no insecure mode" in done.stderr

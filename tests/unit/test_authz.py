@@ -1,0 +1,77 @@
+"""The per-method policy: every internal method has callers, the call graph is the real one."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from tabletop.deck.v1 import deck_service_pb2
+from tabletop.dice.v1 import dice_service_pb2
+from tabletop.match.v1 import match_service_pb2
+from tabletop.matchmaker.v1 import matchmaker_service_pb2
+from tabletop.rules.v1 import rules_service_pb2
+
+from services.common import authz, pki
+from services.common.errors import PermissionDenied
+from services.common.transport import LocalClient
+
+INTERNAL = [
+    (deck_service_pb2, "DeckService"),
+    (dice_service_pb2, "DiceService"),
+    (match_service_pb2, "MatchService"),
+    (matchmaker_service_pb2, "MatchmakerService"),
+    (rules_service_pb2, "RulesService"),
+]
+
+
+def _methods() -> list[str]:
+    found = []
+    for module, name in INTERNAL:
+        service = module.DESCRIPTOR.services_by_name[name]
+        found += [f"/{service.full_name}/{m.name}" for m in service.methods]
+    return found
+
+
+def test_every_internal_method_is_in_the_table_and_nothing_else_is() -> None:
+    assert set(authz.POLICY) == set(_methods())
+    for callers in authz.POLICY.values():
+        assert callers and callers <= set(pki.IDENTITIES)
+
+
+@pytest.mark.parametrize("method", ["CommitSeed", "RollDice", "RevealSeed"])
+def test_only_the_match_asks_the_dice_for_outcomes_and_seeds(method: str) -> None:
+    assert {c for c in pki.IDENTITIES if authz.allowed(f"/{authz.DICE}/{method}", c)} == {"match"}
+
+
+def test_deck_is_called_by_the_match_alone() -> None:
+    for method in ("ShufflePile", "DrawCards", "PutCards", "ReleaseMatch"):
+        assert {c for c in pki.IDENTITIES if authz.allowed(f"/{authz.DECK}/{method}", c)} == {"match"}
+
+
+def test_unknown_methods_and_callers_are_refused() -> None:
+    assert not authz.allowed(f"/{authz.DICE}/Nothing", "match")
+    assert not authz.allowed(f"/{authz.DICE}/RollDice", "")
+    with pytest.raises(PermissionDenied) as refused:
+        authz.check(f"/{authz.DECK}/DrawCards", "gateway")
+    assert "gateway" not in refused.value.message  # nothing about who may
+
+
+class _Dice:
+    async def RevealSeed(self, request: object, context: object) -> str:
+        return "seed"
+
+
+def test_in_process_calls_are_checked_as_the_calling_process() -> None:
+    async def run() -> None:
+        assert await LocalClient(_Dice(), authz.DICE, "match").RevealSeed(object()) == "seed"
+        with pytest.raises(PermissionDenied):
+            await LocalClient(_Dice(), authz.DICE, "deck").RevealSeed(object())
+
+    asyncio.run(run())
+
+
+def test_no_deck_response_can_carry_a_pile_order_beyond_the_drawn_cards() -> None:
+    service = deck_service_pb2.DESCRIPTOR.services_by_name["DeckService"]
+    responses = {m.output_type.name: m.output_type for m in service.methods}
+    with_lists = {name for name, message in responses.items() if any(f.is_repeated for f in message.fields)}
+    assert with_lists == {"DrawCardsResponse"}  # the cards asked for, at the offset the match keeps
