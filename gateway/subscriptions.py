@@ -3,7 +3,7 @@
 Every append publishes "<stream> <version>" (redis_store.APPENDED_CHANNEL).
 The gateway holds ONE subscription to that channel for all matches; when it
 hears of an append to a match someone watches, one read (XRANGE, from the
-bounded pool, at most READS at a time) fetches the new events into that
+bounded pool, a few at a time) fetches the new events into that
 match's feed, and every watcher of the match is served from there. So a
 gateway uses 1 + at most its pool size connections, whether 10 or 100,000
 watchers follow 10 or 100,000 matches; nobody blocks a connection per match.
@@ -33,10 +33,16 @@ from services.common.redis_changes import SUBSCRIBED
 from services.common.redis_faults import FAULTS, FAULTS_AND_TIMEOUTS
 
 log = tlog.get("subscriptions")
-BUFFER = 512
+# Recent events a feed keeps in memory (watchers that are further behind read
+# the store): small, as a gateway may follow tens of thousands of matches.
+BUFFER = 64
+# Most events one store read returns; a watcher that is further behind loops.
+PAGE = 512
 IDLE_SECONDS = 30.0
-# Store reads for live updates at once: each holds one pooled connection.
-READS = 16
+# Store reads at once, each holding one pooled connection: feeds catching up
+# with an append, and watchers catching up with a feed, bounded apart so that
+# watchers far behind never delay live updates.
+READS = 8
 RESUBSCRIBE_SECONDS = 0.5
 
 Listen = Callable[[], AsyncIterator[tuple[str, int]]]
@@ -59,7 +65,8 @@ class Subscriptions:
     def __init__(self, store: EventStore, listen: Listen, reads: int = READS) -> None:
         self._store = store
         self._listen = listen
-        self._reads = asyncio.Semaphore(reads)
+        self._pulls = asyncio.Semaphore(reads)
+        self._catch_ups = asyncio.Semaphore(reads)
         self._feeds: dict[str, _Feed] = {}
         self._subscribed = False
         self._down = False
@@ -87,8 +94,8 @@ class Subscriptions:
                 return []
             if feed.events and feed.events[0].version <= after + 1:
                 return [e for e in feed.events if e.version > after]
-            async with self._reads:
-                return await self._store.read(feed.stream, after, BUFFER)
+            async with self._catch_ups:
+                return await self._store.read(feed.stream, after, PAGE)
         finally:
             feed.watchers -= 1
             feed.last_seen = time.monotonic()
@@ -126,18 +133,18 @@ class Subscriptions:
             more = True
             while more:
                 feed.again = False
-                async with self._reads:
+                async with self._pulls:
                     if feed.version < 0:
                         version, batch = await self._store.version(feed.stream), []
                     else:
-                        version, batch = feed.version, await self._store.read(feed.stream, feed.version, BUFFER)
+                        version, batch = feed.version, await self._store.read(feed.stream, feed.version, PAGE)
                 async with feed.changed:
                     feed.version = max(feed.version, version)
                     if batch:
                         feed.events = (feed.events + batch)[-BUFFER:]
                         feed.version = batch[-1].version
                     feed.changed.notify_all()
-                more = feed.again or len(batch) == BUFFER
+                more = feed.again or len(batch) == PAGE
         except FAULTS as fault:
             # The next notification or resubscription pulls again.
             log.warning("feed_read_failed", stream=feed.stream, fault=type(fault).__name__)
