@@ -5,15 +5,16 @@ The gateway holds ONE subscription to that channel for all matches; when it
 hears of an append to a match someone watches, one read (XRANGE, from the
 bounded pool, a few at a time) fetches the new events into that
 match's feed, and every watcher of the match is served from there. So a
-gateway uses 1 + at most its pool size connections, whether 10 or 100,000
+gateway uses at most its pool size (+1 on a cluster) connections, whether 10 or 100,000
 watchers follow 10 or 100,000 matches; nobody blocks a connection per match.
 
 Pub/sub keeps nothing for an absent subscriber, so after every
 (re)subscription every feed re-reads the store from its version: an append
-made while the subscription was down is found then. While the subscription is
-down, a watcher with nothing new is ended UNAVAILABLE (it resumes from its last
-version). A watcher that asks for older events than a feed holds reads the
-store. A feed nobody has watched for IDLE_SECONDS is dropped.
+made while the subscription was down is found then. A watcher whose wait (10 s
+at most) ends with nothing new while the subscription is down is ended
+UNAVAILABLE (it resumes from its last version); a shorter loss is invisible.
+A watcher that asks for older events than a feed holds reads the store. A
+feed nobody has watched for IDLE_SECONDS is dropped.
 """
 
 from __future__ import annotations
@@ -87,8 +88,10 @@ class Subscriptions:
         try:
             async with feed.changed:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(feed.changed.wait_for(lambda: feed.version > after or self._down), timeout)
+                    await asyncio.wait_for(feed.changed.wait_for(lambda: feed.version > after), timeout)
             if feed.version <= after:
+                # Still nothing: if that is because the subscription is down, say so
+                # (a short loss of the subscription is invisible: it re-reads on return).
                 if self._down:
                     raise Unavailable("live updates are unavailable; resume from your last version", "updates.down")
                 return []
@@ -159,7 +162,7 @@ class Subscriptions:
                     self._heard(stream, version)
             except FAULTS_AND_TIMEOUTS as fault:
                 log.warning("subscription_lost", fault=type(fault).__name__)
-            await self._set_down()
+            self._set_down()
             await asyncio.sleep(RESUBSCRIBE_SECONDS)  # back off before subscribing again
 
     def _heard(self, stream: str, version: int) -> None:
@@ -173,12 +176,9 @@ class Subscriptions:
         if followed is not None and version > followed.version:
             self._pull(followed)
 
-    async def _set_down(self) -> None:
-        """Wake every waiting watcher: with nothing new, it ends UNAVAILABLE."""
+    def _set_down(self) -> None:
+        """Watchers whose wait ends with nothing new while this lasts end UNAVAILABLE."""
         self._subscribed, self._down = False, True
-        for feed in list(self._feeds.values()):
-            async with feed.changed:
-                feed.changed.notify_all()
 
     async def _janitor(self) -> None:
         while True:
