@@ -31,7 +31,7 @@ proto: ## regenerate protobuf code into gen/
 	$(PY) tools/gen_proto.py
 	touch $(GEN)
 
-run: $(GEN) ## run the whole stack (REDIS_URL unset: an embedded Redis-compatible server)
+run: $(GEN) ## run the whole stack (REDIS_URL unset: an embedded durable server on TABLETOP_DATA_DIR, default .data)
 	$(PY) -m deploy.local
 
 test: $(GEN) ## run the test suite (unit, rules, property samples, integration)
@@ -40,7 +40,7 @@ test: $(GEN) ## run the test suite (unit, rules, property samples, integration)
 test-fast: $(GEN) ## run the tests that start no processes
 	$(PY) -m pytest -q -p no:cacheprovider -m "not integration and not slow"
 
-soak: $(GEN) ## long runs: thousands of random games per engine, soak and fault runs
+soak: $(GEN) ## long runs: thousands of random games per engine, soak and fault runs (kill -9 of the embedded server)
 	SOAK=1 $(PY) -m pytest -q -p no:cacheprovider -m slow --timeout 7200
 
 lint: $(GEN) ## ruff, mypy strict, proto style check

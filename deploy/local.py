@@ -1,7 +1,9 @@
 """`make run`: the whole stack on this machine, every service its own process.
 
-With REDIS_URL unset an embedded Redis-compatible server is started. Ctrl-C
-stops everything cleanly. MATCHMAKERS=N starts N matchmaker replicas.
+With REDIS_URL unset an embedded Redis-compatible server is started on the
+data directory (TABLETOP_DATA_DIR, default `<repo>/.data`), which keeps every
+match, ticket, rating and password across runs. Ctrl-C stops everything
+cleanly. MATCHMAKERS=N starts N matchmaker replicas.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 import threading
 
 from deploy.stack import ROOT, Stack
+from services.common.redis_credentials import masked
 
 
 def main() -> int:
@@ -23,7 +26,9 @@ def main() -> int:
         matchmakers=int(os.environ.get("MATCHMAKERS", "1")),
         redis_url=os.environ.get("REDIS_URL", ""),
         workdir=pathlib.Path(workdir),
+        data_dir=data_dir(),
     )
+    print(f"data directory: {stack.data_dir}", flush=True)
     print("starting Tabletop ...", flush=True)
     try:
         stack.start()
@@ -32,7 +37,8 @@ def main() -> int:
         raise
     for name, proc in stack.procs.items():
         print(f"  {name:<20} 127.0.0.1:{proc.port}   metrics :{proc.metrics_port}/metrics   log: {proc.log_path}")
-    print(f"  redis                {stack.redis_url}")
+    where = f"   data: {stack.redis.directory}" if stack.embedded else ""
+    print(f"  redis                {masked(stack.redis_url)}{where}")
     # Internal ports speak mutual TLS only; tools that dial them use these credentials.
     print(f"  certificates         {stack.pki_dir}   (internal services: mutual TLS)")
     print(f"\nTabletop gateway listening on {stack.gateway_addr}")
@@ -42,6 +48,7 @@ def main() -> int:
         signal.signal(sig, lambda *_: stop.set())
     try:
         while not stop.wait(1.0):
+            _revive_redis(stack)
             for name, proc in stack.procs.items():
                 if proc.process is not None and proc.process.poll() is not None:
                     print(f"{name} exited ({proc.process.returncode}); see {proc.log_path}", flush=True)
@@ -51,6 +58,18 @@ def main() -> int:
         stack.stop()
         print("stopped")
     return 0
+
+
+def _revive_redis(stack: Stack) -> None:
+    """Start a dead embedded server again on its port and data: every process reconnects by itself."""
+    if stack.embedded and not stack.redis.running:
+        print(f"the embedded server exited; restarting it on {stack.redis.directory}", flush=True)
+        stack.redis.restart()
+        print("the embedded server is back", flush=True)
+
+
+def data_dir() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("TABLETOP_DATA_DIR") or ROOT / ".data").resolve()
 
 
 if __name__ == "__main__":

@@ -4,10 +4,14 @@ Used by `make run` (fixed, well-known ports) and by the integration tests and
 benchmarks (port 0: each process writes the port it got to a ready file).
 Readiness is the gRPC health check answering SERVING, never a sleep.
 
-The stack's certificate authority lives in `<workdir>/pki` (created on the
-first start, reused after): each process gets its own key and certificate
-and the CA through TABLETOP_TLS_*; the launcher health-checks each internal
-process over mutual TLS with that process's own identity.
+The stack's certificate authority lives in `data_dir/pki` and the gateway's
+token key ring in `data_dir/keys` (created on the first start, reused after):
+each process gets its own key and certificate and the CA through TABLETOP_TLS_*;
+the launcher health-checks each internal process over mutual TLS with that
+process's own identity.
+Without a `redis_url` the stack starts the embedded server on its data
+directory (`data_dir/redis`) and hands every process a
+REDIS_URL of its own ACL user; `Stack.redis_url` is the admin URL.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,11 +30,11 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.common import keyring, pki, redis_server, tls
+from services.common import keyring, pki, redis_credentials, redis_server, tls
 from services.games.registry import add_package, available
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FIXED_PORTS = {"gateway": 50051, "match": 50052, "dice": 50053, "deck": 50054, "matchmaker": 50055}
+FIXED_PORTS = {"redis": 50050, "gateway": 50051, "match": 50052, "dice": 50053, "deck": 50054, "matchmaker": 50055}
 RULES_BASE_PORT = 50060
 # Load generators and tests call from one address: this lifts the gateway's
 # per-address limits (tests of those limits set their own).
@@ -68,14 +73,30 @@ class Stack:
     fixed_ports: bool = False
     games: tuple[str, ...] = ()
     matchmakers: int = 1
-    redis_url: str = ""
+    # Empty: start the embedded server on data_dir; then this is its admin URL.
+    redis_url: str = field(default="", repr=False)  # it carries a password
     workdir: pathlib.Path = field(default_factory=lambda: pathlib.Path(tempfile.mkdtemp(prefix="tabletop-")))
+    # What outlives the processes: the embedded server's data and passwords. A data
+    # dir that is given is never removed; the temporary one made by default is, at stop.
+    data_dir: pathlib.Path = field(default_factory=lambda: _temporary_data_dir())
     extra_env: dict[str, str] = field(default_factory=dict)
     # Rules, dice and deck inside the match process (no sockets on the action path).
     inprocess: bool = False
     procs: dict[str, Proc] = field(default_factory=dict)
     _redis: redis_server.RedisProcess | None = None
     _pki_ready: bool = False
+
+    @property
+    def embedded(self) -> bool:
+        """True when this stack runs its own embedded server (no external REDIS_URL)."""
+        return self._redis is not None
+
+    @property
+    def redis(self) -> redis_server.RedisProcess:
+        """The embedded server (fault tests kill and restart it); absent with an external REDIS_URL."""
+        if self._redis is None:
+            raise RuntimeError("this stack uses an external REDIS_URL")
+        return self._redis
 
     @property
     def gateway_addr(self) -> str:
@@ -88,9 +109,9 @@ class Stack:
     def pki_dir(self) -> pathlib.Path:
         """The stack's CA and every identity's credentials, created on first use and kept."""
         if not self._pki_ready:
-            pki.ensure(self.workdir / "pki")
+            pki.ensure(self.data_dir / "pki")
             self._pki_ready = True
-        return self.workdir / "pki"
+        return self.data_dir / "pki"
 
     def credentials(self, identity: str) -> tls.Material:
         """The key, certificate and CA of a platform identity (tests, tools)."""
@@ -107,7 +128,8 @@ class Stack:
             add_package(name, package)
         self.games = self.games or available()
         if not self.redis_url:
-            self._redis = redis_server.start()
+            port = FIXED_PORTS["redis"] if self.fixed_ports else None
+            self._redis = redis_server.start(data_dir=self.data_dir, port=port)
             self.redis_url = self._redis.url
         if not self.inprocess:
             self._launch("dice", "services.dice", {})
@@ -128,9 +150,13 @@ class Stack:
         configured = {**os.environ, **self.extra_env}
         if configured.get("TABLETOP_TOKEN_KEYS") or configured.get("TABLETOP_TOKEN_KEYS_FILE"):
             return {}
-        path = self.workdir / "keys" / "token-keys.json"
-        keyring.create_file(path)
-        return {"TABLETOP_TOKEN_KEYS_FILE": str(path)}
+        keyring.create_file(self.token_keys_path)
+        return {"TABLETOP_TOKEN_KEYS_FILE": str(self.token_keys_path)}
+
+    @property
+    def token_keys_path(self) -> pathlib.Path:
+        """Where the launcher keeps the gateway's key ring when the operator gives none."""
+        return self.data_dir / "keys" / "token-keys.json"
 
     def _matchmaker_env(self) -> dict[str, str]:
         addrs = [self.addr(n) for n in self.procs if n == "matchmaker" or n.startswith("matchmaker-")]
@@ -183,7 +209,7 @@ class Stack:
             **os.environ,
             **self.extra_env,
             **proc.env,
-            "REDIS_URL": self.redis_url,
+            "REDIS_URL": self._redis_url_for(proc.name),
             "TABLETOP_READY_FILE": str(ready),
             "PYTHONUNBUFFERED": "1",
             # The child asks the kernel to stop it when this launcher dies (lifeline.py).
@@ -203,6 +229,13 @@ class Stack:
                 start_new_session=True,
             )
         proc.port = self._wait_ready(proc, ready)
+
+    def _redis_url_for(self, name: str) -> str:
+        """Each process authenticates as its own user; rules processes use no Redis at all."""
+        if self._redis is None:
+            return self.redis_url
+        user = redis_user(name)
+        return self._redis.url_for(user) if user else ""
 
     def _wait_ready(self, proc: Proc, ready: pathlib.Path, timeout: float = 60.0) -> int:
         deadline = time.monotonic() + timeout
@@ -258,12 +291,31 @@ class Stack:
         if self._redis is not None:
             self._redis.stop()
             self._redis = None
+        if self.data_dir in _TEMPORARY_DATA_DIRS:
+            _TEMPORARY_DATA_DIRS.discard(self.data_dir)
+            shutil.rmtree(self.data_dir, ignore_errors=True)
 
     def __enter__(self) -> Stack:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+# Data dirs made by default for a Stack: nobody else knows them, so its stop removes them.
+_TEMPORARY_DATA_DIRS: set[pathlib.Path] = set()
+
+
+def _temporary_data_dir() -> pathlib.Path:
+    path = pathlib.Path(tempfile.mkdtemp(prefix="tabletop-data-"))
+    _TEMPORARY_DATA_DIRS.add(path)
+    return path
+
+
+def redis_user(process_name: str) -> str | None:
+    """The ACL user of a launched process (matchmaker replicas share one), or None."""
+    service = process_name.split("-", 1)[0]
+    return service if service in redis_credentials.SERVICE_USERS else None
 
 
 def _serving(channel: grpc.Channel, timeout: float) -> bool:

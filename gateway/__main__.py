@@ -2,7 +2,6 @@
 
 import asyncio
 import pathlib
-import sys
 
 from tabletop.match.v1 import match_service_pb2_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc
@@ -13,7 +12,6 @@ from gateway.matchmaking import replicas_client
 from gateway.servicer import GatewayServicer, register
 from gateway.subscriptions import Subscriptions
 from services.common import config, keyring, redis_changes, redis_client, wiring
-from services.common import logging as tlog
 from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
 from services.common.tokens import Lifetimes, TokenAuthority
@@ -49,9 +47,7 @@ async def main() -> None:
     try:
         tokens = token_authority(settings)
     except keyring.KeyRingError as error:
-        tlog.configure("gateway", settings.log_level)
-        tlog.get("gateway").error("refusing_to_start", reason=str(error))
-        sys.exit(2)
+        raise SystemExit(f"tabletop: refusing to start: {error}") from None
     client = redis_client.connect_settings(settings, "tabletop-gateway")
     store = RedisEventStore(client)
     # Live updates: one subscription for every watched match (see subscriptions.py).

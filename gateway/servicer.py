@@ -351,27 +351,38 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         self, request_iterator: AsyncIterator[pb.PlayRequest], context: Any
     ) -> AsyncIterator[pb.PlayResponse]:
         claim = self._any_seat(context)
-        out: asyncio.Queue[pb.PlayResponse | None] = asyncio.Queue()
+        # Updates and answers for the client; a refusal of the stream itself
+        # (a malformed message, a watch that is not allowed) ends it with its status.
+        out: asyncio.Queue[pb.PlayResponse | ServiceError | None] = asyncio.Queue()
         watcher: asyncio.Task[None] | None = None
 
         async def watch(request: pb.WatchMatchRequest) -> None:
-            viewer = self._viewer(context, request.match_id)
-            async for update in self._updates(request, viewer):
-                await out.put(pb.PlayResponse(update=update))
+            try:
+                viewer = self._viewer(context, request.match_id)
+                async for update in self._updates(request, viewer):
+                    await out.put(pb.PlayResponse(update=update))
+            except ServiceError as error:
+                await out.put(error)
 
         async def read() -> None:
             nonlocal watcher
-            async for message in request_iterator:
-                kind = message.WhichOneof("kind")
-                if kind == "watch" and watcher is None:
-                    watcher = asyncio.create_task(watch(message.watch))
-                elif kind == "submit":
-                    await out.put(await self._play_submit(claim, message.submit))
+            try:
+                async for message in request_iterator:
+                    kind = message.WhichOneof("kind")
+                    if kind == "watch" and watcher is None:
+                        watcher = asyncio.create_task(watch(message.watch))
+                    elif kind == "submit":
+                        await out.put(await self._play_submit(claim, message.submit))
+            except ServiceError as error:
+                await out.put(error)
+                return
             await out.put(None)
 
         reader = asyncio.create_task(read())
         try:
             while (item := await out.get()) is not None:
+                if isinstance(item, ServiceError):
+                    raise item
                 yield item
         finally:
             for task in (reader, watcher):

@@ -1,7 +1,9 @@
 """Shared fixtures: a real Redis-compatible server for the whole session.
 
 Without REDIS_URL the embedded server (the project's own binary) is started on
-a free port; with REDIS_URL the tests use that server, with unique key names.
+a free port, in a temporary directory, requiring a password: `redis_url` is its
+admin URL, credentials included. With REDIS_URL the tests use that server, with
+unique key names.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ class Settings:
     """Everything a process may be configured with."""
 
     # Empty: start the embedded Redis-compatible server (make run only).
-    redis_url: str = ""
+    redis_url: str = field(default="", repr=False)  # it carries a password
     # Talk to a Redis Cluster (REDIS_CLUSTER=1) through `redis_url`, any of its nodes.
     redis_cluster: bool = False
     host: str = "127.0.0.1"

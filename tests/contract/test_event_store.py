@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.common.event_store import MemoryEventStore, NewEvent, Snapshot, VersionConflict
+from services.common.event_store import CommandReused, MemoryEventStore, NewEvent, Snapshot, VersionConflict
 from services.common.redis_store import RedisEventStore
 
 
@@ -49,6 +49,19 @@ async def test_append_at_stale_version_is_refused_and_changes_nothing(store):
     with pytest.raises(VersionConflict) as conflict:
         await store.append(s, 0, events("b"))
     assert conflict.value.actual == 1
+    assert [e.data for e in await store.read(s)] == [b"a"]
+
+
+async def test_a_command_id_reused_for_another_request_is_refused_and_changes_nothing(store):
+    s = stream()
+    await store.append(s, 0, events("a"), command_id="cmd-1", fingerprint="ana-rolls")
+    again = await store.append(s, 1, events("a"), command_id="cmd-1", fingerprint="ana-rolls")
+    assert again.duplicate and again.last_version == 1
+    with pytest.raises(CommandReused):
+        await store.append(s, 1, events("b"), command_id="cmd-1", fingerprint="mallory-rolls")
+    with pytest.raises(CommandReused):
+        await store.command(s, "cmd-1", "mallory-rolls")
+    assert (await store.command(s, "cmd-1", "ana-rolls")).last_version == 1
     assert [e.data for e in await store.read(s)] == [b"a"]
 
 

@@ -27,7 +27,7 @@ from tabletop.rules.v1 import rules_service_pb2_grpc as rules_grpc
 from deploy.stack import IDENTITY, ROOT, Stack
 from gateway.client import bots
 from gateway.client.api import Gateway
-from services.common import pki, tls
+from services.common import keyring, pki, tls
 from services.common.errors import reason_of
 
 pytestmark = pytest.mark.integration
@@ -173,8 +173,24 @@ async def test_dice_refuse_every_draw_once_a_match_has_ended(stack: Stack) -> No
 def test_a_process_without_credentials_refuses_to_start(redis_url: str, module: str) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_TLS_")}
     env.update(REDIS_URL=redis_url, TABLETOP_PORT="0", PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "gen")]))
+    env["TABLETOP_TOKEN_KEYS"] = keyring.dumps(keyring.generate())  # the gateway's other requirement
     done = subprocess.run(
         [sys.executable, "-m", module], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode != 0
     assert "TABLETOP_TLS_CERT" in done.stderr and "no insecure mode" in done.stderr
+
+
+@pytest.mark.parametrize("keys", ["", '{"active": "k", "keys": {"k": "c2hvcnQ="}}'])
+def test_a_gateway_without_strong_token_keys_refuses_to_start(redis_url: str, tmp_path: pathlib.Path,
+                                                              keys: str) -> None:
+    """No signing key is built in: none, or a weak one, and the gateway will not start."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_TOKEN_KEYS")}
+    env.update(REDIS_URL=redis_url, TABLETOP_PORT="0", PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "gen")]))
+    if keys:
+        env["TABLETOP_TOKEN_KEYS"] = keys
+    done = subprocess.run(
+        [sys.executable, "-m", "gateway"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0
+    assert "refusing to start" in done.stderr and ("no token signing keys" in done.stderr or "bytes" in done.stderr)
