@@ -6,6 +6,8 @@ Every variable has a local default, so `make run` needs none.
 from __future__ import annotations
 
 import os
+import pathlib
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -96,6 +98,19 @@ def _addrs(raw: str) -> dict[str, str]:
     return {k.strip(): v.strip() for k, v in pairs}
 
 
+def _redis_url(env: Mapping[str, str], url: str) -> str:
+    """REDIS_URL, with the user and the password of TABLETOP_REDIS_USER and
+    TABLETOP_REDIS_PASSWORD_FILE when given (a mounted secret, not an env var)."""
+    password_file = env.get("TABLETOP_REDIS_PASSWORD_FILE", "")
+    if not url or not password_file:
+        return url
+    password = urllib.parse.quote(pathlib.Path(password_file).read_text().strip(), safe="")
+    parts = urllib.parse.urlsplit(url)
+    user = urllib.parse.quote(env.get("TABLETOP_REDIS_USER", parts.username or ""), safe="")
+    host = f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:{password}@{host}"))
+
+
 def load(env: Mapping[str, str] | None = None) -> Settings:
     """Settings from the environment (TABLETOP_* and REDIS_URL)."""
     env = os.environ if env is None else env
@@ -105,7 +120,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         return env.get(f"TABLETOP_{name}", default)
 
     return Settings(
-        redis_url=env.get("REDIS_URL", d.redis_url),
+        redis_url=_redis_url(env, env.get("REDIS_URL", d.redis_url)),
         redis_cluster=env.get("REDIS_CLUSTER", "") not in ("", "0", "false"),
         host=get("HOST", d.host),
         port=int(get("PORT", str(d.port))),

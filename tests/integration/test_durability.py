@@ -169,7 +169,8 @@ async def test_a_restarted_stack_keeps_matches_tickets_and_ratings(tmp_path: pat
             entries = await gateway.log(before.finished)
             report = verify((e.version, e.type, e.event.value) for e in entries)
             assert report.ok and report.rolls > 0, report.problems
-            # The unfinished match goes on where it stopped.
+            # The unfinished match goes on where it stopped, with the seat tokens of the
+            # first life: the gateway's key ring was kept in the data directory too.
             seat = before.seats[(await gateway.view(before.unfinished)).match.to_move[0]]
             legal = (await gateway.legal_actions(seat)).actions
             reply = await gateway.submit(seat, legal[0], command_id=uuid.uuid4().hex)
@@ -203,8 +204,9 @@ async def _first_life(data_dir: pathlib.Path) -> Kept:
             finished = await _played(gateway, seed=7)
             assert finished.summary.status == mpb.MATCH_STATUS_FINISHED
             unfinished = await _played(gateway, seed=8, stop_after=5)
-            request = gpb.FindMatchRequest(game="pig", player_id="waiting", players_min=2, command_id="t1")
-            ticket = (await gateway.stub.FindMatch(request)).ticket_id
+            request = gpb.FindMatchRequest(game="pig", players_min=2, command_id="t1")
+            waiting = await gateway.sign_in("waiting")
+            ticket = (await gateway.stub.FindMatch(request, metadata=waiting.metadata)).ticket_id
             kept = Kept(finished.match_id, unfinished.match_id, unfinished.seats, ticket, {}, {}, {}, {})
             async with _admin(stack) as admin:
                 await _until(lambda: _rated(admin, finished.match_id))
