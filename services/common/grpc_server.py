@@ -288,8 +288,10 @@ async def serve(
         for service in ["", *names]:
             await health_servicer.set(service, status)
 
-    await report(redis is None or await redis_health.answers(redis))
-    watcher = asyncio.create_task(redis_health.watch(redis, report)) if redis is not None else None
+    probe = redis_health.Probe(redis) if redis is not None else None
+    up = probe is None or await redis_health.answers(probe)
+    await report(up)
+    watcher = asyncio.create_task(redis_health.watch(probe, report, up)) if probe is not None else None
     metrics_port = metrics.expose(settings.metrics_port)
     log.info("serving", port=port, metrics_port=metrics_port, services=names, identity=own.identity, tls=not public)
     if settings.ready_file:
@@ -304,6 +306,8 @@ async def serve(
         loop.add_signal_handler(sig, stopping.set)
     await stopping.wait()
     await _drain(server, gate, health_servicer, watcher, settings.grace_seconds)
+    if probe is not None:
+        await probe.close()
     if on_stop is not None:
         await on_stop()
     log.info("stopped")

@@ -16,20 +16,49 @@ PROBE_EVERY = 0.5
 PROBE_TIMEOUT = 1.0
 
 
-async def answers(client: Any, timeout: float = PROBE_TIMEOUT) -> bool:
+class Probe:
+    """PING over a connection of its own, outside the client's pool: a pool busy
+    with calls is not a Redis that is down. (The cluster client pings through
+    its own per-node pools.)"""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        pool = getattr(client, "connection_pool", None)
+        self._connection = pool.make_connection() if pool is not None else None
+
+    async def ping(self) -> None:
+        if self._connection is None:
+            await self._client.ping()
+            return
+        answered = False
+        try:
+            await self._connection.send_command("PING")
+            await self._connection.read_response()
+            answered = True
+        finally:
+            if not answered:  # a fault or a cancelled wait: the next probe starts afresh
+                await self._connection.disconnect()
+
+    async def close(self) -> None:
+        if self._connection is not None:
+            await self._connection.disconnect()
+
+
+async def answers(probe: Probe, timeout: float = PROBE_TIMEOUT) -> bool:
     """Whether Redis answers a PING within `timeout` s."""
     try:
-        await asyncio.wait_for(client.ping(), timeout)
+        await asyncio.wait_for(probe.ping(), timeout)
     except FAULTS_AND_TIMEOUTS:
         return False
     return True
 
 
-async def watch(client: Any, report: Callable[[bool], Awaitable[None]], every: float = PROBE_EVERY) -> None:
-    """Probe forever; `report(up)` on every change (and once at the start)."""
-    up: bool | None = None
+async def watch(
+    probe: Probe, report: Callable[[bool], Awaitable[None]], up: bool, every: float = PROBE_EVERY
+) -> None:
+    """Probe forever; `report(up)` on every change from `up`, the state reported last."""
     while True:
-        now = await answers(client)
+        now = await answers(probe)
         if now != up:
             log.warning("redis_up" if now else "redis_down")
             await report(now)

@@ -9,7 +9,7 @@ import uuid
 import grpc
 import pytest
 
-from services.common import redis_client
+from services.common import redis_client, redis_health
 from services.common.redis_faults import FAULTS, to_service_error
 
 
@@ -49,3 +49,15 @@ async def test_a_full_cluster_pool_is_resource_exhausted(redis_cluster_url: str)
     finally:
         node.release(held)
     await client.aclose()
+
+
+async def test_the_health_probe_answers_while_the_pool_is_full(redis_url: str) -> None:
+    client = redis_client.connect(redis_url, max_connections=1, pool_timeout=0.2)
+    probe = redis_health.Probe(client)
+    held = await client.connection_pool.get_connection()
+    try:
+        assert await redis_health.answers(probe), "a busy pool is not a Redis that is down"
+    finally:
+        await client.connection_pool.release(held)
+        await probe.close()
+        await client.aclose()
