@@ -15,7 +15,7 @@ from typing import Any
 from bench.baselines import redis_append
 from bench.engines import games_per_second
 from bench.load import shape_run
-from deploy.stack import Stack
+from deploy.stack import UNLIMITED_CALLERS, Stack
 from services.common import redis_server
 from services.games.registry import available
 
@@ -30,7 +30,7 @@ def ratio(a: float, b: float) -> float:
 
 def run_shape(url: str, inprocess: bool, games: list[tuple[str, int]]) -> dict[str, Any]:
     names = tuple(game for game, _ in games)
-    with Stack(redis_url=url, matchmakers=0, inprocess=inprocess, games=names) as stack:
+    with Stack(redis_url=url, matchmakers=0, inprocess=inprocess, games=names, extra_env=UNLIMITED_CALLERS) as stack:
         return asyncio.run(shape_run(stack, games, MATCHES, SECONDS))
 
 

@@ -21,7 +21,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
-from deploy.stack import Stack
+from deploy.stack import UNLIMITED_CALLERS, Stack
 from services.common.transport import CHANNEL_OPTIONS
 
 TICKETS = int(os.environ.get("BENCH_MM_TICKETS", "600"))
@@ -67,7 +67,7 @@ async def _load(addr: str, count: int, run: str) -> tuple[float, list[float], li
 
 
 def _measure(replicas: int, count: int) -> dict[str, float]:
-    stack = Stack(games=("pig",), extra_env=PIG, matchmakers=replicas)
+    stack = Stack(games=("pig",), extra_env={**PIG, **UNLIMITED_CALLERS}, matchmakers=replicas)
     try:
         stack.start()
         elapsed, waits, alone = asyncio.run(_load(stack.gateway_addr, count, f"r{replicas}"))

@@ -36,6 +36,14 @@ from services.games.registry import add_package, available
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXED_PORTS = {"redis": 50050, "gateway": 50051, "match": 50052, "dice": 50053, "deck": 50054, "matchmaker": 50055}
 RULES_BASE_PORT = 50060
+# Load generators and tests call from one address: this lifts the gateway's
+# per-address limits (tests of those limits set their own).
+UNLIMITED_CALLERS = {
+    "TABLETOP_CALLER_CALLS": "0",
+    "TABLETOP_CALLER_STREAMS": "0",
+    "TABLETOP_CALLER_CREATE_RATE": "0",
+    "TABLETOP_CALLER_TICKET_RATE": "0",
+}
 # The platform identity (certificate common name) each process module runs as.
 IDENTITY = {
     "gateway": "gateway",

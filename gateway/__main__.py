@@ -7,10 +7,11 @@ from tabletop.match.v1 import match_service_pb2_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc
 
 from gateway.identity import ExternalConfig, ExternalIdentities, Players
-from gateway.limits import RateLimiter
+from gateway.limits import CallerLimits, RateLimiter
 from gateway.matchmaking import replicas_client
 from gateway.servicer import GatewayServicer, register
-from services.common import config, keyring, redis_client, wiring
+from gateway.subscriptions import Subscriptions
+from services.common import config, keyring, redis_changes, redis_client, wiring
 from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
 from services.common.tokens import Lifetimes, TokenAuthority
@@ -47,7 +48,12 @@ async def main() -> None:
         tokens = token_authority(settings)
     except keyring.KeyRingError as error:
         raise SystemExit(f"tabletop: refusing to start: {error}") from None
-    client = redis_client.connect(settings.redis_url, settings.redis_cluster)
+    client = redis_client.connect_settings(settings, "tabletop-gateway")
+    store = RedisEventStore(client)
+    # Live updates: one subscription for every watched match (see subscriptions.py).
+    listener = redis_client.subscriber(settings.redis_url, settings.redis_cluster, client, "tabletop-gateway")
+    feeds = Subscriptions(store, lambda: redis_changes.listen(listener))
+    limits = CallerLimits(settings)
     # Players reach the gateway in plaintext (tokens identify them); the gateway
     # reaches internal services over mutual TLS as the identity "gateway".
     match = RemoteClient(
@@ -60,14 +66,30 @@ async def main() -> None:
     servicer = GatewayServicer(
         match,
         wiring.rules_clients(settings),
-        RedisEventStore(client),
+        store,
         tokens,
         Players(client, external_identities(settings), settings.auth_custom),
         matchmaker=matchmaker,
         limiter=RateLimiter(settings.seat_action_rate, settings.seat_action_burst),
         create_limiter=RateLimiter(settings.create_rate, settings.create_burst),
+        feeds=feeds,
     )
-    await serve("gateway", settings, lambda server: register(server, servicer), on_stop=client.aclose, public=True)
+
+    async def stop() -> None:
+        await feeds.close()
+        if listener is not client:
+            await listener.aclose()
+        await client.aclose()
+
+    await serve(
+        "gateway",
+        settings,
+        lambda server: register(server, servicer),
+        on_stop=stop,
+        public=True,
+        redis=client,
+        admission=limits.admit,
+    )
 
 
 if __name__ == "__main__":

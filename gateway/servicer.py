@@ -29,6 +29,7 @@ from gateway.limits import RateLimiter
 from gateway.matchmaking import MatchmakingEndpoints
 from gateway.subscriptions import Subscriptions
 from services.common import logging as tlog
+from services.common import redis_changes
 from services.common.errors import InvalidArgument, PermissionDenied, ServiceError, Unauthenticated
 from services.common.event_store import EventStore
 from services.common.keys import match_stream
@@ -64,13 +65,16 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         matchmaker: Any = None,
         limiter: RateLimiter | None = None,
         create_limiter: RateLimiter | None = None,
+        feeds: Subscriptions | None = None,
     ) -> None:
         self._players = players
         self._limiter = limiter or RateLimiter(rate=0, burst=0)
         # Creates and tickets per player: one bucket each, keyed by purpose.
+        # (Per caller address, the server's admission hook applies gateway.limits.CallerLimits.)
         self._create_limiter = create_limiter or RateLimiter(rate=0, burst=0)
         self._matchmaker = matchmaker
-        self._feeds = Subscriptions(store)
+        # Live updates: by default through the Redis store's own client.
+        self._feeds = feeds or Subscriptions(store, lambda: redis_changes.listen(store.client))  # type: ignore[attr-defined]
         self._tables_checked = {}
         # (match_id, version) -> the summary at that version, shared by every watcher.
         self._summaries: dict[tuple[str, int], asyncio.Future[Any]] = {}

@@ -1,9 +1,20 @@
-"""Live match streams, one Redis reader per match however many watch it.
+"""Live match streams on a bounded number of Redis connections.
 
-Each watched match has one follower task doing blocking stream reads and
-keeping the recent events in memory; every watcher of that match reads from
-there. A watcher that asks for older events gets them from the store first.
-A follower stops once nobody has watched its match for IDLE_SECONDS.
+Every append publishes "<stream> <version>" (redis_store.APPENDED_CHANNEL).
+The gateway holds ONE subscription to that channel for all matches; when it
+hears of an append to a match someone watches, one read (XRANGE, from the
+bounded pool, a few at a time) fetches the new events into that
+match's feed, and every watcher of the match is served from there. So a
+gateway uses at most its pool size (+1 on a cluster) connections, whether 10 or 100,000
+watchers follow 10 or 100,000 matches; nobody blocks a connection per match.
+
+Pub/sub keeps nothing for an absent subscriber, so after every
+(re)subscription every feed re-reads the store from its version: an append
+made while the subscription was down is found then. A watcher whose wait (10 s
+at most) ends with nothing new while the subscription is down is ended
+UNAVAILABLE (it resumes from its last version); a shorter loss is invisible.
+A watcher that asks for older events than a feed holds reads the store. A
+feed nobody has watched for IDLE_SECONDS is dropped.
 """
 
 from __future__ import annotations
@@ -11,88 +22,173 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
+from services.common import logging as tlog
+from services.common.errors import Unavailable
 from services.common.event_store import EventStore, StoredEvent
 from services.common.keys import match_stream
+from services.common.redis_changes import SUBSCRIBED
+from services.common.redis_faults import FAULTS, FAULTS_AND_TIMEOUTS
 
-BUFFER = 512
-POLL_SECONDS = 5.0
+log = tlog.get("subscriptions")
+# Recent events a feed keeps in memory (watchers that are further behind read
+# the store): small, as a gateway may follow tens of thousands of matches.
+BUFFER = 64
+# Most events one store read returns; a watcher that is further behind loops.
+PAGE = 512
 IDLE_SECONDS = 30.0
+# Store reads at once, each holding one pooled connection: feeds catching up
+# with an append, and watchers catching up with a feed, bounded apart so that
+# watchers far behind never delay live updates.
+READS = 8
+RESUBSCRIBE_SECONDS = 0.5
+
+Listen = Callable[[], AsyncIterator[tuple[str, int]]]
+"""Opens a subscription: yields SUBSCRIBED, then (stream, last version) per append."""
 
 
 @dataclass
 class _Feed:
+    stream: str
     events: list[StoredEvent] = field(default_factory=list)
-    version: int = 0
+    version: int = -1  # -1: not read yet
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     watchers: int = 0
     last_seen: float = field(default_factory=time.monotonic)
-    closed: bool = False
-    task: asyncio.Task[None] | None = None
+    pulling: bool = False
+    again: bool = False
 
 
 class Subscriptions:
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, listen: Listen, reads: int = READS) -> None:
         self._store = store
+        self._listen = listen
+        self._pulls = asyncio.Semaphore(reads)
+        self._catch_ups = asyncio.Semaphore(reads)
         self._feeds: dict[str, _Feed] = {}
+        self._subscribed = False
+        self._down = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._running = False
+
+    @property
+    def following(self) -> int:
+        """Matches followed right now."""
+        return len(self._feeds)
 
     async def next_batch(self, match_id: str, after: int, timeout: float) -> list[StoredEvent]:
         """Events after `after`, waiting up to `timeout` s for some; [] if none came."""
-        feed = self._feed(match_id)
+        self._start()
+        feed = self._feed(match_stream(match_id))
         feed.watchers += 1
         feed.last_seen = time.monotonic()
         try:
             async with feed.changed:
-                if feed.version <= after and not feed.closed:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(
-                            feed.changed.wait_for(lambda: feed.version > after or feed.closed), timeout
-                        )
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(feed.changed.wait_for(lambda: feed.version > after), timeout)
+            if feed.version <= after:
+                # Still nothing: if that is because the subscription is down, say so
+                # (a short loss of the subscription is invisible: it re-reads on return).
+                if self._down:
+                    raise Unavailable("live updates are unavailable; resume from your last version", "updates.down")
+                return []
             if feed.events and feed.events[0].version <= after + 1:
                 return [e for e in feed.events if e.version > after]
-            # Older than what the feed holds, or the feed has closed: read the store.
-            return await self._store.read(match_stream(match_id), after)
+            async with self._catch_ups:
+                return await self._store.read(feed.stream, after, PAGE)
         finally:
             feed.watchers -= 1
             feed.last_seen = time.monotonic()
 
-    def _feed(self, match_id: str) -> _Feed:
-        feed = self._feeds.get(match_id)
-        if feed is None or feed.closed:
-            feed = self._feeds[match_id] = _Feed()
-            feed.task = asyncio.create_task(self._follow(match_id, feed))
+    def _start(self) -> None:
+        if not self._running:
+            self._running = True
+            self._spawn(self._subscription())
+            self._spawn(self._janitor())
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _feed(self, stream: str) -> _Feed:
+        feed = self._feeds.get(stream)
+        if feed is None:
+            feed = self._feeds[stream] = _Feed(stream)
+            if self._subscribed:
+                self._pull(feed)
+            # else: the subscription, once made, pulls every feed.
         return feed
 
-    async def _follow(self, match_id: str, feed: _Feed) -> None:
-        """Read the stream and publish it to the feed until nobody watches any more."""
-        stream = match_stream(match_id)
+    def _pull(self, feed: _Feed) -> None:
+        """Bring `feed` up to date with the store; one read at a time per feed."""
+        if feed.pulling:
+            feed.again = True
+            return
+        feed.pulling = True
+        self._spawn(self._pulling(feed))
+
+    async def _pulling(self, feed: _Feed) -> None:
         try:
-            version = await self._store.version(stream)
-            async with feed.changed:
-                # Watchers that are behind can read the store right away.
-                feed.version = version
-                feed.changed.notify_all()
-            while True:
-                batch = await self._store.wait(stream, feed.version, POLL_SECONDS)
+            more = True
+            while more:
+                feed.again = False
+                async with self._pulls:
+                    if feed.version < 0:
+                        version, batch = await self._store.version(feed.stream), []
+                    else:
+                        version, batch = feed.version, await self._store.read(feed.stream, feed.version, PAGE)
                 async with feed.changed:
+                    feed.version = max(feed.version, version)
                     if batch:
                         feed.events = (feed.events + batch)[-BUFFER:]
                         feed.version = batch[-1].version
-                    idle = not feed.watchers and time.monotonic() - feed.last_seen > IDLE_SECONDS
-                    feed.closed = idle
                     feed.changed.notify_all()
-                    if idle:
-                        return
+                more = feed.again or len(batch) == PAGE
+        except FAULTS as fault:
+            # The next notification or resubscription pulls again.
+            log.warning("feed_read_failed", stream=feed.stream, fault=type(fault).__name__)
         finally:
-            # Also on failure: waiters wake up and read the store instead.
-            async with feed.changed:
-                feed.closed = True
-                feed.changed.notify_all()
-            if self._feeds.get(match_id) is feed:
-                del self._feeds[match_id]
+            feed.pulling = False
+
+    async def _subscription(self) -> None:
+        """Hold the subscription for ever, reopening it after a failure."""
+        while True:
+            try:
+                async for stream, version in self._listen():
+                    self._heard(stream, version)
+            except FAULTS_AND_TIMEOUTS as fault:
+                log.warning("subscription_lost", fault=type(fault).__name__)
+            self._set_down()
+            await asyncio.sleep(RESUBSCRIBE_SECONDS)  # back off before subscribing again
+
+    def _heard(self, stream: str, version: int) -> None:
+        if (stream, version) == SUBSCRIBED:
+            self._subscribed, self._down = True, False
+            log.info("subscribed", following=len(self._feeds))
+            for feed in list(self._feeds.values()):
+                self._pull(feed)
+            return
+        followed = self._feeds.get(stream)
+        if followed is not None and version > followed.version:
+            self._pull(followed)
+
+    def _set_down(self) -> None:
+        """Watchers whose wait ends with nothing new while this lasts end UNAVAILABLE."""
+        self._subscribed, self._down = False, True
+
+    async def _janitor(self) -> None:
+        while True:
+            await asyncio.sleep(IDLE_SECONDS / 2)  # a sweep period, not a wait for an event
+            cutoff = time.monotonic() - IDLE_SECONDS
+            for stream, feed in list(self._feeds.items()):
+                if not feed.watchers and not feed.pulling and feed.last_seen < cutoff:
+                    del self._feeds[stream]
 
     async def close(self) -> None:
-        for feed in list(self._feeds.values()):
-            if feed.task is not None:
-                feed.task.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -22,6 +22,8 @@ from services.games import registry
 from services.match.lifecycle import PLATFORM_EVENTS
 
 DEFAULT_GATEWAY = "127.0.0.1:50051"
+# Reopenings of a watch in a row that may fail UNAVAILABLE before giving up.
+RESUME_ATTEMPTS = 5
 
 
 def bearer(token: str) -> tuple[tuple[str, str], ...]:
@@ -138,6 +140,25 @@ class Gateway:
     ) -> AsyncIterator[pb.WatchMatchResponse]:
         request = pb.WatchMatchRequest(match_id=match_id, after_version=after, with_view=with_view)
         return self.stub.WatchMatch(request, metadata=seat.metadata if seat else None)  # type: ignore[no-any-return]
+
+    async def follow(
+        self, match_id: str, seat: Seat | None = None, after: int = 0, attempts: int = RESUME_ATTEMPTS
+    ) -> AsyncIterator[pb.WatchMatchResponse]:
+        """`watch`, resumed from the last version received when the stream ends
+        UNAVAILABLE (a draining gateway, or one that lost Redis for a while)."""
+        failures = 0
+        while True:
+            request = pb.WatchMatchRequest(match_id=match_id, after_version=after)
+            call = self.stub.WatchMatch(request, metadata=seat.metadata if seat else None, wait_for_ready=True)
+            try:
+                async for update in call:
+                    after, failures = update.version, 0
+                    yield update
+                return
+            except grpc.aio.AioRpcError as error:
+                failures += 1
+                if error.code() != grpc.StatusCode.UNAVAILABLE or failures >= attempts:
+                    raise
 
 
 def to_dict(packed: any_pb2.Any, game: str) -> dict[str, Any]:

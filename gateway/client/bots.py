@@ -113,7 +113,12 @@ class _Updates:
         if not done:
             return None
         task, self._pending = self._pending, None
-        update = task.result()
+        try:
+            update = task.result()
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+            return None  # ended resumably (a draining gateway): the caller reopens it
         if update is grpc.aio.EOF:
             return None
         return update

@@ -226,7 +226,7 @@ def watch(match_id: str, seat: SeatOpt = None, after: int = 0, gateway: GatewayO
 
     async def work(g: Gateway) -> None:
         game = (await g.view(match_id, mine)).match.game
-        async for update in g.watch(match_id, mine, after):
+        async for update in g.follow(match_id, mine, after):
             for entry in update.entries:
                 print(
                     json.dumps(

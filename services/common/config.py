@@ -56,7 +56,17 @@ class Settings:
     # Serve only this game (a rules process).
     game: str = ""
     snapshot_every: int = 50
-    grace_seconds: float = 5.0
+    # SIGTERM: seconds in-flight calls get to finish (longer than a normal action).
+    grace_seconds: float = 10.0
+    # Redis connections per process (every pool is bounded); seconds a command waits
+    # for a free one before failing UNAVAILABLE; seconds a command may take.
+    redis_max_connections: int = 64
+    redis_pool_timeout: float = 2.0
+    redis_timeout: float = 5.0
+    # Load shedding: unary calls in flight per process before RESOURCE_EXHAUSTED.
+    max_inflight: int = 512
+    # Open streams per process before RESOURCE_EXHAUSTED.
+    max_streams: int = 20_000
     # Matchmaker: seconds before a waiting ticket is backfilled with bots (0: never).
     bot_backfill_after: float = 0.0
     replica_name: str = ""
@@ -66,6 +76,14 @@ class Settings:
     # Gateway: matches created and tickets queued per second per player (average, burst).
     create_rate: float = 2.0
     create_burst: float = 30.0
+    # Gateway, per caller address: concurrent unary calls, open streams (WatchMatch,
+    # Play, WatchTicket), CreateMatch and FindMatch rates; 0 disables a limit.
+    caller_calls: int = 64
+    caller_streams: int = 64
+    caller_create_rate: float = 5.0
+    caller_create_burst: float = 60.0
+    caller_ticket_rate: float = 5.0
+    caller_ticket_burst: float = 60.0
     # Extra engine packages, name -> package (the platform tests' own game).
     extra_games: Mapping[str, str] = field(default_factory=dict)
     # Mutual TLS between platform processes (PEM files; see services/common/tls.py).
@@ -131,12 +149,23 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         game=get("GAME", d.game),
         snapshot_every=int(get("SNAPSHOT_EVERY", str(d.snapshot_every))),
         grace_seconds=float(get("GRACE_SECONDS", str(d.grace_seconds))),
+        redis_max_connections=int(get("REDIS_MAX_CONNECTIONS", str(d.redis_max_connections))),
+        redis_pool_timeout=float(get("REDIS_POOL_TIMEOUT", str(d.redis_pool_timeout))),
+        redis_timeout=float(get("REDIS_TIMEOUT", str(d.redis_timeout))),
+        max_inflight=int(get("MAX_INFLIGHT", str(d.max_inflight))),
+        max_streams=int(get("MAX_STREAMS", str(d.max_streams))),
         bot_backfill_after=float(get("BOT_BACKFILL_AFTER", str(d.bot_backfill_after))),
         replica_name=get("REPLICA_NAME", d.replica_name),
         seat_action_rate=float(get("SEAT_ACTION_RATE", str(d.seat_action_rate))),
         seat_action_burst=float(get("SEAT_ACTION_BURST", str(d.seat_action_burst))),
         create_rate=float(get("CREATE_RATE", str(d.create_rate))),
         create_burst=float(get("CREATE_BURST", str(d.create_burst))),
+        caller_calls=int(get("CALLER_CALLS", str(d.caller_calls))),
+        caller_streams=int(get("CALLER_STREAMS", str(d.caller_streams))),
+        caller_create_rate=float(get("CALLER_CREATE_RATE", str(d.caller_create_rate))),
+        caller_create_burst=float(get("CALLER_CREATE_BURST", str(d.caller_create_burst))),
+        caller_ticket_rate=float(get("CALLER_TICKET_RATE", str(d.caller_ticket_rate))),
+        caller_ticket_burst=float(get("CALLER_TICKET_BURST", str(d.caller_ticket_burst))),
         extra_games=_addrs(get("EXTRA_GAMES", "")),
         tls_ca=get("TLS_CA", d.tls_ca),
         tls_cert=get("TLS_CERT", d.tls_cert),

@@ -8,10 +8,12 @@ is plaintext (players authenticate with tokens there)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import pathlib
 import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 import grpc
@@ -20,13 +22,15 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from services.common import authz, lifeline, metrics, tls
+from services.common import authz, lifeline, metrics, redis_faults, redis_health, tls
 from services.common import logging as tlog
 from services.common.config import Settings
 from services.common.errors import InvalidArgument, ServiceError, to_status
+from services.common.gate import Gate, draining_error
 
 log = tlog.get("grpc")
 _CONTEXT_FIELDS = ("match_id", "seat", "command_id", "ticket_id")
+STOP_FLUSH_SECONDS = 1.0
 
 
 def _bind_request(request: Any) -> None:
@@ -78,16 +82,34 @@ async def _fail(context: grpc.aio.ServicerContext, method: str, error: ServiceEr
     await context.abort_with_status(to_status(error))
 
 
+def _as_service_error(fault: Exception, method: str) -> ServiceError:
+    """A store fault as the caller sees it; the log keeps what really happened."""
+    log.warning("store_fault", method=method, fault=type(fault).__name__, detail=str(fault))
+    return redis_faults.to_service_error(fault)
+
+
+Admission = Callable[[str, str], AbstractContextManager[Any]]
+"""(method name, peer) -> a context held for the call; raises ServiceError to refuse it."""
+
+
+def _admit_all(method: str, peer: str) -> AbstractContextManager[Any]:
+    return contextlib.nullcontext()
+
+
 class ServiceInterceptor(grpc.aio.ServerInterceptor):
-    """Maps ServiceError to statuses (the one place that aborts), authorizes, logs, measures.
+    """The one place that turns failures into statuses: maps ServiceError and store
+    faults, sheds load and refuses calls while draining (through the gate),
+    authorizes, applies per-caller admission, logs, measures.
 
     With `authorize`, every application call is checked against the policy
     table for the identity of the caller's certificate. Health and reflection
     (`/grpc.*`) are open to any caller the TLS handshake admitted.
     """
 
-    def __init__(self, authorize: bool = False) -> None:
+    def __init__(self, authorize: bool = False, gate: Gate | None = None, admission: Admission | None = None) -> None:
         self._authorize = authorize
+        self._gate = gate or Gate(0, 0)
+        self._admit = admission or _admit_all
 
     async def intercept_service(
         self,
@@ -101,19 +123,19 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         guard = details.method if self._authorize else ""
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
-                _unary(handler.unary_unary, method, guard),
+                _unary(handler.unary_unary, method, guard, self._gate, self._admit),
                 request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
-                _streaming(handler.unary_stream, method, guard),
+                _streaming(handler.unary_stream, method, guard, self._gate, self._admit),
                 request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.stream_stream:
             return grpc.stream_stream_rpc_method_handler(
-                _streaming(handler.stream_stream, method, guard),
+                _streaming(handler.stream_stream, method, guard, self._gate, self._admit),
                 request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
@@ -128,17 +150,22 @@ def _authorize(guard: str, context: grpc.aio.ServicerContext) -> None:
         authz.check(guard, caller)
 
 
-def _unary(inner: Any, method: str, guard: str) -> Any:
+def _unary(inner: Any, method: str, guard: str, gate: Gate, admit: Admission) -> Any:
     async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
         started = time.perf_counter()
         try:
-            _authorize(guard, context)
-            _refuse_malformed(request)
-            response = await inner(request, context)
+            with gate.unary():
+                _authorize(guard, context)
+                with admit(method, context.peer()):
+                    _refuse_malformed(request)
+                    response = await inner(request, context)
         except ServiceError as error:
             await _fail(context, method, error)
+            return None
+        except redis_faults.FAULTS as fault:
+            await _fail(context, method, _as_service_error(fault, method))
             return None
         finally:
             metrics.RPC_SECONDS.labels(method).observe(time.perf_counter() - started)
@@ -148,23 +175,61 @@ def _unary(inner: Any, method: str, guard: str) -> Any:
     return call
 
 
-def _streaming(inner: Any, method: str, guard: str) -> Any:
+def _streaming(inner: Any, method: str, guard: str, gate: Gate, admit: Admission) -> Any:
     async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
         try:
-            _authorize(guard, context)
-            _refuse_malformed(request)
-            if hasattr(request, "__aiter__"):  # a client stream: check each message as it comes
-                request = _checked(request)
-            async for response in inner(request, context):
-                yield response
+            with gate.stream() as stop:
+                _authorize(guard, context)
+                with admit(method, context.peer()):
+                    _refuse_malformed(request)
+                    if hasattr(request, "__aiter__"):  # a client stream: check each message as it comes
+                        request = _checked(request)
+                    async for response in _until(inner(request, context), stop):
+                        yield response
         except ServiceError as error:
             await _fail(context, method, error)
+            return
+        except redis_faults.FAULTS as fault:
+            await _fail(context, method, _as_service_error(fault, method))
             return
         metrics.RPCS.labels(method, "OK").inc()
 
     return call
+
+
+async def _until(responses: AsyncIterator[Any], stop: asyncio.Future[None]) -> AsyncIterator[Any]:
+    """`responses` until they end or `stop` completes (drain: the stream ends UNAVAILABLE
+    with reason server.draining, and the client resumes it elsewhere)."""
+    iterator = aiter(responses)
+    step: asyncio.Future[Any] | None = None
+    try:
+        while True:
+            step = asyncio.ensure_future(anext(iterator))
+            await asyncio.wait({step, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if not step.done():
+                raise draining_error()
+            try:
+                item = step.result()
+            except StopAsyncIteration:
+                return
+            yield item
+    finally:
+        # Also when the client cancelled: the pending step must end before the
+        # generator can be closed.
+        if step is not None and not step.done():
+            await _cancel(step)
+        closing = getattr(responses, "aclose", None)
+        if closing is not None:
+            await closing()
+
+
+async def _cancel(step: asyncio.Future[Any]) -> None:
+    step.cancel()
+    await asyncio.wait({step})
+    if not step.cancelled():
+        step.exception()  # retrieved, not raised: the stream is over either way
 
 
 Register = Callable[[grpc.aio.Server], Sequence[str]]
@@ -177,17 +242,25 @@ async def serve(
     register: Register,
     on_stop: Callable[[], Awaitable[None]] | None = None,
     public: bool = False,
+    *,
+    redis: Any = None,
+    admission: Admission | None = None,
 ) -> None:
     """Run a server until SIGTERM/SIGINT, then drain gracefully.
 
     Only the gateway is `public` (plaintext, no per-method policy); every other
     process serves mutual TLS and exits at once without its credentials.
+    `redis`: the client this process depends on; health is NOT_SERVING while it
+    does not answer. `admission`: per-caller limits (the gateway's).
     """
     own = tls.material(settings)
     lifeline.hold()
     tlog.configure(name, settings.log_level)
+    gate = Gate(settings.max_inflight, settings.max_streams)
+    metrics.INFLIGHT.set_function(lambda: gate.inflight)
+    metrics.OPEN_STREAMS.set_function(lambda: gate.streams)
     server = grpc.aio.server(
-        interceptors=[ServiceInterceptor(authorize=not public)],
+        interceptors=[ServiceInterceptor(authorize=not public, gate=gate, admission=admission)],
         options=[
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", 8 * 1024 * 1024),
@@ -209,8 +282,16 @@ async def serve(
     else:
         port = server.add_secure_port(address, tls.server_credentials(own))
     await server.start()
-    for service in ["", *names]:
-        await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+
+    async def report(up: bool) -> None:
+        status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
+        for service in ["", *names]:
+            await health_servicer.set(service, status)
+
+    probe = redis_health.Probe(redis) if redis is not None else None
+    up = probe is None or await redis_health.answers(probe)
+    await report(up)
+    watcher = asyncio.create_task(redis_health.watch(probe, report, up)) if probe is not None else None
     metrics_port = metrics.expose(settings.metrics_port)
     log.info("serving", port=port, metrics_port=metrics_port, services=names, identity=own.identity, tls=not public)
     if settings.ready_file:
@@ -224,9 +305,27 @@ async def serve(
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
     await stopping.wait()
-    log.info("stopping", grace=settings.grace_seconds)
-    await health_servicer.enter_graceful_shutdown()
-    await server.stop(settings.grace_seconds)
+    await _drain(server, gate, health_servicer, watcher, settings.grace_seconds)
+    if probe is not None:
+        await probe.close()
     if on_stop is not None:
         await on_stop()
     log.info("stopped")
+
+
+async def _drain(
+    server: grpc.aio.Server, gate: Gate, health_servicer: Any, watcher: asyncio.Task[None] | None, grace: float
+) -> None:
+    """NOT_SERVING, refuse new calls, end streams (UNAVAILABLE server.draining),
+    let unary calls in flight finish within `grace` s, then close the server."""
+    log.info("stopping", grace=grace, inflight=gate.inflight, streams=gate.streams)
+    if watcher is not None:
+        watcher.cancel()
+    # NOT_SERVING for every service, and it stays so (later sets are ignored).
+    await health_servicer.enter_graceful_shutdown()
+    gate.drain()
+    finished = await gate.drained(grace)
+    log.info("drained" if finished else "grace_expired", inflight=gate.inflight, streams=gate.streams)
+    # What is left (nothing, or calls past the grace period) is cancelled now;
+    # a short grace lets the statuses of just-ended streams reach their clients.
+    await server.stop(STOP_FLUSH_SECONDS)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram, start_http_server
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 RPCS = Counter("tabletop_rpc_total", "gRPC calls served", ["method", "code"])
 RPC_SECONDS = Histogram(
@@ -13,6 +13,8 @@ RPC_SECONDS = Histogram(
 )
 ACTIONS = Counter("tabletop_actions_total", "Actions applied to matches", ["game", "outcome"])
 APPENDS = Counter("tabletop_appends_total", "Event-store appends", ["result"])
+INFLIGHT = Gauge("tabletop_rpc_inflight", "Unary gRPC calls being served")
+OPEN_STREAMS = Gauge("tabletop_rpc_open_streams", "gRPC streams open")
 STATE_CACHE = Counter("tabletop_state_cache_total", "Match state cache lookups", ["result"])
 
 

@@ -3,6 +3,11 @@
 Every key of one match shares the hash tag `{match:<id>}` (and the matchmaker's
 share `{mm}`), and every script touches keys of one tag only, so the same code
 runs on both.
+
+Every pool is bounded: a process holds at most `max_connections` connections
+(per cluster node), however many callers it serves. A command that finds the
+pool empty waits `pool_timeout` s for a connection, then fails (ConnectionError,
+which the server maps to UNAVAILABLE) instead of opening one more.
 """
 
 from __future__ import annotations
@@ -12,17 +17,64 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
-# Longer than any blocking read we issue (at most 10 s), so a blocking XREAD is
-# never cut off by the client's own socket timeout, while a dead connection
-# still fails instead of hanging.
-SOCKET_TIMEOUT = 30.0
+# Blocking reads (XREAD/XREADGROUP BLOCK, at most 2 s in this code base) must fit
+# in the socket timeout, so it is never shorter than this.
+LONGEST_BLOCK = 2.0
+CONNECT_TIMEOUT = 2.0
 
 
-def connect(url: str, cluster: bool = False, max_connections: int | None = None) -> Any:
-    """An asyncio client with bytes replies."""
-    options: dict[str, Any] = {"decode_responses": False, "socket_timeout": SOCKET_TIMEOUT}
+def connect(
+    url: str,
+    cluster: bool = False,
+    max_connections: int = 64,
+    pool_timeout: float = 2.0,
+    timeout: float = 5.0,
+    name: str = "",
+) -> Any:
+    """An asyncio client with bytes replies and a bounded pool.
+
+    `timeout` bounds every command, so a paused server fails calls instead of
+    hanging them; `name` (CLIENT SETNAME) lets operators and tests count a
+    process's connections with CLIENT LIST."""
+    options: dict[str, Any] = {
+        "decode_responses": False,
+        "socket_timeout": max(timeout, LONGEST_BLOCK + 1.0),
+        "socket_connect_timeout": CONNECT_TIMEOUT,
+        "max_connections": max_connections,
+    }
+    if name:
+        options["client_name"] = name
     if cluster:
+        # The cluster client has no blocking pool: past the bound it raises
+        # MaxConnectionsError at once (mapped to RESOURCE_EXHAUSTED).
         return RedisCluster.from_url(url, **options)  # type: ignore[no-untyped-call]
-    if max_connections is not None:
-        options["max_connections"] = max_connections
-    return aioredis.from_url(url, **options)  # type: ignore[no-untyped-call]
+    pool = aioredis.BlockingConnectionPool.from_url(url, timeout=pool_timeout, **options)
+    return aioredis.Redis(connection_pool=pool)
+
+
+def connect_settings(settings: Any, name: str, max_connections: int | None = None) -> Any:
+    """`connect` as configured by Settings (REDIS_URL, REDIS_CLUSTER, TABLETOP_REDIS_*)."""
+    return connect(
+        settings.redis_url,
+        settings.redis_cluster,
+        max_connections=max_connections or settings.redis_max_connections,
+        pool_timeout=settings.redis_pool_timeout,
+        timeout=settings.redis_timeout,
+        name=name,
+    )
+
+
+def subscriber(url: str, cluster: bool, client: Any, name: str = "") -> Any:
+    """A client for SUBSCRIBE. On one server: `client` itself (the subscription
+    takes one connection of its pool). On a cluster, PUBLISH reaches every node,
+    so one plain connection to the node in `url` hears every channel."""
+    if not cluster:
+        return client
+    options: dict[str, Any] = {
+        "decode_responses": False,
+        "socket_connect_timeout": CONNECT_TIMEOUT,
+        "socket_timeout": LONGEST_BLOCK + 3.0,
+    }
+    if name:
+        options["client_name"] = name
+    return aioredis.from_url(url, max_connections=2, **options)  # type: ignore[no-untyped-call]

@@ -6,6 +6,11 @@ Layout for a stream named N (all in hash slot of `{N}`):
   `{N}:snap`  the newest snapshot (fields v, d)
 and one global sorted set `tabletop:streams` indexing stream names by creation.
 Streams are never trimmed: the log is the truth and XLEN is the version.
+
+Every append also publishes "<N> <last version>" on the channel
+`tabletop:appended`, from inside the script, so a follower (the gateway's live
+updates) hears of every append in order with one subscription for all streams,
+on one server or a cluster (where PUBLISH reaches every node).
 """
 
 from __future__ import annotations
@@ -29,8 +34,10 @@ from services.common.event_store import (
 )
 
 INDEX_KEY = "tabletop:streams"
+APPENDED_CHANNEL = "tabletop:appended"
 
-# KEYS: log, commands, once. ARGV: expected, command_id, n, fingerprint, then 6 fields per event.
+# KEYS: log, commands, once. ARGV: expected, command_id, n, fingerprint, then 6 fields per event,
+# then the stream name and the channel to announce the append on.
 # A command's answer is stored as "first:last:fingerprint"; the same id with
 # another fingerprint answers {-2, stored} and appends nothing.
 # `once` is a short-lived key unique to this call: if the client library
@@ -61,6 +68,7 @@ end
 local answer = (cur + 1) .. ':' .. (cur + n)
 if cmd ~= '' then redis.call('HSET', KEYS[2], cmd, answer .. ':' .. ARGV[4]) end
 redis.call('SET', KEYS[3], answer, 'EX', 600)
+redis.call('PUBLISH', ARGV[i + 1], ARGV[i] .. ' ' .. (cur + n))
 return {1, answer}
 """
 
@@ -86,9 +94,14 @@ class RedisEventStore:
         self._append = client.register_script(_APPEND)
         self._snapshot = client.register_script(_SNAPSHOT)
 
+    @property
+    def client(self) -> Any:
+        """The Redis client underneath (live updates subscribe through it)."""
+        return self._redis
+
     @classmethod
-    def from_url(cls, url: str, cluster: bool = False) -> RedisEventStore:
-        return cls(redis_client.connect(url, cluster))
+    def from_url(cls, url: str, cluster: bool = False, max_connections: int = 64) -> RedisEventStore:
+        return cls(redis_client.connect(url, cluster, max_connections=max_connections))
 
     async def close(self) -> None:
         await self._redis.aclose()
@@ -106,6 +119,7 @@ class RedisEventStore:
         args: list[str | bytes | int] = [expected_version, command_id, len(events), fingerprint]
         for e in events:
             args += [e.type, e.data, e.audience, e.seat, e.redacted_type, e.redacted]
+        args += [stream, APPENDED_CHANNEL]
         status, payload = await self._append(keys=[log, commands, once], args=args)
         if status == -1:
             raise VersionConflict(stream, expected_version, int(payload))
@@ -138,7 +152,8 @@ class RedisEventStore:
 
     async def wait(self, stream: str, after_version: int, timeout: float) -> list[StoredEvent]:
         log, _, _ = _keys(stream)
-        block = max(1, int(timeout * 1000))
+        # Never longer than the client's socket timeout allows; callers loop anyway.
+        block = max(1, int(min(timeout, redis_client.LONGEST_BLOCK) * 1000))
         reply = await self._redis.xread({log: f"{after_version}-0"}, block=block)
         if not reply:
             return []

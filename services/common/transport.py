@@ -18,8 +18,11 @@ from typing import Any
 import grpc
 
 from services.common import authz
+from services.common import logging as tlog
 from services.common.errors import Unavailable, from_rpc_error
 from services.common.tls import Dial
+
+log = tlog.get("transport")
 
 CHANNEL_OPTIONS = [
     ("grpc.keepalive_time_ms", 30_000),
@@ -61,6 +64,12 @@ class LocalClient:
         return None
 
 
+def _service_name(stub_cls: Any) -> str:
+    """'match' for MatchServiceStub: how error messages name a dependency."""
+    name = getattr(stub_cls, "__name__", "internal")
+    return name.removesuffix("Stub").removesuffix("Service").lower() or "internal"
+
+
 class RemoteClient:
     """Calls a servicer over a mutual-TLS gRPC channel, translating failures to ServiceError.
 
@@ -87,6 +96,7 @@ class RemoteClient:
         self._stub = stub_cls(self._channel)
         self._timeout = timeout
         self.addr = addr
+        self._service = _service_name(stub_cls)
 
     def __getattr__(self, name: str) -> Call:
         rpc = getattr(self._stub, name)
@@ -96,7 +106,7 @@ class RemoteClient:
                 return await rpc(request, timeout=timeout or self._timeout, metadata=metadata, wait_for_ready=True)
             except grpc.aio.AioRpcError as error:
                 if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-                    raise Unavailable(f"{self.addr}: {error.code().name}") from None
+                    raise self._unavailable(error) from None
                 raise from_rpc_error(error) from None
 
         return call
@@ -109,8 +119,13 @@ class RemoteClient:
                 yield item
         except grpc.aio.AioRpcError as error:
             if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
-                raise Unavailable(f"{self.addr}: {error.code().name}") from None
+                raise self._unavailable(error) from None
             raise from_rpc_error(error) from None
+
+    def _unavailable(self, error: grpc.aio.AioRpcError) -> Unavailable:
+        """The address stays in our log; the caller learns only which service failed."""
+        log.warning("dependency_unavailable", service=self._service, addr=self.addr, code=error.code().name)
+        return Unavailable(f"the {self._service} service is unavailable", f"{self._service}.unavailable")
 
     async def close(self) -> None:
         await self._channel.close()

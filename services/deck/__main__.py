@@ -13,7 +13,7 @@ from services.deck.servicer import DicePermuter, register
 
 async def main() -> None:
     settings = config.load()
-    client = redis_client.connect(settings.redis_url, settings.redis_cluster)
+    client = redis_client.connect_settings(settings, "tabletop-deck")
     dice = RemoteClient(dice_service_pb2_grpc.DiceServiceStub, settings.dice_addr, wiring.dial(settings, "dice"))
     app = DeckApp(client, DicePermuter(dice))
 
@@ -21,7 +21,7 @@ async def main() -> None:
         await dice.close()
         await client.aclose()
 
-    await serve("deck", settings, lambda server: register(server, app), on_stop=close)
+    await serve("deck", settings, lambda server: register(server, app), on_stop=close, redis=client)
 
 
 if __name__ == "__main__":

@@ -10,9 +10,9 @@ from services.dice.servicer import register
 
 async def main() -> None:
     settings = config.load()
-    client = redis_client.connect(settings.redis_url, settings.redis_cluster)
+    client = redis_client.connect_settings(settings, "tabletop-dice")
     app = DiceApp(client)
-    await serve("dice", settings, lambda server: register(server, app), on_stop=client.aclose)
+    await serve("dice", settings, lambda server: register(server, app), on_stop=client.aclose, redis=client)
 
 
 if __name__ == "__main__":

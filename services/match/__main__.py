@@ -12,7 +12,7 @@ from services.match.servicer import register
 
 async def main() -> None:
     settings = config.load()
-    client = redis_client.connect(settings.redis_url, settings.redis_cluster)
+    client = redis_client.connect_settings(settings, "tabletop-match")
     store = RedisEventStore(client)
     dice = wiring.dice_client(settings, client)
     deck = wiring.deck_client(settings, client, dice)
@@ -24,7 +24,7 @@ async def main() -> None:
     app = MatchApp(
         store, wiring.rules_clients(settings), dice, deck, settings.snapshot_every, announce, RedisDirectory(client)
     )
-    await serve("match", settings, lambda server: register(server, app), on_stop=client.aclose)
+    await serve("match", settings, lambda server: register(server, app), on_stop=client.aclose, redis=client)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ async def main() -> None:
     settings = config.load()
     tuning = mm_config.load(settings)
     replica = settings.replica_name or f"{socket.gethostname()}-{os.getpid()}"
-    client = redis_client.connect(settings.redis_url, settings.redis_cluster, max_connections=256)
+    # Bots and work queues hold connections in blocking reads: a larger bound than the default.
+    client = redis_client.connect_settings(settings, "tabletop-matchmaker", max_connections=256)
     events = RedisEventStore(client)
     match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr, wiring.dial(settings, "match"))
     store = TicketStore(client)
@@ -57,7 +58,7 @@ async def main() -> None:
         await match.close()
         await client.aclose()
 
-    await serve("matchmaker", settings, lambda server: register(server, app), on_stop=stop)
+    await serve("matchmaker", settings, lambda server: register(server, app), on_stop=stop, redis=client)
 
 
 if __name__ == "__main__":

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from deploy.stack import Stack
+from deploy.stack import UNLIMITED_CALLERS, Stack
 from gateway.client.api import Gateway
 
 PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
+# Every stack these tests start inherits this environment: all their calls come
+# from 127.0.0.1, so the per-caller limits are off unless a test sets them.
+for _name, _value in UNLIMITED_CALLERS.items():
+    os.environ.setdefault(_name, _value)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,106 @@
+"""The gateway's live-update feeds against an in-memory store and a scripted
+notification channel: appends heard, appends missed while the channel was
+down found again after resubscribing, watchers told when updates are down."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from gateway import subscriptions
+from gateway.subscriptions import Subscriptions
+from services.common.errors import Unavailable
+from services.common.event_store import MemoryEventStore, NewEvent
+from services.common.keys import match_stream
+from services.common.redis_changes import SUBSCRIBED
+
+
+class Channel:
+    """A notification channel the test drives: put (stream, version) or an exception."""
+
+    def __init__(self) -> None:
+        self.notes: asyncio.Queue[tuple[str, int] | Exception] = asyncio.Queue()
+        self.subscribed = asyncio.Event()
+
+    async def listen(self) -> AsyncIterator[tuple[str, int]]:
+        yield SUBSCRIBED
+        self.subscribed.set()
+        while True:
+            note = await self.notes.get()
+            if isinstance(note, Exception):
+                self.subscribed.clear()
+                raise note
+            yield note
+
+
+async def append(store: MemoryEventStore, match_id: str, channel: Channel | None) -> int:
+    stream = match_stream(match_id)
+    version = await store.version(stream)
+    await store.append(stream, version, [NewEvent("Test", b"x")])
+    if channel is not None:
+        channel.notes.put_nowait((stream, version + 1))
+    return version + 1
+
+
+@pytest.fixture(autouse=True)
+def quick_resubscribe(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(subscriptions, "RESUBSCRIBE_SECONDS", 0.01)
+
+
+async def test_a_heard_append_reaches_every_watcher() -> None:
+    store, channel = MemoryEventStore(), Channel()
+    feeds = Subscriptions(store, channel.listen)
+    await append(store, "m1", None)
+    try:
+        first = await feeds.next_batch("m1", 0, 5)
+        assert [e.version for e in first] == [1]
+        watchers = [asyncio.ensure_future(feeds.next_batch("m1", 1, 5)) for _ in range(3)]
+        await append(store, "m1", channel)
+        assert [[e.version for e in await w] for w in watchers] == [[2], [2], [2]]
+        assert feeds.following == 1
+    finally:
+        await feeds.close()
+
+
+async def test_an_append_missed_while_down_is_found_after_resubscribing() -> None:
+    store, channel = MemoryEventStore(), Channel()
+    feeds = Subscriptions(store, channel.listen)
+    await append(store, "m1", None)
+    try:
+        assert [e.version for e in await feeds.next_batch("m1", 0, 5)] == [1]
+        await asyncio.wait_for(channel.subscribed.wait(), 5)
+        channel.notes.put_nowait(RedisConnectionError("gone"))
+        await append(store, "m1", None)  # appended while nobody listened: no notification
+        assert [e.version for e in await feeds.next_batch("m1", 1, 5)] == [2]
+    finally:
+        await feeds.close()
+
+
+async def test_watchers_are_told_when_updates_stay_down() -> None:
+    async def never() -> AsyncIterator[tuple[str, int]]:
+        raise RedisConnectionError("refused")
+        yield SUBSCRIBED  # an async generator that fails at once
+
+    feeds = Subscriptions(MemoryEventStore(), never)
+    try:
+        with pytest.raises(Unavailable):
+            await feeds.next_batch("m1", 0, 0.2)
+    finally:
+        await feeds.close()
+
+
+async def test_a_watcher_far_behind_reads_the_store_in_pages() -> None:
+    store, channel = MemoryEventStore(), Channel()
+    feeds = Subscriptions(store, channel.listen)
+    for _ in range(subscriptions.PAGE + 10):
+        await append(store, "m1", None)
+    try:
+        batch = await feeds.next_batch("m1", 0, 5)
+        assert [e.version for e in batch] == list(range(1, subscriptions.PAGE + 1))
+        rest = await feeds.next_batch("m1", batch[-1].version, 5)
+        assert [e.version for e in rest] == list(range(subscriptions.PAGE + 1, subscriptions.PAGE + 11))
+    finally:
+        await feeds.close()
