@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 
 import grpc
@@ -43,6 +44,7 @@ UNLIMITED_CALLERS = {
     "TABLETOP_CALLER_STREAMS": "0",
     "TABLETOP_CALLER_CREATE_RATE": "0",
     "TABLETOP_CALLER_TICKET_RATE": "0",
+    "TABLETOP_CALLER_SIGNIN_RATE": "0",
 }
 # The platform identity (certificate common name) each process module runs as.
 IDENTITY = {
@@ -219,6 +221,10 @@ class Stack:
             "TABLETOP_TLS_KEY": str(creds.key),
         }
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "gen"), env.get("PYTHONPATH", "")])
+        if env["REDIS_URL"] and not urllib.parse.urlsplit(env["REDIS_URL"]).password:
+            # An external server without users, handed to this launcher on purpose
+            # (REDIS_URL for the tests or `make run`): the explicit local mode.
+            env.setdefault("TABLETOP_REDIS_INSECURE", "1")
         with open(proc.log_path, "ab") as log:
             proc.process = subprocess.Popen(
                 [sys.executable, "-m", proc.module],

@@ -93,6 +93,7 @@ class CallerLimits:
         self.streams = Concurrency(settings.caller_streams, "open streams")
         self.creates = RateLimiter(settings.caller_create_rate, settings.caller_create_burst)
         self.tickets = RateLimiter(settings.caller_ticket_rate, settings.caller_ticket_burst)
+        self.sign_ins = RateLimiter(settings.caller_signin_rate, settings.caller_signin_burst)
 
     def check_create(self, key: str) -> None:
         """Spend one CreateMatch of `key`; ResourceExhausted past the rate."""
@@ -122,6 +123,9 @@ class CallerLimits:
             self.check_create(key)
         elif method == "FindMatch":
             self.check_ticket(key)
+        elif method in ("Authenticate", "RefreshSession"):
+            # Each new device or custom id is a new player: bound how fast one address makes them.
+            self.sign_ins.take(key, "sign-ins")
         with self.call(key):
             yield
 

@@ -84,6 +84,11 @@ class Settings:
     caller_create_burst: float = 60.0
     caller_ticket_rate: float = 5.0
     caller_ticket_burst: float = 60.0
+    # Sign-ins per second per caller address (each may create a player).
+    # Accept a REDIS_URL without a password (a local server with no users).
+    redis_insecure: bool = False
+    caller_signin_rate: float = 2.0
+    caller_signin_burst: float = 30.0
     # Extra engine packages, name -> package (the platform tests' own game).
     extra_games: Mapping[str, str] = field(default_factory=dict)
     # Mutual TLS between platform processes (PEM files; see services/common/tls.py).
@@ -166,6 +171,9 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         caller_create_burst=float(get("CALLER_CREATE_BURST", str(d.caller_create_burst))),
         caller_ticket_rate=float(get("CALLER_TICKET_RATE", str(d.caller_ticket_rate))),
         caller_ticket_burst=float(get("CALLER_TICKET_BURST", str(d.caller_ticket_burst))),
+        redis_insecure=get("REDIS_INSECURE", "") in ("1", "true", "yes"),
+        caller_signin_rate=float(get("CALLER_SIGNIN_RATE", str(d.caller_signin_rate))),
+        caller_signin_burst=float(get("CALLER_SIGNIN_BURST", str(d.caller_signin_burst))),
         extra_games=_addrs(get("EXTRA_GAMES", "")),
         tls_ca=get("TLS_CA", d.tls_ca),
         tls_cert=get("TLS_CERT", d.tls_cert),

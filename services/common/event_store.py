@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from services.common.errors import ResourceExhausted
+
 
 class VersionConflict(Exception):
     """The stream moved on; `actual` is its current version."""
@@ -25,6 +27,27 @@ class VersionConflict(Exception):
         super().__init__(f"stream {stream}: expected version {expected}, found {actual}")
         self.expected = expected
         self.actual = actual
+
+
+# Ceilings on what one append may store: far above any game's needs (an event
+# is a few hundred bytes, an action's chance settles in far fewer events), so
+# only a fault or an abuse meets them, and it is refused whole.
+MAX_EVENT_BYTES = 256 * 1024
+MAX_EVENTS_PER_APPEND = 20_000
+MAX_SNAPSHOT_BYTES = 16 * 1024 * 1024
+
+
+def check_sizes(events: Sequence[NewEvent]) -> None:
+    """ResourceExhausted if an append would store more than the ceilings allow."""
+    if len(events) > MAX_EVENTS_PER_APPEND:
+        raise ResourceExhausted(f"an append holds at most {MAX_EVENTS_PER_APPEND} events", "store.too_large")
+    if any(len(e.data) + len(e.redacted) > MAX_EVENT_BYTES for e in events):
+        raise ResourceExhausted(f"an event is at most {MAX_EVENT_BYTES} bytes", "store.too_large")
+
+
+def check_snapshot(snapshot: Snapshot) -> None:
+    if len(snapshot.data) > MAX_SNAPSHOT_BYTES:
+        raise ResourceExhausted(f"a snapshot is at most {MAX_SNAPSHOT_BYTES} bytes", "store.too_large")
 
 
 class CommandReused(Exception):
@@ -142,6 +165,7 @@ class MemoryEventStore:
         command_id: str = "",
         fingerprint: str = "",
     ) -> AppendResult:
+        check_sizes(events)
         s = self._stream(stream)
         if command_id and (previous := await self.command(stream, command_id, fingerprint)) is not None:
             return previous
@@ -186,6 +210,7 @@ class MemoryEventStore:
         return await self.read(stream, after_version)
 
     async def save_snapshot(self, stream: str, snapshot: Snapshot) -> None:
+        check_snapshot(snapshot)
         s = self._stream(stream)
         if s.snapshot is None or snapshot.version > s.snapshot.version:
             s.snapshot = snapshot

@@ -12,6 +12,7 @@ which the server maps to UNAVAILABLE) instead of opening one more.
 
 from __future__ import annotations
 
+import urllib.parse
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -53,7 +54,17 @@ def connect(
 
 
 def connect_settings(settings: Any, name: str, max_connections: int | None = None) -> Any:
-    """`connect` as configured by Settings (REDIS_URL, REDIS_CLUSTER, TABLETOP_REDIS_*)."""
+    """`connect` as configured by Settings (REDIS_URL, REDIS_CLUSTER, TABLETOP_REDIS_*).
+
+    A service refuses to start against a server it would reach without a
+    password, unless the operator says so explicitly (TABLETOP_REDIS_INSECURE=1,
+    which the local launcher sets only for a password-less REDIS_URL it was given)."""
+    if not urllib.parse.urlsplit(settings.redis_url).password and not settings.redis_insecure:
+        raise SystemExit(
+            "tabletop: refusing to start: REDIS_URL carries no password "
+            "(redis://user:password@host:port/0, or TABLETOP_REDIS_PASSWORD_FILE); "
+            "TABLETOP_REDIS_INSECURE=1 accepts a server without one"
+        )
     return connect(
         settings.redis_url,
         settings.redis_cluster,

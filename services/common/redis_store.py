@@ -30,6 +30,8 @@ from services.common.event_store import (
     Snapshot,
     StoredEvent,
     VersionConflict,
+    check_sizes,
+    check_snapshot,
     same_request,
 )
 
@@ -114,6 +116,7 @@ class RedisEventStore:
         command_id: str = "",
         fingerprint: str = "",
     ) -> AppendResult:
+        check_sizes(events)
         log, commands, _ = _keys(stream)
         once = f"{{{stream}}}:once:{uuid.uuid4().hex}"
         args: list[str | bytes | int] = [expected_version, command_id, len(events), fingerprint]
@@ -160,6 +163,7 @@ class RedisEventStore:
         return [_decode(entry_id, fields) for entry_id, fields in reply[0][1]]
 
     async def save_snapshot(self, stream: str, snapshot: Snapshot) -> None:
+        check_snapshot(snapshot)
         _, _, snap = _keys(stream)
         await self._snapshot(keys=[snap], args=[snapshot.version, snapshot.data])
 

@@ -135,3 +135,14 @@ async def test_streams_are_indexed_newest_first(store):
     await store.append(b, 0, events("y"))
     names = await store.streams()
     assert names.index(b) < names.index(a)
+
+
+async def test_an_oversized_append_is_refused_whole(store):
+    from services.common.errors import ResourceExhausted
+    from services.common.event_store import MAX_EVENT_BYTES
+
+    s = stream()
+    huge = [NewEvent(type="t", data=b"a"), NewEvent(type="t", data=b"x" * (MAX_EVENT_BYTES + 1))]
+    with pytest.raises(ResourceExhausted):
+        await store.append(s, 0, huge)
+    assert await store.version(s) == 0

@@ -123,3 +123,17 @@ async def test_per_caller_create_and_ticket_rates(per_caller: Stack):
             assert (await gateway.stub.FindMatch(find, metadata=player.metadata, timeout=10)).ticket_id
         over = gateway.stub.FindMatch(find, metadata=players[2].metadata, timeout=10)
         assert await exhausted(over) == "rate_limited"
+
+
+@pytest.fixture
+def few_sign_ins(redis_url: str) -> Iterator[Stack]:
+    yield from limited_stack(redis_url, {"TABLETOP_CALLER_SIGNIN_RATE": "0.001", "TABLETOP_CALLER_SIGNIN_BURST": "3"})
+
+
+async def test_per_caller_sign_in_rate(few_sign_ins: Stack):
+    """Every new device id is a new player: one address cannot mint them without bound."""
+    async with Gateway(few_sign_ins.gateway_addr) as gateway:
+        for name in ("s0", "s1", "s2"):
+            await gateway.sign_in(name)
+        more = gateway.stub.Authenticate(gpb.AuthenticateRequest(device_id="yet-another-device-id"))
+        assert await exhausted(more) == "rate_limited"

@@ -194,3 +194,20 @@ def test_a_gateway_without_strong_token_keys_refuses_to_start(redis_url: str, tm
     )
     assert done.returncode != 0
     assert "refusing to start" in done.stderr and ("no token signing keys" in done.stderr or "bytes" in done.stderr)
+
+
+def test_a_service_refuses_a_redis_url_without_a_password(redis_url: str, tmp_path: pathlib.Path) -> None:
+    """Outside the launcher's explicit local mode, a service will not talk to Redis as nobody."""
+    stack = Stack()
+    creds = pki.files(stack.pki_dir, "dice")
+    env = {k: v for k, v in os.environ.items() if k != "TABLETOP_REDIS_INSECURE"}
+    env.update(REDIS_URL="redis://127.0.0.1:1/0", TABLETOP_PORT="0", TABLETOP_TLS_CA=str(creds.ca),
+               TABLETOP_TLS_CERT=str(creds.cert), TABLETOP_TLS_KEY=str(creds.key),
+               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "gen")]))
+    try:
+        done = subprocess.run([sys.executable, "-m", "services.dice"], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=60)
+    finally:
+        stack.stop()
+    assert done.returncode != 0
+    assert "REDIS_URL carries no password" in done.stderr
