@@ -263,7 +263,9 @@ async def serve(
         interceptors=[ServiceInterceptor(authorize=not public, gate=gate, admission=admission)],
         options=[
             ("grpc.so_reuseport", 0),
-            ("grpc.max_receive_message_length", 8 * 1024 * 1024),
+            # Players send small messages (an action is at most 64 KiB, gateway/validate.py);
+            # internal calls carry engine states.
+            ("grpc.max_receive_message_length", (1 if public else 8) * 1024 * 1024),
             # Clients keep long watch streams alive with pings every 30 s
             # (transport.CHANNEL_OPTIONS); accept them instead of closing the
             # connection with "too many pings".

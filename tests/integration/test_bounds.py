@@ -14,7 +14,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from gateway.client.api import Gateway
 
 pytestmark = pytest.mark.integration
-MEGABYTE = "x" * (1 << 20)
+BIG = "x" * (100 * 1024)
 
 
 async def refusal(call: Any) -> tuple[grpc.StatusCode, str, str]:
@@ -39,10 +39,10 @@ async def test_oversized_and_out_of_range_fields_are_invalid_argument(gateway: G
     seat = await gateway.join(match_id, "bounds")
     stub, session = gateway.stub, player.metadata
     cases = {
-        "command_id": stub.CreateMatch(gpb.CreateMatchRequest(game="pig", seat_count=2, command_id=MEGABYTE),
+        "command_id": stub.CreateMatch(gpb.CreateMatchRequest(game="pig", seat_count=2, command_id=BIG),
                                        metadata=session),
         "config[target]": stub.CreateMatch(gpb.CreateMatchRequest(game="pig", seat_count=2,
-                                                                  config={"target": MEGABYTE}), metadata=session),
+                                                                  config={"target": BIG}), metadata=session),
         "config": stub.CreateMatch(gpb.CreateMatchRequest(game="pig", seat_count=2,
                                                           config={f"k{i}": "1" for i in range(17)}),
                                    metadata=session),
@@ -61,10 +61,17 @@ async def test_oversized_and_out_of_range_fields_are_invalid_argument(gateway: G
     for field, call in cases.items():
         code, reason, message = await refusal(call)
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, field), (field, code, reason, message)
-        assert MEGABYTE[:100] not in message
+        assert BIG[:100] not in message
     watch = stub.WatchMatch(gpb.WatchMatchRequest(match_id=match_id, after_version=-3))
     code, reason, _ = await refusal(watch.read())
     assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "after_version")
+
+
+async def test_a_request_over_a_megabyte_is_refused_by_size(gateway: Gateway) -> None:
+    player = await gateway.sign_in("bounds")
+    huge = gpb.CreateMatchRequest(game="pig", seat_count=2, command_id="x" * (1 << 20))
+    code, _, _ = await refusal(gateway.stub.CreateMatch(huge, metadata=player.metadata))
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
 async def test_an_unknown_match_is_not_found(gateway: Gateway) -> None:
