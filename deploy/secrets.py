@@ -19,6 +19,7 @@ import pathlib
 import sys
 
 from services.common import keyring, pki, redis_credentials
+from services.common.private_files import write_private
 
 
 def ensure(root: pathlib.Path) -> None:
@@ -28,8 +29,8 @@ def ensure(root: pathlib.Path) -> None:
     redis_dir.mkdir(parents=True, exist_ok=True)
     passwords = redis_credentials.load_or_create(redis_dir / "passwords.json")
     for user, password in passwords.items():
-        redis_credentials.write_private(redis_dir / f"{user}.password", password + "\n")
-    redis_credentials.write_private(redis_dir / "users.acl", redis_credentials.acl_rules(passwords))
+        write_private(redis_dir / f"{user}.password", password + "\n")
+    write_private(redis_dir / "users.acl", redis_credentials.acl_rules(passwords))
 
 
 def main(argv: list[str]) -> int:

@@ -20,6 +20,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
 
 from gateway.client import bots
 from gateway.client.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
+from services.common.private_files import write_private
 from services.dice.verify import verify as verify_log
 from services.games import registry
 
@@ -43,10 +44,7 @@ def _seats_file() -> pathlib.Path:
 def _write_private(path: pathlib.Path, data: Any) -> None:
     """Tokens and device ids are credentials: files only their owner may read."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path.with_suffix(".tmp"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(json.dumps(data, indent=2))
-    path.with_suffix(".tmp").replace(path)
+    write_private(path, json.dumps(data, indent=2))
 
 
 def _load_seats() -> dict[str, dict[str, str]]:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import pathlib
 import secrets
 from dataclasses import dataclass
+
+from services.common.private_files import write_private
 
 MIN_KEY_BYTES = 32
 
@@ -84,10 +85,7 @@ def create_file(path: str | pathlib.Path) -> KeyRing:
         return load_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     ring = generate()
-    fd = os.open(path.with_suffix(".tmp"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(dumps(ring))
-    path.with_suffix(".tmp").replace(path)
+    write_private(path, dumps(ring))
     return ring
 
 
@@ -96,7 +94,7 @@ def rotate_file(path: str | pathlib.Path) -> KeyRing:
     ring = load_file(path)
     fresh = generate()
     rotated = KeyRing(fresh.active, {**ring.keys, **fresh.keys})
-    pathlib.Path(path).write_text(dumps(rotated))
+    write_private(pathlib.Path(path), dumps(rotated))
     return rotated
 
 

@@ -26,6 +26,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from services.common.private_files import write_private
+
 DOMAIN = "tabletop.internal"
 IDENTITIES = ("gateway", "match", "dice", "deck", "rules", "matchmaker")
 CA_NAME = "tabletop-platform-ca"
@@ -86,7 +88,7 @@ def _ensure_ca(pki_dir: pathlib.Path) -> tuple[ec.EllipticCurvePrivateKey, x509.
         .add_extension(_key_usage(cert_sign=True), critical=True)
         .sign(key, hashes.SHA256())
     )
-    _write_private(key_path, _pem_key(key))
+    write_private(key_path, _pem_key(key))
     _write(cert_path, cert.public_bytes(serialization.Encoding.PEM))
     return key, cert, True
 
@@ -119,7 +121,7 @@ def _issue(target: Files, name: str, ca_key: ec.EllipticCurvePrivateKey, ca_cert
         .add_extension(x509.SubjectAlternativeName([x509.DNSName(server_name(name))]), critical=False)
         .sign(ca_key, hashes.SHA256())
     )
-    _write_private(target.key, _pem_key(key))
+    write_private(target.key, _pem_key(key))
     _write(target.cert, cert.public_bytes(serialization.Encoding.PEM))
 
 
@@ -157,16 +159,6 @@ def _pem_key(key: ec.EllipticCurvePrivateKey) -> bytes:
     return key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-
-
-def _write_private(path: pathlib.Path, data: bytes) -> None:
-    """Written 0600 from the first byte (never readable by others, even briefly), then renamed into place."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.unlink(missing_ok=True)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-    tmp.replace(path)
 
 
 def _write(path: pathlib.Path, data: bytes) -> None:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import pathlib
 import secrets
 import urllib.parse
 from collections.abc import Mapping
+
+from services.common.private_files import write_private
 
 ADMIN = "admin"
 SERVICE_USERS = ("match", "gateway", "dice", "deck", "matchmaker")
@@ -75,20 +76,6 @@ def masked(redis_url: str) -> str:
         return redis_url
     netloc = f"{parts.username or ''}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
-
-
-def write_private(path: pathlib.Path, text: str) -> None:
-    """Write `text` to `path` readable by this user only (mode 0600)."""
-    # Create under a temporary name with mode 0600 from the first byte, then
-    # rename: no moment where the secret is world-readable or half-written.
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.unlink(missing_ok=True)
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
 
 
 def _sha256(password: str) -> str:

@@ -31,6 +31,7 @@ import redis
 import redis.exceptions
 
 from services.common import redis_credentials
+from services.common.private_files import write_private
 
 BINARIES = {"server": ("valkey-server", "redis-server"), "cli": ("valkey-cli", "redis-cli")}
 PASSWORDS_FILE = "redis-passwords.json"
@@ -120,9 +121,9 @@ class RedisProcess:
 
     def launch(self, timeout: float = 30.0) -> RedisProcess:
         """Start the server process (again, after stop or kill) and wait until it serves."""
-        redis_credentials.write_private(self.directory / ACL_FILE, redis_credentials.acl_rules(self.passwords))
+        write_private(self.directory / ACL_FILE, redis_credentials.acl_rules(self.passwords))
         config = self.directory / PRIVATE_CONFIG
-        redis_credentials.write_private(config, private_config(self.passwords, self.cluster))
+        write_private(config, private_config(self.passwords, self.cluster))
         # The config file comes first; command-line options after it add to it.
         args = [server_binary(), str(config), *server_args(self.port, self.directory, self.cluster)]
         # With util-linux's setpriv the server gets SIGTERM if its launcher dies,
