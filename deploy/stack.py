@@ -45,6 +45,8 @@ UNLIMITED_CALLERS = {
     "TABLETOP_CALLER_CREATE_RATE": "0",
     "TABLETOP_CALLER_TICKET_RATE": "0",
     "TABLETOP_CALLER_SIGNIN_RATE": "0",
+    # ... and the per-player create and ticket rates: a harness creates many matches as one player.
+    "TABLETOP_CREATE_RATE": "0",
 }
 # The platform identity (certificate common name) each process module runs as.
 IDENTITY = {

@@ -23,7 +23,7 @@ import redis.asyncio as aioredis
 from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
-from deploy.stack import Stack
+from deploy.stack import UNLIMITED_CALLERS, Stack
 from gateway.client import bots
 from gateway.client.api import Gateway, Seat
 from services.common.keys import match_stream
@@ -100,7 +100,8 @@ class Players:
 
 
 async def _kill_cycles(data_dir: pathlib.Path, cycles: int) -> None:
-    stack = Stack(games=("pig",), extra_env=PIG, matchmakers=0, data_dir=data_dir)
+    # One host creates every match, as fast as the lanes can play: no rate limits here.
+    stack = Stack(games=("pig",), extra_env={**PIG, **UNLIMITED_CALLERS}, matchmakers=0, data_dir=data_dir)
     stack.start()
     try:
         async with Gateway(stack.gateway_addr) as gateway:

@@ -137,3 +137,23 @@ async def test_per_caller_sign_in_rate(few_sign_ins: Stack):
             await gateway.sign_in(name)
         more = gateway.stub.Authenticate(gpb.AuthenticateRequest(device_id="yet-another-device-id"))
         assert await exhausted(more) == "rate_limited"
+
+
+@pytest.fixture
+def per_player(redis_url: str) -> Iterator[Stack]:
+    yield from limited_stack(redis_url, {"TABLETOP_CREATE_RATE": "0.001", "TABLETOP_CREATE_BURST": "2"},
+                             matchmakers=1)
+
+
+async def test_per_player_create_and_ticket_rates(per_player: Stack):
+    """A player's creates and tickets are bounded whatever address they come from; others are not held up."""
+    async with Gateway(per_player.gateway_addr) as gateway:
+        for _ in range(2):
+            await gateway.create("pig", 2, by="eager")
+        assert await exhausted(gateway.create("pig", 2, by="eager")) == "rate_limited"
+        await gateway.create("pig", 2, by="patient")
+        eager = await gateway.sign_in("eager")
+        find = gpb.FindMatchRequest(game="pig", players_min=2)
+        for _ in range(2):
+            await gateway.stub.FindMatch(find, metadata=eager.metadata, timeout=10)
+        assert await exhausted(gateway.stub.FindMatch(find, metadata=eager.metadata, timeout=10)) == "rate_limited"
