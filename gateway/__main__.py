@@ -6,6 +6,7 @@ import pathlib
 from tabletop.match.v1 import match_service_pb2_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc
 
+from gateway import payloads
 from gateway.identity import ExternalConfig, ExternalIdentities, Players
 from gateway.limits import CallerLimits, RateLimiter
 from gateway.matchmaking import replicas_client
@@ -16,6 +17,7 @@ from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
 from services.common.tokens import Lifetimes, TokenAuthority
 from services.common.transport import RemoteClient
+from services.games import registry
 
 
 def token_authority(settings: config.Settings) -> TokenAuthority:
@@ -63,9 +65,10 @@ async def main() -> None:
     matchmaker = replicas_client(
         matchmaker_service_pb2_grpc.MatchmakerServiceStub, settings.matchmaker_addr, wiring.dial(settings, "matchmaker")
     )
+    rules = wiring.rules_clients(settings)
     servicer = GatewayServicer(
         match,
-        wiring.rules_clients(settings),
+        rules,
         store,
         tokens,
         Players(client, external_identities(settings), settings.auth_custom),
@@ -89,6 +92,8 @@ async def main() -> None:
         public=True,
         redis=client,
         admission=limits.admit,
+        # Reflection resolves every view, action and event a client receives or sends in an Any.
+        reflect=payloads.reflected_names(name for name in rules if name in registry.available()),
     )
 
 

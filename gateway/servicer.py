@@ -138,7 +138,9 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         games = []
         for name in sorted(self._rules):
             info = await self._rules[name].DescribeGame(rpb.DescribeGameRequest())
-            games.append(pb.GameInfo(game=info.game, min_seats=info.min_seats, max_seats=info.max_seats))
+            games.append(
+                pb.GameInfo(game=info.game, min_seats=info.min_seats, max_seats=info.max_seats, options=info.options)
+            )
         return pb.ListGamesResponse(games=games)
 
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: Any) -> pb.CreateMatchResponse:

@@ -17,9 +17,8 @@ from google.protobuf import any_pb2, json_format
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 
+from gateway import payloads
 from services.common.transport import CHANNEL_OPTIONS
-from services.games import registry
-from services.match.lifecycle import PLATFORM_EVENTS
 
 DEFAULT_GATEWAY = "127.0.0.1:50051"
 # Reopenings of a watch in a row that may fail UNAVAILABLE before giving up.
@@ -162,18 +161,15 @@ class Gateway:
 
 
 def to_dict(packed: any_pb2.Any, game: str) -> dict[str, Any]:
-    """A game payload (view, action or event) as a JSON-ready dict."""
-    codec = registry.game(game).codec
+    """A game payload (view, action or event) as a JSON-ready dict (without its "@type")."""
     name = packed.type_url.rsplit("/", 1)[-1]
-    platform = tuple(PLATFORM_EVENTS.values())
-    for message_cls in (codec.view_message, codec.action_message, codec.event_message, *platform):
-        if message_cls.DESCRIPTOR.full_name == name:
-            message = message_cls()
-            packed.Unpack(message)
-            return json_format.MessageToDict(
-                message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-            )
-    return {"type": name}
+    if name not in payloads.payload_types([game]):
+        return {"type": name}
+    found = dict(payloads.to_dict(
+        packed, [game], preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    ))
+    found.pop("@type", None)
+    return found
 
 
 def message_dict(message: Any) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import grpc
 import typer
 from google.protobuf import any_pb2, json_format
 from rich.console import Console
+from tabletop.common.v1 import common_pb2 as common_pb
 from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
 
 from gateway.client import bots
@@ -115,6 +116,18 @@ def games(gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
     reply = _run(gateway, lambda g: g.stub.ListGames(gateway_pb.ListGamesRequest()))
     for info in reply.games:
         console.print(f"{info.game}  ({info.min_seats}-{info.max_seats} players)")
+        for option in info.options:
+            console.print(f"  --option {option.name}=...  {_allowed(option)}, default {option.default!r}: "
+                          f"{option.description}", markup=False, highlight=False)
+
+
+def _allowed(option: Any) -> str:
+    """What an option accepts, in a few words."""
+    if option.allowed_values:
+        return "one of " + "|".join(option.allowed_values)
+    if option.HasField("min"):
+        return f"an integer {option.min}..{option.max}"
+    return "true|false" if option.type == common_pb.OPTION_TYPE_BOOL else "text"
 
 
 @app.command()

@@ -18,6 +18,7 @@ from typing import Any
 
 import grpc
 import structlog
+from google.protobuf import descriptor_pool
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
@@ -245,6 +246,7 @@ async def serve(
     *,
     redis: Any = None,
     admission: Admission | None = None,
+    reflect: Sequence[str] = (),
 ) -> None:
     """Run a server until SIGTERM/SIGINT, then drain gracefully.
 
@@ -252,6 +254,10 @@ async def serve(
     process serves mutual TLS and exits at once without its credentials.
     `redis`: the client this process depends on; health is NOT_SERVING while it
     does not answer. `admission`: per-caller limits (the gateway's).
+    `reflect`: message names (beyond the services' own) that server reflection
+    must resolve, e.g. the payloads carried in Any; reflection serves files by
+    symbol from the default descriptor pool, so each must be imported by now
+    (a missing one stops the start with KeyError).
     """
     own = tls.material(settings)
     lifeline.hold()
@@ -277,6 +283,8 @@ async def serve(
     names = list(register(server))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for symbol in reflect:
+        descriptor_pool.Default().FindFileContainingSymbol(symbol)
     reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
     address = f"{settings.host}:{settings.port}"
     if public:

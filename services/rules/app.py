@@ -65,7 +65,9 @@ class EngineHost:
         try:
             state = self.engine.setup(dict(config), seats)
         except InvalidConfig as bad:
-            raise InvalidArgument(f"bad option: {bad}", "config") from None
+            # reason "config" like the gateway's own checks; the option travels in the metadata.
+            detail = f"config[{bad.option}]: {bad}" if bad.option else f"bad option: {bad}"
+            raise InvalidArgument(detail, "config", {"option": bad.option} if bad.option else None) from None
         return state, self.encode(state)
 
     def decide(self, data: bytes, seat: int, move: Any) -> Decision:

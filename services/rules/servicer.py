@@ -13,6 +13,7 @@ from tabletop.rules.v1 import rules_service_pb2_grpc as pb_grpc
 from services.common.errors import InvalidArgument
 from services.games.common import chance, protocodec
 from services.games.common.engine import Outcome, ToMove, Visibility
+from services.games.common.options import OptionSpec, OptionType
 from services.rules.app import EngineHost
 
 
@@ -50,6 +51,29 @@ def visibility_message(visibility: Visibility) -> common_pb2.Visibility:
     return message
 
 
+_OPTION_TYPES = {
+    OptionType.CHOICE: common_pb2.OPTION_TYPE_CHOICE,
+    OptionType.BOOL: common_pb2.OPTION_TYPE_BOOL,
+    OptionType.INT: common_pb2.OPTION_TYPE_INT,
+    OptionType.STRING: common_pb2.OPTION_TYPE_STRING,
+}
+
+
+def option_message(spec: OptionSpec) -> common_pb2.GameOption:
+    message = common_pb2.GameOption(
+        name=spec.name,
+        type=_OPTION_TYPES[spec.type],
+        allowed_values=spec.choices,
+        default=spec.default,
+        description=spec.description,
+    )
+    if spec.minimum is not None:
+        message.min = spec.minimum
+    if spec.maximum is not None:
+        message.max = spec.maximum
+    return message
+
+
 class RulesServicer(pb_grpc.RulesServiceServicer):
     def __init__(self, host: EngineHost) -> None:
         self._host = host
@@ -82,7 +106,12 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
 
     async def DescribeGame(self, request: pb.DescribeGameRequest, context: Any) -> pb.DescribeGameResponse:
         engine = self._host.engine
-        return pb.DescribeGameResponse(game=self._game, min_seats=engine.min_seats, max_seats=engine.max_seats)
+        return pb.DescribeGameResponse(
+            game=self._game,
+            min_seats=engine.min_seats,
+            max_seats=engine.max_seats,
+            options=[option_message(spec) for spec in engine.options],
+        )
 
     async def Setup(self, request: pb.SetupRequest, context: Any) -> pb.SetupResponse:
         if request.game and request.game != self._game:

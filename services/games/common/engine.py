@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from services.games.common.chance import ChanceOutcome, ChanceRequest
+
+if TYPE_CHECKING:
+    from services.games.common.options import OptionSpec
 
 S = TypeVar("S")
 A = TypeVar("A")
@@ -33,7 +36,12 @@ class IllegalAction(Exception):
 
 
 class InvalidConfig(ValueError):
-    """A match option that the game does not know or cannot accept."""
+    """A match option that the game does not know or cannot accept; `option`
+    names it (empty when the refusal concerns no single option)."""
+
+    def __init__(self, message: str, option: str = "") -> None:
+        super().__init__(message)
+        self.option = option
 
 
 class Audience(Enum):
@@ -97,9 +105,12 @@ class Engine(Protocol, Generic[S, A, E]):
     name: str
     min_seats: int
     max_seats: int
+    # The match options setup accepts (services/games/common/options.py).
+    options: tuple[OptionSpec, ...]
 
     def setup(self, config: Mapping[str, str], seats: int) -> S:
-        """The initial state; raises InvalidConfig for an unknown option."""
+        """The initial state; raises InvalidConfig for an unknown or unacceptable option
+        (checked against `options` with `parse_options`)."""
 
     def to_move(self, state: S) -> ToMove:
         """Seats that may act now, or the pending chance request."""

@@ -13,6 +13,7 @@ from services.games.discover.evolve import evolve as _evolve
 from services.games.discover.flow import Kind, pending
 from services.games.discover.legal import legal_actions as _legal
 from services.games.discover.result import result as _result
+from services.games.discover.setup import OPTIONS
 from services.games.discover.setup import setup as _setup
 from services.games.discover.state import State
 from services.games.discover.view import View
@@ -25,6 +26,7 @@ class DiscoverEngine:
     name = "discover"
     min_seats = 1
     max_seats = 4
+    options = OPTIONS
 
     def setup(self, config: Mapping[str, str], seats: int) -> State:
         return _setup(config, seats)

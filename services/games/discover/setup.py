@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from services.games.common.engine import InvalidConfig
+from services.games.common.options import OptionSpec, parse_options
 from services.games.discover import state as st
 from services.games.discover.content import SCENARIOS, Content, load
 from services.games.discover.state import Phase, State, Status, Survivor
@@ -16,7 +17,18 @@ from services.games.discover.vocab import Hex
 
 DEFAULT_SCENARIO = SCENARIOS[0]
 DEFAULT_MAX_DAYS = 40
-KNOWN_OPTIONS = frozenset({"scenario", "max_days", "characters"})
+MAX_DAYS = 365
+OPTIONS = (
+    OptionSpec.choice("scenario", SCENARIOS, DEFAULT_SCENARIO, "The scenario to play"),
+    OptionSpec.integer(
+        "max_days", DEFAULT_MAX_DAYS, 1, MAX_DAYS, "Days after which the survivors lose if the quest is not done"
+    ),
+    OptionSpec.string(
+        "characters",
+        "",
+        "Fixed characters, one number per seat separated by commas (e.g. 3,7); empty: each seat drafts in secret",
+    ),
+)
 COLOURS = ("red", "blue", "green", "yellow")
 
 
@@ -31,24 +43,12 @@ def card_number(card: str) -> int:
 
 def setup(config: Mapping[str, str], seats: int) -> State:
     """The initial state of a game of 1-4 survivors."""
-    unknown = set(config) - KNOWN_OPTIONS
-    if unknown:
-        raise InvalidConfig(f"unknown options: {', '.join(sorted(unknown))}")
+    options = parse_options(OPTIONS, config)
     if not 1 <= seats <= 4:
         raise InvalidConfig("Discover is played by 1 to 4 survivors")
-    scenario = config.get("scenario", DEFAULT_SCENARIO)
-    if scenario not in SCENARIOS:
-        raise InvalidConfig(f"unknown scenario {scenario}")
-    content = load(scenario)
-    max_days = _max_days(config.get("max_days", str(DEFAULT_MAX_DAYS)))
-    characters = _characters(config.get("characters", ""), seats, content)
-    return _initial(content, seats, max_days, characters)
-
-
-def _max_days(raw: str) -> int:
-    if not raw.isdigit() or int(raw) < 1:
-        raise InvalidConfig("max_days must be a positive integer")
-    return int(raw)
+    content = load(str(options["scenario"]))
+    characters = _characters(str(options["characters"]), seats, content)
+    return _initial(content, seats, int(options["max_days"]), characters)
 
 
 def _characters(raw: str, seats: int, content: Content) -> tuple[int, ...]:
@@ -57,10 +57,10 @@ def _characters(raw: str, seats: int, content: Content) -> tuple[int, ...]:
         return ()
     parts = raw.split(",")
     if len(parts) != seats or not all(p.strip().isdigit() for p in parts):
-        raise InvalidConfig("characters needs one character number per seat")
+        raise InvalidConfig("characters needs one character number per seat", "characters")
     chosen = tuple(int(p) for p in parts)
     if len(set(chosen)) != seats or any(c not in content.characters for c in chosen):
-        raise InvalidConfig("characters must be distinct known character numbers")
+        raise InvalidConfig("characters must be distinct known character numbers", "characters")
     return chosen
 
 

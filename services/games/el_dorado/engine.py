@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from services.games.common.chance import ChanceOutcome
 from services.games.common.engine import Outcome, ToMove, Visibility
+from services.games.common.options import OptionSpec
 from services.games.el_dorado import events as ev
 from services.games.el_dorado.actions import Action
 from services.games.el_dorado.decide import decide
@@ -14,7 +15,7 @@ from services.games.el_dorado.evolve import evolve
 from services.games.el_dorado.flow import to_move
 from services.games.el_dorado.legal import legal_actions
 from services.games.el_dorado.result import result
-from services.games.el_dorado.setup import setup
+from services.games.el_dorado.setup import OPTIONS, setup
 from services.games.el_dorado.state import State
 from services.games.el_dorado.view import View, view
 
@@ -40,6 +41,7 @@ class ElDoradoEngine:
     name: str = "el_dorado"
     min_seats: int = 2
     max_seats: int = 4
+    options: tuple[OptionSpec, ...] = OPTIONS
 
     def setup(self, config: Mapping[str, str], seats: int) -> State:
         return setup(config, seats)

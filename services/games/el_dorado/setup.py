@@ -5,25 +5,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from services.games.common.engine import InvalidConfig
+from services.games.common.options import OptionSpec, parse_options
 from services.games.el_dorado import content
 from services.games.el_dorado.board import board
 from services.games.el_dorado.state import Phase, Player, State
 
-DEFAULTS = {"course": "first_game", "caves": "false", "max_rounds": "200"}
+MAX_ROUNDS = 1000
+
+OPTIONS = (
+    OptionSpec.choice(
+        "course", tuple(content.courses()), "first_game", "The course to race on; first_game is the one to learn on"
+    ),
+    OptionSpec.boolean("caves", False, "The caves variant: cave tokens next to mountain spaces"),
+    OptionSpec.integer(
+        "max_rounds", 200, 1, MAX_ROUNDS, "Rounds after which the match ends without a winner reaching El Dorado"
+    ),
+)
 
 
 def _options(config: Mapping[str, str]) -> tuple[str, bool, int]:
-    unknown = set(config) - set(DEFAULTS)
-    if unknown:
-        raise InvalidConfig(f"unknown options: {', '.join(sorted(unknown))}")
-    merged = {**DEFAULTS, **config}
-    if merged["course"] not in content.courses():
-        raise InvalidConfig(f"course must be one of {', '.join(content.courses())}")
-    if merged["caves"] not in ("true", "false"):
-        raise InvalidConfig("caves must be true or false")
-    if not merged["max_rounds"].isdigit() or int(merged["max_rounds"]) < 1:
-        raise InvalidConfig("max_rounds must be a positive integer")
-    return merged["course"], merged["caves"] == "true", int(merged["max_rounds"])
+    values = parse_options(OPTIONS, config)
+    return str(values["course"]), bool(values["caves"]), int(values["max_rounds"])
 
 
 def _starts(seats: int) -> tuple[tuple[int, ...], ...]:

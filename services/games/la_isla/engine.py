@@ -33,6 +33,7 @@ class LaIsla:
     name = "la_isla"
     min_seats = rules_setup.MIN_SEATS
     max_seats = rules_setup.MAX_SEATS
+    options = rules_setup.OPTIONS
 
     def setup(self, config: Mapping[str, str], seats: int) -> State:
         return rules_setup.setup(config, seats)

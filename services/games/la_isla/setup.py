@@ -5,12 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from services.games.common.engine import InvalidConfig
+from services.games.common.options import OptionSpec, parse_options
 from services.games.la_isla.content import ANIMALS, COLOURS
 from services.games.la_isla.rules import BASE_SLOTS, CONTENT, EXPLORERS_UNDER_C
 from services.games.la_isla.state import Phase, Player, State
 
 DECKS = {"beginner": (1,), "full": (1, 2)}
 MIN_SEATS, MAX_SEATS = 2, 4
+
+OPTIONS = (
+    OptionSpec.choice(
+        "deck", tuple(DECKS), "beginner", "The card deck: beginner (value-1 cards only) or full (all cards)"
+    ),
+)
 
 
 def deck_cards(deck: str) -> tuple[str, ...]:
@@ -37,12 +44,7 @@ def new_player() -> Player:
 
 def setup(config: Mapping[str, str], seats: int) -> State:
     """The state before the random setup (island, tiles, large tiles, piles) is drawn."""
-    unknown = set(config) - {"deck"}
-    if unknown:
-        raise InvalidConfig(f"unknown option(s): {', '.join(sorted(unknown))}")
-    deck = config.get("deck", "beginner")
-    if deck not in DECKS:
-        raise InvalidConfig(f"deck must be one of {', '.join(DECKS)}")
+    deck = str(parse_options(OPTIONS, config)["deck"])
     if not MIN_SEATS <= seats <= MAX_SEATS:
         raise InvalidConfig(f"La Isla takes {MIN_SEATS} to {MAX_SEATS} players")
     return State(
