@@ -6,6 +6,7 @@ import pathlib
 from tabletop.match.v1 import match_service_pb2_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc
 
+from gateway.forwarded import caller_address
 from gateway.identity import ExternalConfig, ExternalIdentities, Players
 from gateway.limits import CallerLimits, RateLimiter
 from gateway.matchmaking import replicas_client
@@ -89,6 +90,7 @@ async def main() -> None:
         public=True,
         redis=client,
         admission=limits.admit,
+        caller=caller_address(settings.trust_forwarded),
     )
 
 
