@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import urllib.parse
 from dataclasses import dataclass
 
 import grpc
@@ -55,7 +56,9 @@ def build(channel: grpc.aio.Channel, config: EdgeConfig) -> ASGIApp:
             await _lifespan(receive, send)
             return
         path = scope.get("path", "")
-        if path.startswith(API_PREFIX):
+        if path.startswith(API_PREFIX) and _native_grpc(scope):
+            await _refuse_grpc(send)
+        elif path.startswith(API_PREFIX):
             await api_app(scope, receive, send)
         elif path == HEALTH_PATH:
             await health_app(scope, receive, send)
@@ -63,6 +66,26 @@ def build(channel: grpc.aio.Channel, config: EdgeConfig) -> ASGIApp:
             await files(scope, receive, send)
 
     return cors.wrap(app, config.cors_origins)
+
+
+GRPC_REFUSED = "this is the HTTP edge (Connect, gRPC-Web): send gRPC to the gateway's port"
+
+
+def _native_grpc(scope: Scope) -> bool:
+    """gRPC proper (not gRPC-Web): it needs HTTP/2 trailers, which this HTTP/1.1 server has not."""
+    content_type = dict(scope.get("headers", ())).get(b"content-type", b"")
+    return content_type.startswith(b"application/grpc") and not content_type.startswith(b"application/grpc-web")
+
+
+async def _refuse_grpc(send: Send) -> None:
+    """A trailers-only gRPC answer: the status in the headers, UNIMPLEMENTED, no body."""
+    headers = [
+        (b"content-type", b"application/grpc"),
+        (b"grpc-status", b"12"),
+        (b"grpc-message", urllib.parse.quote(GRPC_REFUSED).encode()),
+    ]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:

@@ -204,3 +204,9 @@ def test_files_are_served_at_the_root(http: httpx.Client) -> None:
     page = http.get("/")
     assert page.status_code == 200
     assert "Tabletop" in page.text
+
+
+def test_grpc_proper_is_sent_to_the_gateway_with_a_clear_status(http: httpx.Client) -> None:
+    answer = http.post(SERVICE + "ListGames", content=b"", headers={"Content-Type": "application/grpc"})
+    assert answer.headers["grpc-status"] == str(grpc.StatusCode.UNIMPLEMENTED.value[0])
+    assert "gateway" in answer.headers["grpc-message"]
