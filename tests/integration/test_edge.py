@@ -32,7 +32,7 @@ ALLOWED_ORIGIN = "http://table.example"
 
 @pytest.fixture(scope="module")
 def stack(redis_url: str) -> Iterator[Stack]:
-    running = Stack(redis_url=redis_url, extra_env={**PIG, "TABLETOP_CORS_ORIGINS": ALLOWED_ORIGIN}, matchmakers=0)
+    running = Stack(redis_url=redis_url, extra_env={**PIG, "TABLETOP_CORS_ORIGINS": ALLOWED_ORIGIN}, matchmakers=1)
     try:
         running.start()
     except BaseException:
@@ -147,6 +147,17 @@ def test_refusals_have_the_grpc_code_message_and_reason(
     assert connect_reason(answer) == from_rpc_error(expected).reason  # type: ignore[arg-type]
 
 
+def test_watch_ticket_streams_over_connect_json(http: httpx.Client) -> None:
+    token = sign_in(http)
+    ticket = ok(call(http, "FindMatch", {"game": "pig", "playersMin": 2}, token))["ticketId"]
+    headers = {"Content-Type": "application/connect+json", "Authorization": f"Bearer {token}"}
+    body = envelope({"ticketId": ticket})
+    with http.stream("POST", SERVICE + "WatchTicket", content=body, headers=headers) as answer:
+        flags, first = next(frames(answer.iter_raw()))
+    assert not flags & END_STREAM, first
+    assert first["ticketId"] == ticket and first["status"].startswith("TICKET_STATUS_")
+
+
 def test_play_is_refused_over_http_1_1_with_a_clear_status(http: httpx.Client) -> None:
     headers = {"Content-Type": "application/connect+json"}
     answer = http.post(SERVICE + "Play", content=envelope({"watch": {"matchId": "m"}}), headers=headers)
@@ -156,8 +167,9 @@ def test_play_is_refused_over_http_1_1_with_a_clear_status(http: httpx.Client) -
     assert "WatchMatch" in end["error"]["message"]
 
 
-async def test_grpc_web_unary_and_streaming_with_the_generated_client(stack: Stack) -> None:
-    async with GatewayServiceClient(stack.edge_url, protocol=ProtocolType.GRPC_WEB) as client:
+@pytest.mark.parametrize("protocol", [ProtocolType.GRPC_WEB, ProtocolType.CONNECT], ids=["grpc-web", "connect-proto"])
+async def test_binary_unary_and_streaming_with_the_generated_client(stack: Stack, protocol: ProtocolType) -> None:
+    async with GatewayServiceClient(stack.edge_url, protocol=protocol) as client:
         games = await client.list_games(gw.ListGamesRequest())
         assert "pig" in {game.game for game in games.games}
         session = (await client.authenticate(gw.AuthenticateRequest(device_id=f"web-{uuid.uuid4()}"))).session_token
