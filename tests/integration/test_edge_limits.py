@@ -18,6 +18,7 @@ from tabletop.gateway.v1 import gateway_service_pb2_grpc
 
 from deploy.stack import Stack
 from gateway import forwarded
+from tests.integration.conftest import PIG
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +29,8 @@ ONE_SIGN_IN = {"TABLETOP_CALLER_SIGNIN_RATE": "0.0001", "TABLETOP_CALLER_SIGNIN_
 
 @pytest.fixture(scope="module")
 def stack(redis_url: str) -> Iterator[Stack]:
-    running = Stack(redis_url=redis_url, extra_env=ONE_SIGN_IN, matchmakers=0)
+    # With the test game too: an earlier stack of this test process made it known to the launcher.
+    running = Stack(redis_url=redis_url, extra_env={**PIG, **ONE_SIGN_IN}, matchmakers=0)
     try:
         running.start()
     except BaseException:
