@@ -27,11 +27,11 @@ $(GEN): $(STAMP) $(PROTOS) tools/gen_proto.py
 
 setup: $(GEN) ## create .venv, install dependencies, generate protobuf code
 
-proto: ## regenerate protobuf code into gen/
+proto: ## regenerate protobuf, gRPC and Connect (HTTP edge) code into gen/
 	$(PY) tools/gen_proto.py
 	touch $(GEN)
 
-run: $(GEN) ## run the whole stack (REDIS_URL unset: an embedded durable server on TABLETOP_DATA_DIR, default .data)
+run: $(GEN) ## run the whole stack, gRPC gateway :50051 and HTTP edge :8080 (REDIS_URL unset: an embedded durable server on TABLETOP_DATA_DIR, default .data)
 	$(PY) -m deploy.local
 
 test: $(GEN) ## run the test suite (unit, rules, property samples, integration)

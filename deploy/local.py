@@ -41,7 +41,8 @@ def main() -> int:
     print(f"  redis                {masked(stack.redis_url)}{where}")
     # Internal ports speak mutual TLS only; tools that dial them use these credentials.
     print(f"  certificates         {stack.pki_dir}   (internal services: mutual TLS)")
-    print(f"\nTabletop gateway listening on {stack.gateway_addr}")
+    print(f"\nTabletop gateway listening on {stack.gateway_addr} (gRPC)")
+    print(f"Tabletop edge listening on {stack.edge_url} (Connect, gRPC-Web, the web table at /)")
     print("try:  .venv/bin/tabletop bots --game la_isla --players 3      (Ctrl-C stops the stack)", flush=True)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 import urllib.parse
+import urllib.request
 from dataclasses import dataclass, field
 
 import grpc
@@ -35,7 +36,15 @@ from services.common import keyring, pki, redis_credentials, redis_server, tls
 from services.games.registry import add_package, available
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FIXED_PORTS = {"redis": 50050, "gateway": 50051, "match": 50052, "dice": 50053, "deck": 50054, "matchmaker": 50055}
+FIXED_PORTS = {
+    "redis": 50050,
+    "gateway": 50051,
+    "match": 50052,
+    "dice": 50053,
+    "deck": 50054,
+    "matchmaker": 50055,
+    "edge": 8080,
+}
 RULES_BASE_PORT = 50060
 # Load generators and tests call from one address: this lifts the gateway's
 # per-address limits (tests of those limits set their own).
@@ -145,8 +154,17 @@ class Stack:
         # Matchmakers before the gateway: the gateway is told every replica's address.
         for replica in range(self.matchmakers):
             self._launch_matchmaker(replica)
-        self._launch("gateway", "gateway", {**self._core_env(), **self._matchmaker_env(), **self._token_env()})
+        # The edge relays browsers' calls with their addresses, which the gateway keys its
+        # per-caller limits by (TABLETOP_TRUST_FORWARDED: only what listens on loopback here).
+        gateway_env = {**self._core_env(), **self._matchmaker_env(), **self._token_env()}
+        self._launch("gateway", "gateway", {**gateway_env, "TABLETOP_TRUST_FORWARDED": "1"})
+        self._launch("edge", "gateway.edge", {"TABLETOP_GATEWAY_ADDR": self.gateway_addr})
         return self
+
+    @property
+    def edge_url(self) -> str:
+        """The HTTP edge (Connect, gRPC-Web, the web table)."""
+        return f"http://127.0.0.1:{self.procs['edge'].port}"
 
     def _token_env(self) -> dict[str, str]:
         """The gateway's signing keys: the operator's if configured, else a ring this
@@ -207,8 +225,6 @@ class Stack:
         ready = self.workdir / f"{proc.name}.port"
         ready.unlink(missing_ok=True)
         proc.log_path = self.workdir / f"{proc.name}.log"
-        identity = IDENTITY[proc.module]
-        creds = pki.files(self.pki_dir, identity)
         env = {
             **os.environ,
             **self.extra_env,
@@ -218,9 +234,7 @@ class Stack:
             "PYTHONUNBUFFERED": "1",
             # The child asks the kernel to stop it when this launcher dies (lifeline.py).
             "TABLETOP_PARENT_PID": str(os.getpid()),
-            "TABLETOP_TLS_CA": str(creds.ca),
-            "TABLETOP_TLS_CERT": str(creds.cert),
-            "TABLETOP_TLS_KEY": str(creds.key),
+            **self._tls_env(proc.module),
         }
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "gen"), env.get("PYTHONPATH", "")])
         if env["REDIS_URL"] and not urllib.parse.urlsplit(env["REDIS_URL"]).password:
@@ -237,6 +251,17 @@ class Stack:
                 start_new_session=True,
             )
         proc.port = self._wait_ready(proc, ready)
+
+    def _tls_env(self, module: str) -> dict[str, str]:
+        """A platform process's own credentials; the edge has none (it calls the public port)."""
+        if module not in IDENTITY:
+            return {}
+        creds = pki.files(self.pki_dir, IDENTITY[module])
+        return {
+            "TABLETOP_TLS_CA": str(creds.ca),
+            "TABLETOP_TLS_CERT": str(creds.cert),
+            "TABLETOP_TLS_KEY": str(creds.key),
+        }
 
     def _redis_url_for(self, name: str) -> str:
         """Each process authenticates as its own user; rules processes use no Redis at all."""
@@ -260,6 +285,8 @@ class Stack:
         raise RuntimeError(f"{proc.name} did not become ready; see {proc.log_path}")
 
     def _healthy(self, proc: Proc, port: int, timeout: float) -> bool:
+        if proc.module == "gateway.edge":
+            return _http_serving(f"http://127.0.0.1:{port}/healthz", timeout)
         addr, identity = f"127.0.0.1:{port}", IDENTITY[proc.module]
         if identity == "gateway":  # the one plaintext, client-facing port
             return _serving(grpc.insecure_channel(addr), timeout)
@@ -332,6 +359,12 @@ def _serving(channel: grpc.Channel, timeout: float) -> bool:
             health_pb2.HealthCheckRequest(service=""), timeout=max(0.5, timeout), wait_for_ready=True
         )
         return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+    return False
+
+
+def _http_serving(url: str, timeout: float) -> bool:
+    with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=max(0.5, timeout)) as answer:
+        return bool(answer.status == 200)
     return False
 
 

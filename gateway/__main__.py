@@ -7,6 +7,7 @@ from tabletop.match.v1 import match_service_pb2_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc
 
 from gateway import payloads
+from gateway.forwarded import caller_address
 from gateway.identity import ExternalConfig, ExternalIdentities, Players
 from gateway.limits import CallerLimits, RateLimiter
 from gateway.matchmaking import replicas_client
@@ -94,6 +95,7 @@ async def main() -> None:
         admission=limits.admit,
         # Reflection resolves every view, action and event a client receives or sends in an Any.
         reflect=payloads.reflected_names(name for name in rules if name in registry.available()),
+        caller=caller_address(settings.trust_forwarded),
     )
 
 

@@ -11,6 +11,14 @@ from grpc_tools import protoc
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PROTO = ROOT / "proto"
 GEN = ROOT / "gen"
+# Connect and gRPC-Web stubs (the HTTP edge) for the client-facing API only;
+# internal services speak gRPC over mutual TLS and need none.
+CONNECT_PACKAGES = {PROTO / "tabletop" / "gateway" / "v1"}
+
+
+def _plugin(name: str) -> str:
+    """A protoc plugin installed next to this interpreter (the venv's bin/)."""
+    return str(pathlib.Path(sys.executable).parent / name)
 
 
 def main() -> int:
@@ -30,6 +38,13 @@ def main() -> int:
             f"--grpc_python_out={GEN}",
             *protos,
         ]
+        if package in CONNECT_PACKAGES:
+            args[1:1] = [
+                f"--plugin=protoc-gen-connectrpc={_plugin('protoc-gen-connectrpc')}",
+                f"--connectrpc_out={GEN}",
+                # google.protobuf messages (what grpcio uses), not protobuf-py's.
+                "--connectrpc_opt=protobuf=google",
+            ]
         if protoc.main(args) != 0:
             failed.append(str(package.relative_to(PROTO)))
     # Regular packages, so mypy and importlib resolve `tabletop.*` unambiguously.

@@ -89,6 +89,9 @@ class Settings:
     redis_insecure: bool = False
     caller_signin_rate: float = 2.0
     caller_signin_burst: float = 30.0
+    # Key per-caller limits by the address the HTTP edge forwards (gateway/forwarded.py);
+    # only for a gateway port that nothing but the edge can reach.
+    trust_forwarded: bool = False
     # Extra engine packages, name -> package (the platform tests' own game).
     extra_games: Mapping[str, str] = field(default_factory=dict)
     # Mutual TLS between platform processes (PEM files; see services/common/tls.py).
@@ -174,6 +177,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         redis_insecure=get("REDIS_INSECURE", "") in ("1", "true", "yes"),
         caller_signin_rate=float(get("CALLER_SIGNIN_RATE", str(d.caller_signin_rate))),
         caller_signin_burst=float(get("CALLER_SIGNIN_BURST", str(d.caller_signin_burst))),
+        trust_forwarded=get("TRUST_FORWARDED", "") in ("1", "true", "yes"),
         extra_games=_addrs(get("EXTRA_GAMES", "")),
         tls_ca=get("TLS_CA", d.tls_ca),
         tls_cert=get("TLS_CERT", d.tls_cert),

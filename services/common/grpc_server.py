@@ -97,6 +97,15 @@ def _admit_all(method: str, peer: str) -> AbstractContextManager[Any]:
     return contextlib.nullcontext()
 
 
+CallerAddress = Callable[[grpc.aio.ServicerContext], str]
+_Admit = Callable[[str, grpc.aio.ServicerContext], AbstractContextManager[Any]]
+"""The address a call's admission is keyed by; by default the connection's peer."""
+
+
+def _peer(context: grpc.aio.ServicerContext) -> str:
+    return str(context.peer())
+
+
 class ServiceInterceptor(grpc.aio.ServerInterceptor):
     """The one place that turns failures into statuses: maps ServiceError and store
     faults, sheds load and refuses calls while draining (through the gate),
@@ -107,10 +116,21 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
     (`/grpc.*`) are open to any caller the TLS handshake admitted.
     """
 
-    def __init__(self, authorize: bool = False, gate: Gate | None = None, admission: Admission | None = None) -> None:
+    def __init__(
+        self,
+        authorize: bool = False,
+        gate: Gate | None = None,
+        admission: Admission | None = None,
+        caller: CallerAddress | None = None,
+    ) -> None:
         self._authorize = authorize
         self._gate = gate or Gate(0, 0)
-        self._admit = admission or _admit_all
+        admit = admission or _admit_all
+        address = caller or _peer
+        # Admission sees one string per call: the address the caller's limits are keyed by.
+        self._admit: _Admit = (
+            lambda method, context: admit(method, address(context))
+        )
 
     async def intercept_service(
         self,
@@ -151,7 +171,7 @@ def _authorize(guard: str, context: grpc.aio.ServicerContext) -> None:
         authz.check(guard, caller)
 
 
-def _unary(inner: Any, method: str, guard: str, gate: Gate, admit: Admission) -> Any:
+def _unary(inner: Any, method: str, guard: str, gate: Gate, admit: _Admit) -> Any:
     async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
@@ -159,7 +179,7 @@ def _unary(inner: Any, method: str, guard: str, gate: Gate, admit: Admission) ->
         try:
             with gate.unary():
                 _authorize(guard, context)
-                with admit(method, context.peer()):
+                with admit(method, context):
                     _refuse_malformed(request)
                     response = await inner(request, context)
         except ServiceError as error:
@@ -176,14 +196,14 @@ def _unary(inner: Any, method: str, guard: str, gate: Gate, admit: Admission) ->
     return call
 
 
-def _streaming(inner: Any, method: str, guard: str, gate: Gate, admit: Admission) -> Any:
+def _streaming(inner: Any, method: str, guard: str, gate: Gate, admit: _Admit) -> Any:
     async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
         try:
             with gate.stream() as stop:
                 _authorize(guard, context)
-                with admit(method, context.peer()):
+                with admit(method, context):
                     _refuse_malformed(request)
                     if hasattr(request, "__aiter__"):  # a client stream: check each message as it comes
                         request = _checked(request)
@@ -247,13 +267,15 @@ async def serve(
     redis: Any = None,
     admission: Admission | None = None,
     reflect: Sequence[str] = (),
+    caller: CallerAddress | None = None,
 ) -> None:
     """Run a server until SIGTERM/SIGINT, then drain gracefully.
 
     Only the gateway is `public` (plaintext, no per-method policy); every other
     process serves mutual TLS and exits at once without its credentials.
     `redis`: the client this process depends on; health is NOT_SERVING while it
-    does not answer. `admission`: per-caller limits (the gateway's).
+    does not answer. `admission`: per-caller limits (the gateway's), keyed by
+    `caller` (default: the connection's peer address).
     `reflect`: message names (beyond the services' own) that server reflection
     must resolve, e.g. the payloads carried in Any; reflection serves files by
     symbol from the default descriptor pool, so each must be imported by now
@@ -266,7 +288,7 @@ async def serve(
     metrics.INFLIGHT.set_function(lambda: gate.inflight)
     metrics.OPEN_STREAMS.set_function(lambda: gate.streams)
     server = grpc.aio.server(
-        interceptors=[ServiceInterceptor(authorize=not public, gate=gate, admission=admission)],
+        interceptors=[ServiceInterceptor(authorize=not public, gate=gate, admission=admission, caller=caller)],
         options=[
             ("grpc.so_reuseport", 0),
             # Players send small messages (an action is at most 64 KiB, gateway/validate.py);

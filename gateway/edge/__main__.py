@@ -1,0 +1,71 @@
+"""The edge process: Connect and gRPC-Web over HTTP/1.1 (uvicorn), relayed to the gateway.
+
+Environment: TABLETOP_HOST and TABLETOP_PORT (default 8080) to listen on,
+TABLETOP_GATEWAY_ADDR (the gateway's gRPC port), TABLETOP_CORS_ORIGINS,
+TABLETOP_WEB_DIR, TABLETOP_METRICS_PORT, TABLETOP_READY_FILE.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pathlib
+import socket
+
+import grpc
+import uvicorn
+
+from gateway.edge import cors
+from gateway.edge.app import EdgeConfig, build
+from services.common import config, lifeline, metrics
+from services.common import logging as tlog
+
+DEFAULT_PORT = 8080
+# Open watch streams would hold a stop forever: after this, they are cut (clients resume by version).
+GRACEFUL_SECONDS = 5
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """Bound and listening before the server runs: connections wait in the backlog, so the
+    port can be announced (ready file) before the first one is accepted."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    return sock
+
+
+def announce(ready_file: str, port: int, metrics_port: int) -> None:
+    if ready_file:
+        ready = pathlib.Path(ready_file)
+        ready.with_suffix(".tmp").write_text(f"{port} {metrics_port}\n")
+        ready.with_suffix(".tmp").replace(ready)
+
+
+async def main() -> None:
+    settings = config.load()
+    lifeline.hold()
+    tlog.configure("edge", settings.log_level)
+    port = int(os.environ.get("TABLETOP_PORT", str(DEFAULT_PORT)))
+    edge = EdgeConfig(cors.origins(os.environ.get("TABLETOP_CORS_ORIGINS", "")), os.environ.get("TABLETOP_WEB_DIR", ""))
+    # The gateway's public port is plaintext on purpose (tokens identify players).
+    async with grpc.aio.insecure_channel(settings.gateway_addr) as channel:
+        server = uvicorn.Server(
+            uvicorn.Config(
+                build(channel, edge),
+                lifespan="on",
+                log_config=None,
+                access_log=False,
+                timeout_graceful_shutdown=GRACEFUL_SECONDS,
+            )
+        )
+        sock = listening_socket(settings.host, port)
+        announce(settings.ready_file, sock.getsockname()[1], metrics.expose(settings.metrics_port))
+        log = tlog.get("edge")
+        log.info("serving", port=sock.getsockname()[1], gateway=settings.gateway_addr, cors=edge.cors_origins)
+        await server.serve(sockets=[sock])
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

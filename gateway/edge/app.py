@@ -1,0 +1,99 @@
+"""The edge's ASGI application: the API under its service path, health, files at /."""
+
+from __future__ import annotations
+
+import urllib.parse
+from dataclasses import dataclass
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from starlette.responses import PlainTextResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+from tabletop.gateway.v1.gateway_service_connect import GatewayServiceASGIApplication
+
+from gateway.edge import codec, cors, static
+from gateway.edge.relay import Relay
+
+API_PREFIX = "/tabletop.gateway.v1.GatewayService/"
+HEALTH_PATH = "/healthz"
+# The gateway's own bound on a request (services/common/grpc_server.py): the same here.
+MAX_REQUEST_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class EdgeConfig:
+    cors_origins: list[str]
+    web_dir: str = ""
+
+
+def api(channel: grpc.aio.Channel) -> ASGIApp:
+    return GatewayServiceASGIApplication(  # type: ignore[return-value]
+        Relay(channel), codecs=codec.codecs(), read_max_bytes=MAX_REQUEST_BYTES
+    )
+
+
+def health(channel: grpc.aio.Channel) -> ASGIApp:
+    """200 while the gateway behind the edge answers SERVING (load balancers, the launcher)."""
+    stub = health_pb2_grpc.HealthStub(channel)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=2.0)
+            serving = reply.status == health_pb2.HealthCheckResponse.SERVING
+        except grpc.aio.AioRpcError:
+            serving = False
+        answer = PlainTextResponse("SERVING" if serving else "NOT_SERVING", status_code=200 if serving else 503)
+        await answer(scope, receive, send)
+
+    return app
+
+
+def build(channel: grpc.aio.Channel, config: EdgeConfig) -> ASGIApp:
+    api_app, health_app, files = api(channel), health(channel), static.files(config.web_dir)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        path = scope.get("path", "")
+        if path.startswith(API_PREFIX) and _native_grpc(scope):
+            await _refuse_grpc(send)
+        elif path.startswith(API_PREFIX):
+            await api_app(scope, receive, send)
+        elif path == HEALTH_PATH:
+            await health_app(scope, receive, send)
+        else:
+            await files(scope, receive, send)
+
+    return cors.wrap(app, config.cors_origins)
+
+
+GRPC_REFUSED = "this is the HTTP edge (Connect, gRPC-Web): send gRPC to the gateway's port"
+
+
+def _native_grpc(scope: Scope) -> bool:
+    """gRPC proper (not gRPC-Web): it needs HTTP/2 trailers, which this HTTP/1.1 server has not."""
+    content_type = dict(scope.get("headers", ())).get(b"content-type", b"")
+    return content_type.startswith(b"application/grpc") and not content_type.startswith(b"application/grpc-web")
+
+
+async def _refuse_grpc(send: Send) -> None:
+    """A trailers-only gRPC answer: the status in the headers, UNIMPLEMENTED, no body."""
+    headers = [
+        (b"content-type", b"application/grpc"),
+        (b"grpc-status", b"12"),
+        (b"grpc-message", urllib.parse.quote(GRPC_REFUSED).encode()),
+    ]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    """Nothing to start or stop: the channel is the shell's (__main__)."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return

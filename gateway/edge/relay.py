@@ -1,0 +1,96 @@
+"""Every GatewayService method, relayed to the gateway's gRPC port.
+
+The edge holds no game logic and no secrets: the gateway authenticates each
+call from the `authorization` header passed through, applies its limits to the
+browser's address (gateway/forwarded.py) and answers; the edge only changes the
+wire format. One class serves every method through the generated Connect
+service's method names, so a method added to the proto is relayed once `make
+proto` has run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import grpc
+from connectrpc.code import Code
+from connectrpc.errors import ConnectError
+from connectrpc.request import RequestContext
+from tabletop.gateway.v1 import gateway_service_pb2, gateway_service_pb2_grpc
+
+from gateway import forwarded
+from gateway.edge.errors import mapped
+
+# Headers a browser may send that mean something to the gateway. Anything else
+# (cookies, the forwarded address) stays at the edge.
+PASSED_HEADERS = ("authorization",)
+SERVICE = gateway_service_pb2.DESCRIPTOR.services_by_name["GatewayService"]
+PLAY_REFUSED = (
+    "Play is a bidirectional stream, which HTTP/1.1 cannot carry: use WatchMatch and "
+    "SubmitAction here, or Play over gRPC to the gateway"
+)
+
+
+def snake(name: str) -> str:
+    """The generated Connect method name of an RPC: ListLegalActions -> list_legal_actions."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def metadata(ctx: RequestContext[Any, Any]) -> list[tuple[str, str]]:
+    """The gRPC metadata of a relayed call: the credentials sent and where the call came from."""
+    found = [(key, ctx.request_headers[key]) for key in PASSED_HEADERS if key in ctx.request_headers]
+    if ctx.client_address:
+        host, _, port = ctx.client_address.rpartition(":")
+        found.append((forwarded.FORWARDED_FOR, forwarded.address(host, int(port))))
+    return found
+
+
+def timeout(ctx: RequestContext[Any, Any]) -> float | None:
+    """The caller's deadline (Connect-Timeout-Ms, grpc-timeout), in seconds, for the relayed call."""
+    return None if ctx.timeout_ms is None else max(ctx.timeout_ms, 0.0) / 1000
+
+
+class Relay:
+    """The Connect service: `relay.<method>(request, ctx)` for every GatewayService method."""
+
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        self._stub = gateway_service_pb2_grpc.GatewayServiceStub(channel)
+        for method in SERVICE.methods:
+            setattr(self, snake(method.name), self._relay(method))
+
+    def _relay(self, method: Any) -> Callable[..., Any]:
+        call = getattr(self._stub, method.name)
+        if method.client_streaming:
+            return _refuse_play
+        if method.server_streaming:
+            return _streaming(call)
+        return _unary(call)
+
+
+def _unary(call: Any) -> Callable[..., Any]:
+    async def relay(request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        with mapped():
+            return await call(request, metadata=metadata(ctx), timeout=timeout(ctx))
+
+    return relay
+
+
+def _streaming(call: Any) -> Callable[..., AsyncIterator[Any]]:
+    async def relay(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+        stream = call(request, metadata=metadata(ctx), timeout=timeout(ctx))
+        try:
+            with mapped():
+                async for response in stream:
+                    yield response
+        finally:
+            # The browser went away or the stream ended: end the gateway's side too.
+            stream.cancel()
+
+    return relay
+
+
+async def _refuse_play(requests: AsyncIterator[Any], ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+    raise ConnectError(Code.UNIMPLEMENTED, PLAY_REFUSED)
+    yield  # an async generator, as the endpoint expects
