@@ -34,3 +34,9 @@ def test_the_curl_example_plays_a_move_over_connect_json(stack: Stack) -> None:
 def test_the_python_example_plays_a_whole_match_over_grpc(stack: Stack) -> None:
     out = run([sys.executable, str(EXAMPLES / "grpc_client.py")], GATEWAY=stack.gateway_addr, GAME="pig")
     assert "finished at version" in out and "ranking" in out
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="the example needs Node.js 18 or newer")
+def test_the_node_example_plays_a_whole_match_over_connect_json(stack: Stack) -> None:
+    out = run(["node", str(EXAMPLES / "connect_node.mjs")], EDGE=stack.edge_url, GAME="pig")
+    assert "finished at version" in out and "ranking" in out
