@@ -1,0 +1,1 @@
+export async function renderLobby(root) { root.textContent = "lobby"; }
