@@ -66,6 +66,7 @@ export function renderTable(root, state, handlers, boards) {
 
   const board = h("div", { class: "board-wrap", id: "board" }, game.board(ctx));
   const below = [];
+  if (game.top) below.push(game.top(ctx));
   if (state.seat != null && game.hand) below.push(game.hand(ctx));
   if (game.extra) below.push(game.extra(ctx));
 
