@@ -15,14 +15,34 @@ const OUT = join(WEB, "artifacts");
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".json": "application/json", ".svg": "image/svg+xml" };
 
-// A static server for web/ (the table is at /dist/, the fixtures at /fixtures/);
-// the gateway's API answers UNAVAILABLE, as when no edge is running.
-function serve() {
+// What the lobby is shown in place of a gateway: ListGames and ListMatches answers
+// made from the fixtures; every other method answers UNAVAILABLE.
+async function lobbyAnswers() {
+  const names = JSON.parse(await readFile(join(WEB, "fixtures", "index.json"), "utf8"));
+  const matches = [];
+  for (const name of names) matches.push(JSON.parse(await readFile(join(WEB, "fixtures", `${name}.json`), "utf8")).match);
+  return {
+    ListGames: { games: [{ game: "el_dorado", minSeats: 2, maxSeats: 4 }, { game: "la_isla", minSeats: 2, maxSeats: 4 }, { game: "discover", minSeats: 1, maxSeats: 4 }] },
+    ListMatches: (body) => ({ matches: matches.filter((m) => !body.status || m.status === body.status) }),
+  };
+}
+
+// A static server for web/ (the table is at /dist/, the fixtures at /fixtures/).
+async function serve() {
+  const answers = await lobbyAnswers();
   const server = createServer(async (req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)).replace(/^(\.\.[/\\])+/, "");
     if (path.startsWith("/tabletop.")) {
-      res.writeHead(503, { "Content-Type": "application/json" });
-      return res.end(JSON.stringify({ code: "unavailable", message: "no gateway in fixture mode" }));
+      const method = path.split("/").pop();
+      let body = "";
+      for await (const chunk of req) body += chunk;
+      const answer = answers[method];
+      if (!answer) {
+        res.writeHead(503, { "Content-Type": "application/json" });
+        return res.end(JSON.stringify({ code: "unavailable", message: "no gateway in fixture mode" }));
+      }
+      res.writeHead(200, { "Content-Type": "application/json" });
+      return res.end(JSON.stringify(typeof answer === "function" ? answer(JSON.parse(body || "{}")) : answer));
     }
     try {
       const body = await readFile(join(WEB, path.endsWith("/") ? path + "index.html" : path));
@@ -69,10 +89,30 @@ async function main() {
       console.log(`${ok ? "ok  " : "FAIL"} ${name} ${JSON.stringify(checks)} ${errors.join(" | ")}`);
       await page.close();
     }
-  } finally {
+  } catch (e) {
     await browser.close();
     server.close();
+    throw e;
   }
+  if (!wanted.length) {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(`${base}/dist/index.html`);
+    try {
+      await page.waitForSelector("body[data-ready='1'] #games [data-game] svg", { timeout: 10000 });
+      await page.waitForSelector("#matches table", { timeout: 10000 });
+    } catch { errors.push("the lobby did not render"); }
+    await page.screenshot({ path: join(OUT, "lobby.png"), fullPage: true });
+    const games = await page.evaluate(() => document.querySelectorAll("#games [data-game]").length);
+    const ok = errors.length === 0 && games === 3;
+    if (!ok) failed++;
+    console.log(`${ok ? "ok  " : "FAIL"} lobby games=${games} ${errors.join(" | ")}`);
+    await page.close();
+    names.push("lobby");
+  }
+  await browser.close();
+  server.close();
   console.log(`${names.length - failed} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);
 }
