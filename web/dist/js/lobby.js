@@ -8,6 +8,7 @@ const KNOWN_OPTIONS = {
   el_dorado: [
     { name: "course", allowedValues: ["first_game", "hills_of_gold", "home_stretch", "winding_paths", "serpentine", "swamplands", "witchs_cauldron"], default: "first_game", description: "which course to race on" },
     { name: "caves", allowedValues: ["false", "true"], default: "false", description: "the caves variant" },
+    { name: "max_rounds", allowedValues: [], default: "200", description: "rounds before the match ends anyway" },
   ],
   la_isla: [{ name: "deck", allowedValues: ["beginner", "full"], default: "beginner", description: "which cards are in the deck" }],
   discover: [{ name: "scenario", allowedValues: ["island-1"], default: "island-1", description: "the scenario" }],
