@@ -42,10 +42,10 @@ def test_every_fixture_renders_as_a_board() -> None:
         ["node", str(WEB / "tests" / "render.mjs")], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    for name in [*names, "lobby"]:
+    for name in [*names, "lobby", "replay-la_isla-3"]:
         shot = WEB / "artifacts" / f"{name}.png"
         assert shot.exists() and shot.stat().st_size > 20_000, f"no screenshot of {name}"
-    assert f"{len(names) + 1} passed, 0 failed" in done.stdout
+    assert f"{len(names) + 2} passed, 0 failed" in done.stdout
 
 
 def test_fixtures_are_real_views() -> None:

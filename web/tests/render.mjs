@@ -110,6 +110,22 @@ async function main() {
     console.log(`${ok ? "ok  " : "FAIL"} lobby games=${games} ${errors.join(" | ")}`);
     await page.close();
     names.push("lobby");
+    // a finished match replayed to an early version: the board of that version
+    const replay = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const rerrors = [];
+    replay.on("pageerror", (e) => rerrors.push(String(e)));
+    await replay.goto(`${base}/dist/index.html?fixture=la_isla-3&replay=60`);
+    try { await replay.waitForSelector("body[data-ready='1'] #board svg", { timeout: 10000 }); } catch { rerrors.push("no board"); }
+    const shown = await replay.evaluate(() => ({
+      slider: document.querySelector("#replay-slider")?.value,
+      log: [...document.querySelectorAll("#log .v")].map((e) => Number(e.textContent)).pop(),
+    }));
+    await replay.screenshot({ path: join(OUT, "replay-la_isla-3.png"), fullPage: true });
+    const rok = rerrors.length === 0 && shown.slider === "60" && shown.log <= 60;
+    if (!rok) failed++;
+    console.log(`${rok ? "ok  " : "FAIL"} replay la_isla-3 to 60 ${JSON.stringify(shown)} ${rerrors.join(" | ")}`);
+    await replay.close();
+    names.push("replay-la_isla-3");
   }
   await browser.close();
   server.close();

@@ -72,6 +72,7 @@ def play_to(game: str, players: int, config: dict[str, str], seed: int, limit: i
     resolver = LocalChance(seed=seed.to_bytes(32, "big"))
     state = engine.setup(config, players)
     entries: list[dict[str, Any]] = []
+    history: list[tuple[int, dict[str, Any]]] = []
     version = 0
     actions = 0
     while True:
@@ -89,6 +90,7 @@ def play_to(game: str, players: int, config: dict[str, str], seed: int, limit: i
             legal = engine.legal_actions(state, seat)
             action = legal[rng.randrange(len(legal))]
             actions += 1
+            history.append((version, MessageToDict(codec.encode_view(engine.view(state, viewer)))))
         else:
             break
         for event in engine.decide(state, seat, action):
@@ -121,14 +123,19 @@ def play_to(game: str, players: int, config: dict[str, str], seed: int, limit: i
     }
     if result is not None:
         summary["outcome"] = _outcome(result)
-    return {
+    out: dict[str, Any] = {}
+    if result is not None:
+        # Finished: views at some versions, so fixture mode can replay the board.
+        step = max(1, len(history) // 24)
+        out["history"] = [[str(v), view] for v, view in history[::step]]
+    return out | {
         "name": f"{game}-{index}",
         "game": game,
         "seat": viewer,
         "match": summary,
         "view": any_json(codec.encode_view(engine.view(state, viewer))),
         "legalActions": legal_json,
-        "entries": entries[-60:],
+        "entries": entries if result is not None else entries[-60:],
     }
 
 
@@ -179,7 +186,10 @@ def main() -> None:
         fixture = play_to(game, players, config, seed, limit, viewer, want, counters[game])
         fixture["config"] = config
         path = out / f"{fixture['name']}.json"
-        path.write_text(json.dumps(fixture, indent=1) + "\n")
+        # one top-level key a line, sorted: stable diffs, small files
+        lines = [f" {json.dumps(k)}: {json.dumps(v, sort_keys=True, separators=(',', ':'))}"
+                 for k, v in sorted(fixture.items())]
+        path.write_text("{\n" + ",\n".join(lines) + "\n}\n")
         names.append(fixture["name"])
         print(path.relative_to(ROOT), fixture["match"]["status"], "v", fixture["match"]["version"],
               len(fixture["legalActions"]), "actions")
