@@ -165,7 +165,8 @@ def boards() -> dict[str, Any]:
     li_cards = json.loads((ROOT / "services/games/la_isla/content/cards.json").read_text())["cards"]
     names = {key: {str(x["number"]): x.get("name", f"{key} {x['number']}") for x in discover[key]}
              for key in ("characters", "items", "enemies")}
-    names["projects"] = {str(x["number"]): f"makes item {x['makes_item']}" for x in discover["projects"]}
+    names["projects"] = {str(x["number"]): "makes " + names["items"].get(str(x["makes_item"]), f"item {x['makes_item']}")
+                         for x in discover["projects"]}
     return {
         "el_dorado": {"courses": courses, "cards": {c["id"]: c for c in ed_cards},
                       "blockades": {str(b["id"]): b for b in json.loads(
