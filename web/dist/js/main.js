@@ -146,9 +146,10 @@ class LiveTable {
           if (u.entries) this.state.entries.push(...u.entries.filter((e) => Number(e.version) > this.lastVersion()));
           if (u.match) this.state.match = u.match;
           if (u.view) this.state.view = u.view;
-          if (u.legalActions) this.state.legal = u.legalActions;
-          else if (!this.token || this.state.match.status !== "MATCH_STATUS_ACTIVE") this.state.legal = [];
-          if (!u.legalActions && this.token) this.refreshLegal().then(() => this.draw());
+          // with_legal_actions: an update leaves the list out when the seat has nothing to do
+          this.state.legal = this.token && this.state.match.status === "MATCH_STATUS_ACTIVE" ? u.legalActions || [] : [];
+          const mine = (this.state.match.toMove || []).map(Number).includes(this.state.seat);
+          if (!u.legalActions && mine && this.token) this.refreshLegal().then(() => this.draw());
           this.draw();
         }, { seatToken: this.token, signal: this.abort.signal });
         if (this.state.match.status === "MATCH_STATUS_FINISHED") { this.state.connection = "finished"; this.draw(); return; }

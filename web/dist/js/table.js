@@ -92,6 +92,7 @@ export function genericDescribe(action) {
 }
 
 function actionsPanel(game, legal, view, handlers, ctx) {
+  const picker = game.picker ? game.picker(ctx, legal, handlers.act) : null;
   const list = h("div", { class: "actions-list", id: "actions" });
   legal.forEach((action, i) => {
     const key = [game.targetOf(action, view)].flat()[0];
@@ -103,7 +104,7 @@ function actionsPanel(game, legal, view, handlers, ctx) {
       onmouseleave: () => highlight(key, false),
     }, describe(game, action, view)));
   });
-  return h("div", { class: "panel" }, h("h3", {}, `Your choices (${legal.length})`),
+  return h("div", { class: "panel" }, h("h3", {}, `Your choices (${legal.length})`), picker,
     legal.length ? list : h("p", { class: "secret-note" }, "Nothing to do right now."));
 }
 
@@ -127,7 +128,8 @@ export function eventText(entry) {
   if (!entry.event) return `${entry.type || "event"} (hidden)`;
   const [kind, body] = oneof(entry.event);
   const parts = Object.entries(body).filter(([, v]) => typeof v !== "object").map(([k, v]) => `${k}=${v}`);
-  return `${humanKind(kind)}${parts.length ? " " + parts.join(" ") : ""}${entry.redacted ? " (hidden)" : ""}`;
+  const text = `${humanKind(kind)}${parts.length ? " " + parts.join(" ") : ""}`;
+  return (text.length > 140 ? text.slice(0, 137) + "…" : text) + (entry.redacted ? " (hidden)" : "");
 }
 
 function replayPanel(state, handlers) {

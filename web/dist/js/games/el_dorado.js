@@ -196,7 +196,7 @@ export function players(ctx, toMove) {
     const seat = num(p.seat);
     const arrived = (p.pieces || []).filter((x) => x.arrived).length;
     return h("div", { class: `player${seat === ctx.seat ? " me" : ""}${toMove.has(seat) ? " to-move" : ""}`, style: { "--c": seatColour(seat) } },
-      h("div", { class: "name" }, `Seat ${seat}`, seat === num(view.current) ? " — taking a turn" : ""),
+      h("div", { class: "name" }, `Seat ${seat}`, seat === num(view.current) && view.phase !== "PHASE_OVER" ? " — taking a turn" : ""),
       h("div", { class: "stats" },
         h("span", {}, `hand ${num(p.handCount)}`), h("span", {}, `deck ${num(p.drawCount)}`),
         h("span", {}, `discard ${(p.discard || []).length}`), h("span", {}, `blockades ${(p.blockades || []).length}`),

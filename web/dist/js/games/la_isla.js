@@ -192,3 +192,31 @@ export function players(ctx, toMove) {
         p.large ? h("span", {}, `large: ${enumName(p.large, "ANIMAL_")}`) : null, tiles.length ? h("span", {}, tiles.join(", ")) : null));
   }));
 }
+
+// The card phase's secret assignment as three picks and a slot, instead of one
+// button per combination: each choice narrows the others to legal combinations.
+export function picker(ctx, legal, act) {
+  const assigns = legal.filter((a) => a.assignCards).map((a) => ({ a: a.assignCards.a, b: a.assignCards.b, d: a.assignCards.d, slot: num(a.assignCards.slot), action: a }));
+  if (assigns.length < 2) return null;
+  const chosen = { a: "", b: "", d: "", slot: "" };
+  const box = h("div", { id: "assign-picker", style: { display: "grid", gridTemplateColumns: "auto 1fr", gap: ".3rem .5rem", marginBottom: ".6rem" } });
+  const fields = [["a", "Cardholder (A)"], ["b", "Resource (B)"], ["d", "Animal (D)"], ["slot", "Into slot"]];
+  const matching = (except) => assigns.filter((x) => fields.every(([k]) => k === except || chosen[k] === "" || String(x[k]) === chosen[k]));
+  const selects = {};
+  const button = h("button", { disabled: true, onclick: () => { const m = matching(null); if (m.length === 1) act(m[0].action); } }, "Assign");
+  const refresh = () => {
+    for (const [k] of fields) {
+      const values = [...new Set(matching(k).map((x) => String(x[k])))];
+      const sel = selects[k];
+      sel.replaceChildren(h("option", { value: "" }, "—"), values.map((v) => h("option", { value: v, selected: v === chosen[k] }, k === "slot" ? `slot ${Number(v) + 1}` : v)));
+    }
+    button.disabled = matching(null).length !== 1;
+  };
+  for (const [k, label] of fields) {
+    selects[k] = h("select", { name: `assign-${k}`, onchange: (e) => { chosen[k] = e.target.value; refresh(); } });
+    box.append(h("label", {}, label), selects[k]);
+  }
+  box.append(h("span"), button);
+  refresh();
+  return box;
+}
