@@ -21,7 +21,10 @@ function card(boards, id) {
 
 export function status({ view }) {
   const phase = enumName(view.phase, "PHASE_");
-  return `Round ${num(view.round)} · ${phase}${view.finalRound ? " · final round!" : ""} · ${pretty(view.course || "")}`;
+  const a = view.active && view.active.source ? view.active : null;
+  const moving = a ? ` · ${pretty(a.source)}: ${num(a.left)} ${enumName(a.symbol, "SYMBOL_")} left for piece ${num(a.piece) + 1}` : "";
+  const coins = num(view.coinsHalves) ? ` · ${num(view.coinsHalves) / 2} coins` : "";
+  return `Round ${num(view.round)} · ${phase}${view.finalRound ? " · final round!" : ""} · ${pretty(view.course || "")}${moving}${coins}`;
 }
 
 export function targetOf(action) {
