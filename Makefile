@@ -48,7 +48,7 @@ soak: $(GEN) ## long runs: thousands of random games per engine, soak and fault 
 	SOAK=1 $(PY) -m pytest -q -p no:cacheprovider -m slow --timeout 7200
 
 lint: $(GEN) ## ruff, mypy strict, proto style check
-	$(PY) -m ruff check services gateway tests tools deploy bench
+	$(PY) -m ruff check services gateway tests tools deploy bench web/tools
 	$(PY) -m mypy services gateway
 	$(PY) tools/proto_lint.py
 

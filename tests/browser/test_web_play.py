@@ -49,5 +49,5 @@ def test_two_seats_play_to_the_end(edge_url: str, game: str) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed, 0 failed" in done.stdout
-    for shot in ("seat0", "seat1", "end"):
+    for shot in ("seat0", "seat1", "spectator", "end"):
         assert Path(WEB / "artifacts" / f"play-{game}-{shot}.png").exists()

@@ -52,6 +52,12 @@ async function playOne(browser, game) {
   await pa.reload();
   await pa.locator("#start").click();
   const tokens = { 0: (await seatOf(pa))[matchId].token, 1: (await seatOf(pb))[matchId].token };
+  // a spectator: sees the table, no hand at all
+  const c = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const pc = await c.newPage();
+  pc.on("pageerror", (e) => errors.push(`spectator: ${e}`));
+  await pc.goto(`${URL_}/#/match/${encodeURIComponent(matchId)}`);
+  await pc.waitForSelector("#board svg");
   let steps = 0, leaks = 0, finished = false;
   const rng = (n) => Math.floor(Math.random() * n);
   while (steps < MAX_STEPS) {
@@ -90,12 +96,24 @@ async function playOne(browser, game) {
         }
       }
     }
+    if (steps % 10 === 0) {
+      const [va, vb] = await Promise.all([api("GetView", { matchId }, tokens[0]), api("GetView", { matchId }, tokens[1])]);
+      const hidden = [...handIds(game, va.view), ...handIds(game, vb.view)];
+      const shown = await handOnPage(pc);
+      if (shown.length || (await pc.locator("#hand").count())) { leaks++; errors.push(`the spectator's page shows a hand: ${shown}`); }
+      if (game === "la_isla") {
+        const html = await pc.content();
+        const onBoard = (c) => [...(va.view.players || [])].some((pl) => (pl.slots || []).some((s) => s.top === c));
+        for (const card of hidden) if (html.includes(`data-card="${card}"`) && !onBoard(card)) { leaks++; errors.push(`spectator sees ${card}`); }
+      }
+    }
+    if (steps === 8) await pc.screenshot({ path: join(OUT, `play-${game}-spectator.png`), fullPage: true });
     if (steps === 6) await pa.screenshot({ path: join(OUT, `play-${game}-seat0.png`), fullPage: true });
     if (steps === 7) await pb.screenshot({ path: join(OUT, `play-${game}-seat1.png`), fullPage: true });
   }
   await pa.waitForTimeout(500);
   await pa.screenshot({ path: join(OUT, `play-${game}-end.png`), fullPage: true });
-  await a.close(); await b.close();
+  await a.close(); await b.close(); await c.close();
   return { game, matchId, steps, finished, leaks, errors };
 }
 

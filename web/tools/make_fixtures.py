@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from google.protobuf.json_format import MessageToDict
@@ -165,7 +165,8 @@ def boards() -> dict[str, Any]:
     li_cards = json.loads((ROOT / "services/games/la_isla/content/cards.json").read_text())["cards"]
     names = {key: {str(x["number"]): x.get("name", f"{key} {x['number']}") for x in discover[key]}
              for key in ("characters", "items", "enemies")}
-    names["projects"] = {str(x["number"]): "makes " + names["items"].get(str(x["makes_item"]), f"item {x['makes_item']}")
+    items = names["items"]
+    names["projects"] = {str(x["number"]): "makes " + items.get(str(x["makes_item"]), f"item {x['makes_item']}")
                          for x in discover["projects"]}
     return {
         "el_dorado": {"courses": courses, "cards": {c["id"]: c for c in ed_cards},

@@ -15,7 +15,7 @@ function name(ctx, kind, n) {
 
 export function status({ view }) {
   const night = view.phase === "PHASE_NIGHT";
-  return `${night ? "Night" : view.phase === "PHASE_OVER" ? "The end" : "Day"} ${num(view.day)} of ${num(view.maxDays)} · quest stage ${num(view.stage)}${view.decision ? ` · ${view.decision}` : ""}`;
+  return `${view.phase === "PHASE_OVER" ? `The end${view.endReason ? ` (${view.endReason})` : ""} · day` : night ? "Night" : "Day"} ${num(view.day)} of ${num(view.maxDays)} · quest stage ${num(view.stage)}${view.decision ? ` · ${view.decision}` : ""}`;
 }
 
 export function targetOf(action) {
