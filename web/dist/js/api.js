@@ -28,6 +28,19 @@ export class Api {
   }
 
   async call(method, body = {}, token = null) {
+    try {
+      return await this.once(method, body, token);
+    } catch (e) {
+      // an expired session: sign the same device in again, once
+      if (e.code === "unauthenticated" && token && token === this.session && this.deviceId) {
+        await this.authenticate(this.deviceId);
+        return this.once(method, body, this.session);
+      }
+      throw e;
+    }
+  }
+
+  async once(method, body, token) {
     const res = await fetch(`${this.base}/${SERVICE}/${method}`, {
       method: "POST",
       headers: this.headers(token),
@@ -89,7 +102,8 @@ export class Api {
 
   // ---- the gateway's methods, as the web table uses them ----
   async authenticate(deviceId) {
-    const r = await this.call("Authenticate", { deviceId });
+    this.deviceId = deviceId;
+    const r = await this.once("Authenticate", { deviceId });
     this.session = r.sessionToken;
     return r;
   }

@@ -105,6 +105,17 @@ class LiveTable {
       if (r.seat === undefined && this.token) { /* seat token no longer valid */ }
     } catch (e) {
       if (this.token && (e.code === "unauthenticated" || e.code === "permission_denied")) {
+        // an expired seat token: ask for a new one while this player still holds the seat
+        if (e.code === "unauthenticated" && !this.retried) {
+          this.retried = true;
+          try {
+            await signIn();
+            const t = await api.getSeatToken(this.matchId, this.state.seat);
+            store.saveSeat(this.matchId, t.seat || 0, t.token);
+            this.token = t.token;
+            return await this.refresh();
+          } catch { /* the seat is gone */ } finally { this.retried = false; }
+        }
         store.dropSeat(this.matchId); this.token = null; this.state.seat = null;
         return this.refresh();
       }
