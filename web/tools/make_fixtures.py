@@ -39,6 +39,11 @@ def in_combat(view: Message, legal: list[dict[str, Any]]) -> bool:
     return bool(legal) and view.HasField("combat") and bool(view.combat.enemy)
 
 
+def at_night(view: Message, legal: list[dict[str, Any]]) -> bool:
+    return bool(legal) and view.phase == view.DESCRIPTOR.fields_by_name["phase"].enum_type.values_by_name[
+        "PHASE_NIGHT"].number
+
+
 def anything(view: Message, legal: list[dict[str, Any]]) -> bool:
     return True
 
@@ -55,6 +60,7 @@ POSITIONS: list[tuple[str, int, dict[str, str], int, int, int | None, Want]] = [
     ("discover", 2, {}, 1, 8, 0, kind("move")),
     ("discover", 2, {}, 1, 5, 1, in_combat),
     ("discover", 2, {}, 5, 10_000, 0, anything),
+    ("discover", 2, {}, 1, 5, 0, at_night),
 ]
 
 

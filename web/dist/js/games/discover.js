@@ -108,6 +108,7 @@ export function board(ctx) {
     }
   });
 
+  if (night) svg.append(s("rect", { x: minX, y: minY, width: w, height: hgt, fill: "#0a1233", opacity: 0.38, "pointer-events": "none", rx: 14 }));
   for (const f of view.features || []) {
     const [x, y] = hexPoint(num(f.space && f.space.q), num(f.space && f.space.r), SIZE);
     const [col, icon] = FEATURE[f.pool] || ["#555", "?"];
