@@ -1,6 +1,6 @@
 // The table of one match: the game's SVG board, the seat's hand, players, legal
 // actions (on the board and in a list), the log, and replay of a finished match.
-import { h, s, toast, seatColour, oneof, humanKind } from "./dom.js";
+import { h, s, toast, seatColour, oneof, humanKind, enumName } from "./dom.js";
 import * as el_dorado from "./games/el_dorado.js";
 import * as la_isla from "./games/la_isla.js";
 import * as discover from "./games/discover.js";
@@ -116,7 +116,7 @@ function highlight(key, on) {
 function logPanel(state, game) {
   const entries = state.entries || [];
   const limit = state.replayAt != null ? state.replayAt : Infinity;
-  const shown = entries.filter((e) => Number(e.version) <= limit).slice(-80);
+  const shown = entries.filter((e) => Number(e.version) <= limit && !quiet(e)).slice(-80);
   const log = h("div", { class: "log", id: "log" }, shown.map((e) => h("div", {},
     h("span", { class: "v" }, e.version),
     game.describeEvent ? game.describeEvent(e, state) : eventText(e))));
@@ -124,12 +124,33 @@ function logPanel(state, game) {
   return h("div", { class: "panel" }, h("h3", {}, "Log"), log);
 }
 
+// Bookkeeping entries a person need not read (they stay in GetMatchLog).
+const QUIET = new Set(["stepsQueued", "stepDone", "functionsInserted", "chanceResolved", "seedRevealed"]);
+
+// A game's events come wrapped in its Event oneof; platform events (MatchCreated,
+// PlayerJoined, ChanceResolved, ...) are their own messages.
+function eventKind(event) {
+  const type = String(event["@type"] || "");
+  if (type.endsWith(".Event")) return oneof(event);
+  const name = type.split(".").pop() || "event";
+  const { ["@type"]: _, ...body } = event;
+  return [name.charAt(0).toLowerCase() + name.slice(1), body];
+}
+
 export function eventText(entry) {
-  if (!entry.event) return `${entry.type || "event"} (hidden)`;
-  const [kind, body] = oneof(entry.event);
-  const parts = Object.entries(body).filter(([, v]) => typeof v !== "object").map(([k, v]) => `${k}=${v}`);
-  const text = `${humanKind(kind)}${parts.length ? " " + parts.join(" ") : ""}`;
+  if (!entry.event) return `${humanKind(entry.type || "event")} (hidden)`;
+  const [kind, body] = eventKind(entry.event);
+  const seat = body.seat !== undefined ? `Seat ${body.seat}: ` : "";
+  const value = (v) => (typeof v === "string" && /^[A-Z][A-Z0-9_]+$/.test(v) ? enumName(v) : Array.isArray(v) ? v.map(value).join("/") : String(v).replace(/_/g, " "));
+  const parts = Object.entries(body).filter(([k, v]) => k !== "seat" && (typeof v !== "object" || Array.isArray(v) && v.every((x) => typeof x !== "object")))
+    .map(([k, v]) => `${humanKind(k).toLowerCase()} ${value(v)}`);
+  const text = `${seat}${humanKind(kind).toLowerCase()}${parts.length ? " — " + parts.join(", ") : ""}`;
   return (text.length > 140 ? text.slice(0, 137) + "…" : text) + (entry.redacted ? " (hidden)" : "");
+}
+
+function quiet(entry) {
+  if (!entry.event) return false;
+  return QUIET.has(eventKind(entry.event)[0]);
 }
 
 function replayPanel(state, handlers) {
