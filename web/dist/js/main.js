@@ -244,6 +244,7 @@ async function route() {
       return await current.open();
     }
     crumbs("Lobby");
+    document.title = "Tabletop";
     await renderLobby(app, { api, signIn, store, open: (id) => { location.hash = `#/match/${encodeURIComponent(id)}`; }, errorText });
     document.body.dataset.ready = "1";
   } catch (e) {

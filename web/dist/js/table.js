@@ -78,6 +78,7 @@ export function renderTable(root, state, handlers, boards) {
   if (over || state.replayAt != null) side.append(replayPanel(state, handlers));
   side.append(logPanel(state, game));
 
+  document.title = `${myTurn ? "● Your move · " : ""}${GAME_NAMES[summary.game] || summary.game} · Tabletop`;
   root.replaceChildren(header, h("div", { class: "table-layout" }, h("div", {}, board, ...below), side));
 }
 

@@ -88,7 +88,8 @@ export function board(ctx) {
   for (const sp of course.spaces) {
     const [x, y] = hexPoint(sp.q, sp.r, SIZE);
     const t = TERRAIN[sp.terrain] || TERRAIN.mountain;
-    const g = s("g", { class: `hex ${sp.terrain}`, "data-hex": `${sp.q},${sp.r}` });
+    const g = s("g", { class: `hex ${sp.terrain}`, "data-hex": `${sp.q},${sp.r}` },
+      s("title", {}, `${pretty(sp.terrain)}${sp.power ? ` ${sp.power}` : ""}${sp.cave ? " · cave" : ""}${sp.start ? ` · start ${sp.start}` : ""} (${sp.q}, ${sp.r})`));
     g.append(s("polygon", { points: hexCorners(x, y, SIZE - 0.8), fill: t.fill, stroke: t.stroke, "stroke-width": 1.5 }));
     if (sp.terrain === "mountain") {
       g.append(s("path", { d: `M${x - 11},${y + 7} L${x - 3},${y - 8} L${x + 2},${y - 1} L${x + 6},${y - 6} L${x + 12},${y + 7} Z`, fill: "#8d857c", stroke: "#2a2622" }));
