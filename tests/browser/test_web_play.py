@@ -51,3 +51,15 @@ def test_two_seats_play_to_the_end(edge_url: str, game: str) -> None:
     assert "1 passed, 0 failed" in done.stdout
     for shot in ("seat0", "seat1", "spectator", "end"):
         assert Path(WEB / "artifacts" / f"play-{game}-{shot}.png").exists()
+
+
+@pytest.mark.skipif(NO_EDGE, reason="no HTTP edge in this build (gateway/edge): the table needs Connect over HTTP")
+@pytest.mark.skipif(bool(_missing()), reason=_missing() or "ready")
+def test_quick_match_seats_two_browsers_at_one_table(edge_url: str) -> None:
+    env = {**os.environ, "TABLETOP_WEB_URL": edge_url}
+    done = subprocess.run(
+        ["node", str(WEB / "tests" / "play.mjs"), "quick"], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert Path(WEB / "artifacts" / "quick-la_isla.png").exists()

@@ -117,6 +117,34 @@ async function playOne(browser, game) {
   return { game, matchId, steps, finished, leaks, errors };
 }
 
+// Quick match: two seats queue through the matchmaker and both land at one table.
+async function quickMatch(browser, game = "la_isla") {
+  const pages = [];
+  for (let i = 0; i < 2; i++) {
+    const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const page = await ctx.newPage();
+    await page.goto(`${URL_}/`);
+    const card = page.locator(`#games [data-game="${game}"]`);
+    await card.waitFor();
+    await card.locator('select[name="seats"]').selectOption("2");
+    await card.getByText("Quick match").click();
+    pages.push(page);
+  }
+  const ids = [];
+  for (const page of pages) {
+    await page.waitForURL(/#\/match\//, { timeout: 60000 });
+    await page.waitForSelector("#board svg");
+    ids.push(decodeURIComponent(page.url().split("#/match/")[1]));
+  }
+  await pages[0].screenshot({ path: join(OUT, `quick-${game}.png`), fullPage: true });
+  const seats = await Promise.all(pages.map(async (p, i) => (await seatOf(p))[ids[i]]?.seat ?? 0));
+  for (const p of pages) await p.context().close();
+  const errors = [];
+  if (ids[0] !== ids[1]) errors.push(`different matches ${ids}`);
+  if (seats[0] === seats[1]) errors.push(`same seat ${seats}`);
+  return { game: `quick ${game}`, matchId: ids[0], steps: 0, finished: errors.length === 0, leaks: 0, errors };
+}
+
 async function main() {
   await mkdir(OUT, { recursive: true });
   const games = process.argv.slice(2).length ? process.argv.slice(2) : ["la_isla", "discover", "el_dorado"];
@@ -127,7 +155,7 @@ async function main() {
   let failed = 0;
   for (const game of games) {
     let r;
-    try { r = await playOne(browser, game); } catch (e) { r = { game, errors: [String(e)], finished: false }; }
+    try { r = game === "quick" ? await quickMatch(browser) : await playOne(browser, game); } catch (e) { r = { game, errors: [String(e)], finished: false }; }
     const ok = r.finished && !r.leaks && !r.errors.length;
     if (!ok) failed++;
     console.log(`${ok ? "ok  " : "FAIL"} ${game} match=${r.matchId} steps=${r.steps} finished=${r.finished} ${r.errors.slice(0, 5).join(" | ")}`);

@@ -142,7 +142,7 @@ export function eventText(entry) {
   if (!entry.event) return `${humanKind(entry.type || "event")} (hidden)`;
   const [kind, body] = eventKind(entry.event);
   const seat = body.seat !== undefined ? `Seat ${body.seat}: ` : "";
-  const value = (v) => (typeof v === "string" && /^[A-Z][A-Z0-9_]+$/.test(v) ? enumName(v) : Array.isArray(v) ? v.map(value).join("/") : String(v).replace(/_/g, " "));
+  const value = (v) => (typeof v === "string" && /^[A-Z]+_[A-Z0-9_]+$/.test(v) ? enumName(v) : Array.isArray(v) ? v.map(value).join("/") : String(v).replace(/_/g, " "));
   const parts = Object.entries(body).filter(([k, v]) => k !== "seat" && (typeof v !== "object" || Array.isArray(v) && v.every((x) => typeof x !== "object")))
     .map(([k, v]) => `${humanKind(k).toLowerCase()} ${value(v)}`);
   const text = `${seat}${humanKind(kind).toLowerCase()}${parts.length ? " — " + parts.join(", ") : ""}`;
