@@ -7,9 +7,13 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PROTOS := $(shell find proto -name '*.proto' 2>/dev/null)
 GEN    := gen/.generated
+# The web table (web/) is plain ES modules served as they are: no build step.
+# Its browser tests need node_modules (playwright-core) and Debian's chromium.
+WEB_NODE := web/node_modules/.installed
+CHROMIUM ?= /usr/bin/chromium
 
 .DEFAULT_GOAL := help
-.PHONY: help setup proto run test test-fast soak lint bench golden clean
+.PHONY: help setup proto run test test-fast soak lint bench golden clean web-deps web-node web-fixtures web-shots
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -34,7 +38,7 @@ proto: ## regenerate protobuf, gRPC and Connect (HTTP edge) code into gen/
 run: $(GEN) ## run the whole stack, gRPC gateway :50051 and HTTP edge :8080 (REDIS_URL unset: an embedded durable server on TABLETOP_DATA_DIR, default .data)
 	$(PY) -m deploy.local
 
-test: $(GEN) ## run the test suite (unit, rules, property samples, integration)
+test: $(GEN) web-node ## run the test suite (unit, rules, property samples, integration, browser)
 	$(PY) -m pytest -q -p no:cacheprovider -m "not slow"
 
 test-fast: $(GEN) ## run the tests that start no processes
@@ -44,7 +48,7 @@ soak: $(GEN) ## long runs: thousands of random games per engine, soak and fault 
 	SOAK=1 $(PY) -m pytest -q -p no:cacheprovider -m slow --timeout 7200
 
 lint: $(GEN) ## ruff, mypy strict, proto style check
-	$(PY) -m ruff check services gateway tests tools deploy bench
+	$(PY) -m ruff check services gateway tests tools deploy bench web/tools
 	$(PY) -m mypy services gateway
 	$(PY) tools/proto_lint.py
 
@@ -55,4 +59,28 @@ golden: $(GEN) ## regenerate golden seeded playthroughs
 	$(PY) -m tests.golden.regenerate
 
 clean: ## remove the venv and generated code
-	rm -rf $(VENV) gen
+	rm -rf $(VENV) gen web/node_modules web/artifacts
+
+# npm ci only when package-lock.json changed; without npm the browser tests skip.
+$(WEB_NODE): web/package.json web/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd web && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
+	else echo "npm not found: the browser tests will skip (make web-deps)"; fi
+
+web-node: ## install the web table's node packages when package-lock.json changed
+	@$(MAKE) --no-print-directory $(WEB_NODE) || echo "npm ci failed: the browser tests will skip"
+
+web-deps: ## install what the browser tests need: Debian's chromium (apt) and the node packages (npm ci)
+	@if [ ! -x $(CHROMIUM) ]; then \
+		if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+		else echo "install chromium (Debian: apt-get install chromium) for the browser tests"; exit 1; fi; \
+	fi
+	@command -v npm >/dev/null 2>&1 || { echo "install node and npm for the browser tests"; exit 1; }
+	$(MAKE) --no-print-directory $(WEB_NODE)
+
+web-fixtures: $(GEN) ## regenerate web/fixtures and web/dist/data from the engines (seeded random play)
+	$(PY) web/tools/make_fixtures.py
+
+web-shots: web-node ## screenshot every fixture in headless chromium into web/artifacts/
+	node web/tests/render.mjs

@@ -1,0 +1,226 @@
+// The table of one match: the game's SVG board, the seat's hand, players, legal
+// actions (on the board and in a list), the log, and replay of a finished match.
+import { h, s, toast, seatColour, oneof, humanKind, enumName } from "./dom.js";
+import * as el_dorado from "./games/el_dorado.js";
+import * as la_isla from "./games/la_isla.js";
+import * as discover from "./games/discover.js";
+
+export const GAMES = { el_dorado, la_isla, discover };
+export const GAME_NAMES = { el_dorado: "The Quest for El Dorado", la_isla: "La Isla", discover: "Discover: Lands Unknown" };
+
+// state: {match, view, legal, entries, seat, names, live, connection, history, replayAt}
+// handlers: {act(action), start(), leave(), join(seat), replayTo(version)}
+export function renderTable(root, state, handlers, boards) {
+  const game = GAMES[state.match.game];
+  const viewing = state.replayAt != null && state.replayView ? state.replayView : state.view;
+  const legal = state.replayAt != null ? [] : state.legal || [];
+  const targets = new Map();
+  legal.forEach((action, i) => {
+    for (const key of [game.targetOf(action, viewing)].flat()) {
+      if (!key) continue;
+      if (!targets.has(key)) targets.set(key, []);
+      targets.get(key).push(i);
+    }
+  });
+  const choose = (indices, evt) => {
+    if (indices.length === 1) return handlers.act(legal[indices[0]]);
+    popChoices(indices.map((i) => [describe(game, legal[i], viewing), () => handlers.act(legal[i])]), evt);
+  };
+  const ctx = {
+    view: viewing,
+    seat: state.seat,
+    match: state.match,
+    boards,
+    legal,
+    names: state.names || [],
+    // Marks a board element as a choice when some legal action points at `key`.
+    target(key, element, ring) {
+      const found = targets.get(key);
+      if (!found) return element;
+      element.classList.add("target");
+      element.setAttribute("data-target", key);
+      element.addEventListener("click", (evt) => choose(found, evt));
+      return ring ? s("g", { class: "target", "data-target": key, onclick: (evt) => choose(found, evt) }, element, ring) : element;
+    },
+    isTarget: (key) => targets.has(key),
+    choose: (key, evt) => choose(targets.get(key) || [], evt),
+  };
+
+  const summary = state.match;
+  const status = game.status(ctx);
+  const over = summary.status === "MATCH_STATUS_FINISHED";
+  const toMove = new Set((summary.toMove || []).map(Number));
+  const myTurn = state.seat != null && toMove.has(state.seat) && !over;
+
+  const header = h("div", { class: "status-line" },
+    h("strong", {}, GAME_NAMES[summary.game] || summary.game),
+    h("span", { class: "badge " + statusClass(summary.status) }, statusText(summary.status)),
+    h("span", {}, status),
+    state.replayAt != null ? h("span", { class: "badge waiting" }, `replay at version ${state.replayAt}`) :
+      myTurn ? h("span", { class: "turn" }, "Your move") :
+        toMove.size && !over ? h("span", {}, "Waiting for ", [...toMove].map((s) => nameOf(state, s)).join(", ")) : null,
+    state.seat != null ? h("span", { class: "badge", style: { background: seatColour(state.seat), color: "#fff" } }, `You are seat ${state.seat}`) :
+      h("span", { class: "badge" }, "Spectating"),
+    state.connection ? h("span", { class: "badge " + (state.connection === "live" ? "active" : "") }, state.connection) : null,
+  );
+
+  const board = h("div", { class: "board-wrap", id: "board" }, game.board(ctx));
+  const below = [];
+  if (game.top) below.push(game.top(ctx));
+  if (state.seat != null && game.hand) below.push(game.hand(ctx));
+  if (game.extra) below.push(game.extra(ctx));
+
+  const side = h("div", { class: "side" });
+  if (over && summary.outcome) side.append(outcomePanel(state));
+  if (summary.status === "MATCH_STATUS_LOBBY") side.append(waitingPanel(state, handlers));
+  side.append(h("div", { class: "panel" }, h("h3", {}, "Players"), game.players(ctx, toMove)));
+  if (state.replayAt == null && state.seat != null && !over) side.append(actionsPanel(game, legal, viewing, handlers, ctx));
+  if (over || state.replayAt != null) side.append(replayPanel(state, handlers));
+  side.append(logPanel(state, game));
+
+  document.title = `${myTurn ? "● Your move · " : ""}${GAME_NAMES[summary.game] || summary.game} · Tabletop`;
+  root.replaceChildren(header, h("div", { class: "table-layout" }, h("div", {}, board, ...below), side));
+}
+
+function describe(game, action, view) {
+  return (game.describe && game.describe(action, view)) || genericDescribe(action);
+}
+
+export function genericDescribe(action) {
+  const [kind, body] = oneof(action);
+  const parts = Object.entries(body).map(([k, v]) => `${k} ${typeof v === "object" ? JSON.stringify(v) : v}`);
+  return humanKind(kind) + (parts.length ? ` (${parts.join(", ")})` : "");
+}
+
+function actionsPanel(game, legal, view, handlers, ctx) {
+  const picker = game.picker ? game.picker(ctx, legal, handlers.act) : null;
+  const list = h("div", { class: "actions-list", id: "actions" });
+  legal.forEach((action, i) => {
+    const key = [game.targetOf(action, view)].flat()[0];
+    list.append(h("button", {
+      class: "secondary",
+      "data-index": i,
+      onclick: () => handlers.act(action),
+      onmouseenter: () => highlight(key, true),
+      onmouseleave: () => highlight(key, false),
+    }, describe(game, action, view)));
+  });
+  return h("div", { class: "panel" }, h("h3", {}, `Your choices (${legal.length})`), picker,
+    legal.length ? list : h("p", { class: "secret-note" }, "Nothing to do right now."));
+}
+
+function highlight(key, on) {
+  if (!key) return;
+  for (const el of document.querySelectorAll(`[data-target="${CSS.escape(key)}"]`)) el.style.filter = on ? "drop-shadow(0 0 6px #fff)" : "";
+}
+
+function logPanel(state, game) {
+  const entries = state.entries || [];
+  const limit = state.replayAt != null ? state.replayAt : Infinity;
+  const shown = entries.filter((e) => Number(e.version) <= limit && !quiet(e)).slice(-80);
+  const log = h("div", { class: "log", id: "log" }, shown.map((e) => h("div", {},
+    h("span", { class: "v" }, e.version),
+    game.describeEvent ? game.describeEvent(e, state) : eventText(e))));
+  queueMicrotask(() => { log.scrollTop = log.scrollHeight; });
+  return h("div", { class: "panel" }, h("h3", {}, "Log"), log);
+}
+
+// Bookkeeping entries a person need not read (they stay in GetMatchLog).
+const QUIET = new Set(["stepsQueued", "stepDone", "functionsInserted", "chanceResolved", "seedRevealed"]);
+
+// A game's events come wrapped in its Event oneof; platform events (MatchCreated,
+// PlayerJoined, ChanceResolved, ...) are their own messages.
+function eventKind(event) {
+  const type = String(event["@type"] || "");
+  if (type.endsWith(".Event")) return oneof(event);
+  const name = type.split(".").pop() || "event";
+  const { ["@type"]: _, ...body } = event;
+  return [name.charAt(0).toLowerCase() + name.slice(1), body];
+}
+
+export function eventText(entry) {
+  if (!entry.event) return `${humanKind(entry.type || "event")} (hidden)`;
+  const [kind, body] = eventKind(entry.event);
+  const seat = body.seat !== undefined ? `Seat ${body.seat}: ` : "";
+  const value = (v) => (typeof v === "string" && /^[A-Z]+_[A-Z0-9_]+$/.test(v) ? enumName(v) : Array.isArray(v) ? v.map(value).join("/") : String(v).replace(/_/g, " "));
+  const parts = Object.entries(body).filter(([k, v]) => k !== "seat" && (typeof v !== "object" || Array.isArray(v) && v.every((x) => typeof x !== "object")))
+    .map(([k, v]) => `${humanKind(k).toLowerCase()} ${value(v)}`);
+  const text = `${seat}${humanKind(kind).toLowerCase()}${parts.length ? " — " + parts.join(", ") : ""}`;
+  return (text.length > 140 ? text.slice(0, 137) + "…" : text) + (entry.redacted ? " (hidden)" : "");
+}
+
+function quiet(entry) {
+  if (!entry.event) return false;
+  return QUIET.has(eventKind(entry.event)[0]);
+}
+
+function replayPanel(state, handlers) {
+  const max = Number(state.match.version || 0);
+  const at = state.replayAt ?? max;
+  const out = h("output", {}, String(at));
+  const slider = h("input", {
+    type: "range", min: 0, max, value: at, id: "replay-slider",
+    oninput: (e) => { out.textContent = e.target.value; },
+    onchange: (e) => handlers.replayTo(Number(e.target.value)),
+  });
+  return h("div", { class: "panel" }, h("h3", {}, "Replay"),
+    h("div", { class: "replay" },
+      h("button", { class: "secondary", onclick: () => handlers.replayTo(Math.max(0, at - 1)) }, "◀"),
+      slider,
+      h("button", { class: "secondary", onclick: () => handlers.replayTo(Math.min(max, at + 1)) }, "▶"),
+      out),
+    h("p", { class: "secret-note" }, state.replayNote || "Drag to any version of the match's log."));
+}
+
+function outcomePanel(state) {
+  const o = state.match.outcome;
+  const rows = [];
+  if (o.cooperativeWin !== undefined) rows.push(h("div", { class: "outcome" }, o.cooperativeWin ? "The survivors escaped the island!" : "The island claimed them."));
+  if (o.cooperativeWin === undefined) (o.ranking || []).forEach((place, seat) => rows.push(h("div", {},
+    h("span", { class: "badge", style: { background: seatColour(seat), color: "#fff" } }, `#${place}`), " ", nameOf(state, seat),
+    o.scores && o.scores[seat] !== undefined ? ` — ${o.scores[seat]} pts` : "")));
+  return h("div", { class: "panel", id: "outcome" }, h("h3", {}, "Result"), rows);
+}
+
+function waitingPanel(state, handlers) {
+  const m = state.match;
+  const taken = new Set((m.seats || []).filter((x) => x.playerId).map((x) => Number(x.seat || 0)));
+  const free = [];
+  for (let i = 0; i < Number(m.seatCount || 0); i++) if (!taken.has(i)) free.push(i);
+  return h("div", { class: "panel" }, h("h3", {}, "Waiting for players"),
+    h("p", {}, `${taken.size} of ${m.seatCount} seats taken.`),
+    state.seat == null && free.length ? h("div", { class: "row" }, free.map((seat) => h("button", { onclick: () => handlers.join(seat) }, `Sit at seat ${seat}`))) : null,
+    state.seat != null ? h("div", { class: "row" },
+      h("button", { id: "start", onclick: () => handlers.start() }, "Start match"),
+      h("button", { class: "secondary", onclick: () => handlers.leave() }, "Leave")) : null);
+}
+
+export function nameOf(state, seat) {
+  if (state.names && state.names[seat]) return state.names[seat];
+  const s = (state.match.seats || []).find((x) => Number(x.seat || 0) === seat);
+  return s && s.playerId ? `Seat ${seat} · ${s.playerId.slice(0, 6)}` : `Seat ${seat}`;
+}
+
+export function statusText(st) {
+  return String(st || "MATCH_STATUS_UNSPECIFIED").replace("MATCH_STATUS_", "").toLowerCase();
+}
+export function statusClass(st) {
+  const t = statusText(st);
+  return t === "active" ? "active" : t === "finished" ? "finished" : "waiting";
+}
+
+function popChoices(items, evt) {
+  document.querySelector(".choice-pop")?.remove();
+  const pop = h("div", { class: "choice-pop" }, items.map(([label, fn]) => h("button", { class: "secondary", onclick: () => { pop.remove(); fn(); } }, label)),
+    h("button", { class: "secondary", onclick: () => pop.remove() }, "Cancel"));
+  const x = Math.min((evt?.clientX ?? 200) + 8, window.innerWidth - 370);
+  const y = Math.min((evt?.clientY ?? 200) + 8, window.innerHeight - 40 - items.length * 30);
+  pop.style.left = `${Math.max(0, x)}px`;
+  pop.style.top = `${Math.max(0, y)}px`;
+  document.body.append(pop);
+  setTimeout(() => document.addEventListener("click", function off(e) {
+    if (!pop.contains(e.target)) { pop.remove(); document.removeEventListener("click", off); }
+  }), 0);
+}
+
+export { toast };
