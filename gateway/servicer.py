@@ -240,16 +240,21 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
             self._tokens.session(token)
             return None
 
-    async def _view(self, match_id: str, viewer: SeatClaim | None) -> mpb.GetViewResponse:
+    async def _view(
+        self, match_id: str, viewer: SeatClaim | None, at_version: int | None = None
+    ) -> mpb.GetViewResponse:
         request = mpb.GetViewRequest(match_id=match_id)
         if viewer is not None:
             request.viewer = viewer.seat
             request.holder.CopyFrom(holder(viewer))
+        if at_version is not None:
+            request.at_version = at_version
         return await self._match.GetView(request)
 
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         viewer = self._viewer(context, request.match_id)
-        reply = await self._view(request.match_id, viewer)
+        at = validate.version(request.at_version, "at_version") if request.HasField("at_version") else None
+        reply = await self._view(request.match_id, viewer, at)
         response = pb.GetViewResponse(match=reply.match, view=reply.view)
         if viewer is not None:
             response.seat = viewer.seat

@@ -241,6 +241,33 @@ class MatchApp:
             _remember(self._views, key, view)
         return record, view
 
+    async def view_at(
+        self, match_id: str, version: int, viewer: int | None, holder: mpb.SeatHolder | None = None
+    ) -> tuple[record_pb2.MatchRecord, any_pb2.Any | None]:
+        """Replay: the record and what `viewer` saw once the log reached `version`.
+        Only for a finished match, whose log is public by then."""
+        current = await self.record(match_id)
+        guards.require_status(current, mpb.MATCH_STATUS_FINISHED, "match.replay_before_end")
+        if not 1 <= version <= current.version:
+            raise InvalidArgument(f"at_version must be between 1 and {current.version}", "at_version")
+        if viewer is not None:
+            guards.require_seat_index(current, viewer)
+            guards.require_holder(current, viewer, holder)
+        record = lifecycle.new_record(match_id)
+        await self._fold(record, await self._store.read(match_stream(match_id), after_version=0, limit=version))
+        if not record.HasField("state"):
+            return record, None
+        # A view at a version never changes: the live views' cache serves replays too.
+        key = (match_id, version, -2 if viewer is None else viewer)
+        view = self._views.get(key)
+        if view is None:
+            request = rpb.GetViewRequest(state=record.state)
+            if viewer is not None:
+                request.viewer = viewer
+            view = (await self._rules_for(record.game).GetView(request)).view
+            _remember(self._views, key, view)
+        return record, view
+
     async def legal_actions(
         self, match_id: str, seat: int, holder: mpb.SeatHolder | None = None
     ) -> tuple[int, list[any_pb2.Any]]:

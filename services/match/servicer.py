@@ -50,7 +50,10 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         viewer = request.viewer if request.HasField("viewer") else None
-        record, view = await self._app.view(request.match_id, viewer, _holder(request))
+        if request.HasField("at_version"):
+            record, view = await self._app.view_at(request.match_id, request.at_version, viewer, _holder(request))
+        else:
+            record, view = await self._app.view(request.match_id, viewer, _holder(request))
         response = pb.GetViewResponse(match=lifecycle.summary(record))
         if view is not None:
             response.view.CopyFrom(view)

@@ -433,3 +433,27 @@ async def test_a_dependency_down_is_unavailable_and_changes_nothing(redis_url, d
             assert verify((e.version, e.type, e.event.value) for e in entries).ok
     finally:
         stack.stop()
+
+
+async def test_a_finished_match_replays_to_any_version(gateway):
+    result = await bots.play_match(gateway, "pig", 2, seed=21)
+    match_id, final = result.match_id, result.summary.version
+    seat = result.seats[0]
+
+    async def at(version: int, who=None):
+        request = gpb.GetViewRequest(match_id=match_id, at_version=version)
+        return await gateway.stub.GetView(request, metadata=who.metadata if who else None)
+
+    last = await at(final, seat)
+    assert last.match.version == final and last.view == (await gateway.view(match_id, seat)).view
+    started = next(e.version for e in await gateway.log(match_id) if e.type.endswith("MatchStarted"))
+    early = await at(started + 1)
+    assert early.match.version == started + 1 and early.match.status == mpb.MATCH_STATUS_ACTIVE
+    assert early.view.type_url.endswith("tabletop.testing.v1.View") and early.view != last.view
+    lobby = await at(1)
+    assert lobby.match.status == mpb.MATCH_STATUS_LOBBY and not lobby.view.type_url  # no game yet
+    for bad in (0, final + 1):
+        assert await code_of(at(bad)) == grpc.StatusCode.INVALID_ARGUMENT
+    live = await started_pig(gateway)
+    request = gpb.GetViewRequest(match_id=live[0].match_id, at_version=2)
+    assert await code_of(gateway.stub.GetView(request)) == grpc.StatusCode.FAILED_PRECONDITION

@@ -113,6 +113,18 @@ async function playOne(browser, game) {
   }
   await pa.waitForTimeout(500);
   await pa.screenshot({ path: join(OUT, `play-${game}-end.png`), fullPage: true });
+  if (finished) {
+    // Replay: the finished match's board at an early version is not its last position.
+    const before = await pa.locator("#board").innerHTML();
+    await pa.evaluate(() => {
+      const slider = document.querySelector("#replay-slider");
+      slider.value = String(Math.max(1, Math.floor(Number(slider.max) / 3)));
+      slider.dispatchEvent(new Event("change"));
+    });
+    await pa.waitForFunction((b) => document.querySelector("#board")?.innerHTML !== b, before, { timeout: 15000 })
+      .catch(() => errors.push("replaying to an early version did not redraw the board"));
+    await pa.screenshot({ path: join(OUT, `play-${game}-replay.png`), fullPage: true });
+  }
   await a.close(); await b.close(); await c.close();
   return { game, matchId, steps, finished, leaks, errors };
 }

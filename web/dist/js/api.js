@@ -130,6 +130,10 @@ export class Api {
   leaveMatch(matchId, seatToken) { return this.call("LeaveMatch", { matchId, commandId: commandId() }, seatToken); }
   startMatch(matchId, seatToken) { return this.call("StartMatch", { matchId, commandId: commandId() }, seatToken); }
   getView(matchId, seatToken) { return this.call("GetView", { matchId }, seatToken); }
+  // Replay of a finished match: the view as it was at `version`.
+  getViewAt(matchId, version, seatToken) {
+    return this.call("GetView", { matchId, atVersion: String(version) }, seatToken);
+  }
   listLegalActions(matchId, seatToken) { return this.call("ListLegalActions", { matchId }, seatToken); }
   submitAction(matchId, action, seatToken) {
     return this.call("SubmitAction", { matchId, action, commandId: commandId() }, seatToken);

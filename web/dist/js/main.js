@@ -208,12 +208,23 @@ class LiveTable {
     } catch (e) { toast(errorText(e)); }
   }
 
-  // The log is replayed to `v`; the board shows the final position (the gateway has
-  // no view-at-version call yet).
-  replayTo(v) {
+  // The log and the board at version `v` of a finished match (the gateway replays
+  // its log to that version); the last request wins when the slider moves fast.
+  async replayTo(v) {
     this.state.replayAt = v;
-    this.state.replayView = null;
-    this.state.replayNote = "The log is replayed to this version; the board keeps the final position until the gateway can answer a view at a version.";
+    this.state.replayNote = null;
+    this.draw();
+    const asked = (this.replayAsked = v);
+    try {
+      const reply = await api.getViewAt(this.matchId, v, this.token);
+      if (this.replayAsked !== asked) return;
+      this.state.replayView = reply.view || null;
+      this.state.replayNote = reply.view ? null : "The match had not started yet at this version.";
+    } catch (e) {
+      if (this.replayAsked !== asked) return;
+      this.state.replayView = null;
+      this.state.replayNote = `The board keeps the last position (${errorText(e)}).`;
+    }
     this.draw();
   }
 

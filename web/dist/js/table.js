@@ -159,13 +159,13 @@ function replayPanel(state, handlers) {
   const at = state.replayAt ?? max;
   const out = h("output", {}, String(at));
   const slider = h("input", {
-    type: "range", min: 0, max, value: at, id: "replay-slider",
+    type: "range", min: 1, max, value: at, id: "replay-slider",
     oninput: (e) => { out.textContent = e.target.value; },
     onchange: (e) => handlers.replayTo(Number(e.target.value)),
   });
   return h("div", { class: "panel" }, h("h3", {}, "Replay"),
     h("div", { class: "replay" },
-      h("button", { class: "secondary", onclick: () => handlers.replayTo(Math.max(0, at - 1)) }, "◀"),
+      h("button", { class: "secondary", onclick: () => handlers.replayTo(Math.max(1, at - 1)) }, "◀"),
       slider,
       h("button", { class: "secondary", onclick: () => handlers.replayTo(Math.min(max, at + 1)) }, "▶"),
       out),
