@@ -33,7 +33,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.common import keyring, pki, redis_credentials, redis_server, tls
-from services.games.registry import add_package, available
+from services.games.registry import GAMES, add_package, available
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXED_PORTS = {
@@ -137,9 +137,12 @@ class Stack:
         return tls.channel(self.addr(name), self.credentials(as_identity or target), target)
 
     def start(self) -> Stack:
-        for name, package in _extra_games({**os.environ, **self.extra_env}).items():
+        extra = _extra_games({**os.environ, **self.extra_env})
+        for name, package in extra.items():
             add_package(name, package)
-        self.games = self.games or available()
+        # This stack's games: the built-in ones and its own extras, not every game an
+        # earlier stack of this process registered (its processes would not know them).
+        self.games = self.games or tuple(g for g in available() if g in GAMES or g in extra)
         if not self.redis_url:
             port = FIXED_PORTS["redis"] if self.fixed_ports else None
             self._redis = redis_server.start(data_dir=self.data_dir, port=port)

@@ -21,7 +21,13 @@ class JsonCodec(Codec[Message, Any]):
         return "json"
 
     def encode(self, message: Message) -> bytes:
-        return json_format.MessageToJson(message, descriptor_pool=types.pool(), indent=None).encode()
+        # Zero values are written out (seat 0, version 0, false, empty lists): a JSON
+        # client cannot tell "seat 0" from "no seat" when proto3 leaves zeros out, and
+        # Connect's own clients read both forms.
+        text = json_format.MessageToJson(
+            message, descriptor_pool=types.pool(), indent=None, always_print_fields_with_no_presence=True
+        )
+        return text.encode()
 
     def decode(self, data: bytes | bytearray, message_class: type[M]) -> M:
         message = message_class()
