@@ -126,6 +126,15 @@ async def test_illegal_move_names_the_rule(gateway):
     assert reason_of(refused.value) == "pig.hold.nothing_to_bank"
 
 
+async def next_update(client: Gateway, seat: Seat, after: int) -> None:
+    """Block until the match has moved past version `after` (one live update)."""
+    updates = client.watch(seat.match_id, seat, after=after)
+    try:
+        await updates.read()
+    finally:
+        updates.cancel()
+
+
 async def test_twenty_racing_clients_leave_one_linear_log_that_replays(gateway, stack):
     seats = await started_pig(gateway, seats=2)
     match_id = seats[0].match_id
@@ -136,9 +145,11 @@ async def test_twenty_racing_clients_leave_one_linear_log_that_replays(gateway, 
         try:
             seat = seats[index % 2]
             while (await own.view(match_id)).match.status != mpb.MATCH_STATUS_FINISHED:
-                legal = (await own.legal_actions(seat)).actions
+                reply = await own.legal_actions(seat)
+                legal = reply.actions
                 if not legal:
-                    await asyncio.sleep(0)
+                    # Not this seat's turn: block until the match moves on, instead of polling.
+                    await next_update(own, seat, reply.version)
                     continue
                 try:
                     await own.submit(seat, legal[rng.randrange(len(legal))])
@@ -153,7 +164,7 @@ async def test_twenty_racing_clients_leave_one_linear_log_that_replays(gateway, 
             await own.close()
         return applied
 
-    applied = await asyncio.wait_for(asyncio.gather(*(client(i) for i in range(20))), 120)
+    applied = await asyncio.wait_for(asyncio.gather(*(client(i) for i in range(20))), 240)
     store = RedisEventStore.from_url(stack.redis_url)
     try:
         log = await store.read(match_stream(match_id))
