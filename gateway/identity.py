@@ -19,6 +19,7 @@ from typing import Any
 
 import jwt
 
+from services.common import players
 from services.common.errors import FailedPrecondition, InvalidArgument, Unauthenticated, Unavailable
 
 MIN_SECRET_ID, MAX_SECRET_ID = 16, 128
@@ -61,6 +62,21 @@ class Players:
             raise FailedPrecondition("no external identity provider is configured", "auth.external_disabled")
         issuer, subject = await self._external.verify(token)
         return await self._link("external", f"{issuer}\x1f{subject}")
+
+    async def name(self, player_id: str, display_name: str) -> None:
+        """Keep the name others see for `player_id` (checked here: 1-32 printable characters)."""
+        if not players.valid_display_name(display_name):
+            raise InvalidArgument(
+                f"display_name is 1-{players.MAX_DISPLAY_NAME} printable characters, no outer spaces",
+                "display_name",
+            )
+        await players.set_display_name(self._redis, player_id, display_name)
+
+    async def display_name(self, player_id: str) -> str:
+        return (await players.display_names(self._redis, [player_id]))[0]
+
+    async def display_names(self, player_ids: list[str]) -> list[str]:
+        return await players.display_names(self._redis, player_ids)
 
     async def _link(self, kind: str, identity: str) -> SignedIn:
         key = _key(kind, identity)

@@ -18,6 +18,7 @@ from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from gateway import validate
+from gateway.identity import Players
 from services.common.errors import InvalidArgument, PermissionDenied, Unavailable
 from services.common.tls import Dial
 from services.common.tokens import Session, TokenAuthority
@@ -43,6 +44,7 @@ class MatchmakingEndpoints:
     _match: Any
     _rules: dict[str, Any]
     _tokens: TokenAuthority
+    _players: Players
     # GatewayServicer's: the caller's session, and its per-player ticket limit.
     _session: Callable[[Any], Session]
     _take_ticket_slot: Callable[[str], None]
@@ -131,7 +133,14 @@ class MatchmakingEndpoints:
         reply = await self._mm().GetRating(
             mmpb.GetRatingRequest(player_id=validate.player_id(request.player_id), game=validate.game(request.game))
         )
+        await self._name_ratings([reply.rating])
         return pb.GetRatingResponse(rating=reply.rating)
+
+    async def _name_ratings(self, ratings: list[mmpb.Rating]) -> None:
+        """Put each rated player's display name beside their id."""
+        names = await self._players.display_names([r.player_id for r in ratings])
+        for rating, name in zip(ratings, names):
+            rating.display_name = name
 
     async def ListLeaderboard(self, request: pb.ListLeaderboardRequest, context: Any) -> pb.ListLeaderboardResponse:
         reply = await self._mm().ListLeaderboard(
@@ -141,4 +150,5 @@ class MatchmakingEndpoints:
                 offset=validate.count(request.offset, "offset", 0, 1_000_000),
             )
         )
+        await self._name_ratings([entry.rating for entry in reply.entries])
         return pb.ListLeaderboardResponse(entries=reply.entries)

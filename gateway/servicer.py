@@ -98,6 +98,8 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
             signed = await self._players.external(request.external_token)
         else:
             raise InvalidArgument("one of device_id, custom_id or external_token is required", "method")
+        if request.display_name:
+            await self._players.name(signed.player_id, request.display_name)
         token, session = self._tokens.issue_session(signed.player_id)
         log.info("signed_in", player_id=signed.player_id, method=method, created=signed.created)
         return pb.AuthenticateResponse(
@@ -176,6 +178,7 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
             match_id=validate.match_id(request.match_id),
             player_id=session.player_id,
             command_id=client_command(request.command_id),
+            display_name=await self._players.display_name(session.player_id),
         )
         if request.HasField("seat"):
             join.seat = validate.seat(request.seat)

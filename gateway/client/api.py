@@ -79,7 +79,8 @@ class Gateway:
         known = self.players.get(name)
         if known is not None and not device_id:
             return known
-        reply = await self.stub.Authenticate(pb.AuthenticateRequest(device_id=device_id or uuid.uuid4().hex))
+        request = pb.AuthenticateRequest(device_id=device_id or uuid.uuid4().hex, display_name=name[:32])
+        reply = await self.stub.Authenticate(request)
         player = Player(reply.player_id, reply.session_token, reply.refresh_token, name)
         self.players[name] = player
         return player

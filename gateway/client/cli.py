@@ -347,9 +347,11 @@ def queue(
     from gateway.client.queue import TicketExpired
     from gateway.client.queue import queue as find
 
-    _, device = _profile(name)
+    profile, device = _profile(name)
     try:
-        found = asyncio.run(find(gateway, game, players, max_players or players, _options(option), device))
+        found = asyncio.run(
+            find(gateway, game, players, max_players or players, _options(option), device, profile[:32])
+        )
     except TicketExpired as expired:
         console.print(f"[yellow]{expired}[/yellow]")
         raise typer.Exit(2) from None
@@ -382,7 +384,7 @@ def leaderboard(
     for entry in reply.entries:
         r = entry.rating
         console.print(
-            f"{entry.rank:>4}. {r.player_id:<24} ordinal {r.ordinal:7.2f}  mu {r.mu:6.2f}  "
+            f"{entry.rank:>4}. {(r.display_name or r.player_id):<24} ordinal {r.ordinal:7.2f}  mu {r.mu:6.2f}  "
             f"sigma {r.sigma:5.2f}  matches {r.matches}"
         )
 

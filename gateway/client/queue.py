@@ -19,7 +19,13 @@ Metadata = tuple[tuple[str, str], ...]
 
 
 async def queue(
-    gateway_addr: str, game: str, players_min: int, players_max: int, options: dict[str, str], device_id: str
+    gateway_addr: str,
+    game: str,
+    players_min: int,
+    players_max: int,
+    options: dict[str, str],
+    device_id: str,
+    display_name: str = "",
 ) -> dict[str, Any]:
     """Sign in as the guest `device_id`, queue and wait; returns
     {"ticket_id", "match_id", "seat", "token", "player_id"}.
@@ -28,7 +34,9 @@ async def queue(
     """
     async with grpc.aio.insecure_channel(gateway_addr, options=CHANNEL_OPTIONS) as channel:
         stub = pb_grpc.GatewayServiceStub(channel)
-        signed = await stub.Authenticate(pb.AuthenticateRequest(device_id=device_id), wait_for_ready=True)
+        signed = await stub.Authenticate(
+            pb.AuthenticateRequest(device_id=device_id, display_name=display_name), wait_for_ready=True
+        )
         session = bearer(signed.session_token)
         ticket = await stub.FindMatch(
             pb.FindMatchRequest(

@@ -125,7 +125,9 @@ class MatchApp:
         await self._directory.put(match_id, game, record.status)
         return record
 
-    async def join(self, match_id: str, player_id: str, seat: int | None, command_id: str = "") -> Joined:
+    async def join(
+        self, match_id: str, player_id: str, seat: int | None, command_id: str = "", display_name: str = ""
+    ) -> Joined:
         """Seat `player_id`."""
         if not player_id or len(player_id) > 64:
             raise InvalidArgument("player_id is required (at most 64 characters)", "player_id")
@@ -133,7 +135,8 @@ class MatchApp:
         async def plan(record: record_pb2.MatchRecord) -> list[Message]:
             guards.require_status(record, mpb.MATCH_STATUS_LOBBY, "match.not_in_lobby")
             chosen = guards.free_seat(record, seat)
-            return [ev.PlayerJoined(seat=chosen, player_id=player_id, tenure=lifecycle.tenure(record, chosen) + 1)]
+            tenure = lifecycle.tenure(record, chosen) + 1
+            return [ev.PlayerJoined(seat=chosen, player_id=player_id, tenure=tenure, display_name=display_name)]
 
         asked = fingerprint("join", player_id, "" if seat is None else seat)
         version, events, _ = await self._write(match_id, command_id, plan, asked)

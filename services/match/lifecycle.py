@@ -45,6 +45,7 @@ def apply(record: record_pb2.MatchRecord, event: Message) -> None:
             record.seat_count = event.seat_count
             record.players.extend([""] * event.seat_count)
             record.tenures.extend([0] * event.seat_count)
+            record.names.extend([""] * event.seat_count)
             record.status = mpb.MATCH_STATUS_LOBBY
             record.seed_commitment = event.seed_commitment
         case ev.PlayerJoined():
@@ -52,8 +53,11 @@ def apply(record: record_pb2.MatchRecord, event: Message) -> None:
             _pad_tenures(record)
             # Logs written before tenures were recorded count one per join.
             record.tenures[event.seat] = event.tenure or record.tenures[event.seat] + 1
+            record.names[event.seat] = event.display_name
         case ev.PlayerLeft():
             record.players[event.seat] = ""
+            _pad_tenures(record)
+            record.names[event.seat] = ""
         case ev.MatchStarted():
             record.status = mpb.MATCH_STATUS_ACTIVE
         case ev.ChanceResolved():
@@ -66,7 +70,13 @@ def apply(record: record_pb2.MatchRecord, event: Message) -> None:
 
 
 def _pad_tenures(record: record_pb2.MatchRecord) -> None:
+    """Records folded from logs (or snapshots) older than tenures and names get them here."""
     record.tenures.extend([0] * (record.seat_count - len(record.tenures)))
+    record.names.extend([""] * (record.seat_count - len(record.names)))
+
+
+def _name(record: record_pb2.MatchRecord, seat: int) -> str:
+    return record.names[seat] if seat < len(record.names) else ""
 
 
 def tenure(record: record_pb2.MatchRecord, seat: int) -> int:
@@ -116,7 +126,8 @@ def summary(record: record_pb2.MatchRecord) -> mpb.MatchSummary:
         seed_commitment=record.seed_commitment,
     )
     message.seats.extend(
-        mpb.Seat(seat=i, player_id=p, tenure=tenure(record, i)) for i, p in enumerate(record.players)
+        mpb.Seat(seat=i, player_id=p, tenure=tenure(record, i), display_name=_name(record, i))
+        for i, p in enumerate(record.players)
     )
     if record.status == mpb.MATCH_STATUS_ACTIVE:
         message.to_move.extend(record.turn.seats)

@@ -23,7 +23,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
         wanted = request.seat if request.HasField("seat") else None
-        joined = await self._app.join(request.match_id, request.player_id, wanted, request.command_id)
+        joined = await self._app.join(
+            request.match_id, request.player_id, wanted, request.command_id, request.display_name
+        )
         return pb.JoinMatchResponse(seat=joined.seat, version=joined.version, tenure=joined.tenure)
 
     async def LeaveMatch(self, request: pb.LeaveMatchRequest, context: Any) -> pb.LeaveMatchResponse:

@@ -29,6 +29,7 @@ from prometheus_client import Counter, Histogram
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from services.common import logging as tlog
+from services.common import players
 from services.common.errors import (
     Aborted,
     AlreadyExists,
@@ -147,8 +148,11 @@ class Former:
     async def _make(self, job: Job) -> None:
         m = job.match_id
         await self._match.CreateMatch(self._create_request(job))
+        names = await players.display_names(self._store.redis, job.players)
         for seat in range(len(job.players)):
-            await self._match.JoinMatch(self._join_request(job, seat))
+            join = self._join_request(job, seat)
+            join.display_name = names[seat]
+            await self._match.JoinMatch(join)
         await self._match.StartMatch(mpb.StartMatchRequest(match_id=m, command_id=f"{m}:start"))
         log.info("match_formed", match_id=m, game=job.game, seats=len(job.players),
                  bots=len(job.bot_seats))

@@ -79,7 +79,8 @@ def _device(name: str) -> str:
 
 async def _session(gateway: Any, name: str) -> tuple[tuple[str, str], ...]:
     """Sign `name` in; the session's bearer metadata."""
-    reply = await gateway.Authenticate(pb.AuthenticateRequest(device_id=_device(name)), wait_for_ready=True)
+    request = pb.AuthenticateRequest(device_id=_device(name), display_name=name)
+    reply = await gateway.Authenticate(request, wait_for_ready=True)
     IDS[name] = reply.player_id
     return _bearer(reply.session_token)
 
@@ -432,12 +433,13 @@ async def test_ratings_equal_openskill_and_replaying_changes_nothing(stack: Stac
         size = 2 + round_ % 3
         players = rng.sample(roster, size)
         seats = await asyncio.gather(
-            *(queue(stack.gateway_addr, "pig", size, size, options, _device(p)) for p in players)
+            *(queue(stack.gateway_addr, "pig", size, size, options, _device(p), display_name=p) for p in players)
         )
         for name, seat in zip(players, seats):
             IDS[name] = str(seat["player_id"])
         await _play_out(gateway, list(seats), rng)
-    roster = [IDS[name] for name in roster if name in IDS]
+    names = {IDS[name]: name for name in roster if name in IDS}
+    roster = list(names)
     finished = [f[b"match_id"].decode() for _, f in await redis.xrange(keys.FINISHED_STREAM)]
     ours = [m for m in finished if (await match_result(RedisEventStore(redis), m)).players[0] in roster]
     assert len(ours) == 6
@@ -460,6 +462,10 @@ async def test_ratings_equal_openskill_and_replaying_changes_nothing(stack: Stac
     board = (await gateway.ListLeaderboard(pb.ListLeaderboardRequest(game="pig", limit=100))).entries
     ordinals = [e.rating.ordinal for e in board]
     assert ordinals == sorted(ordinals, reverse=True) and {e.rating.player_id for e in board} >= set(expected)
+    # Players are shown by the names they signed in with, beside their ratings and at their seats.
+    assert {e.rating.display_name for e in board if e.rating.player_id in expected} == {names[p] for p in expected}
+    seated = (await gateway.GetView(pb.GetViewRequest(match_id=ours[-1]))).match.seats
+    assert {s.display_name for s in seated} <= set(names.values()) and all(s.display_name for s in seated)
 
     # Announced again (at least once) and rebuilt from the logs: nothing changes.
     for match_id in ours:

@@ -273,3 +273,17 @@ async def test_spectators_see_no_seat_and_cannot_act(gateway: Gateway) -> None:
     assert not as_player.HasField("seat") and as_player.match.status == mpb.MATCH_STATUS_ACTIVE
     assert await status(gateway.stub.GetView(gpb.GetViewRequest(match_id=match_id), metadata=bearer("x.y.z"))) == \
         grpc.StatusCode.UNAUTHENTICATED
+
+
+async def test_players_are_shown_by_the_name_they_sign_in_with(gateway: Gateway) -> None:
+    match_id = (await gateway.create("pig", 2)).match.match_id
+    ana = await gateway.join(match_id, "Ana")
+    seats = (await gateway.view(match_id)).match.seats
+    assert (seats[ana.seat].display_name, seats[ana.seat].player_id) == ("Ana", gateway.players["Ana"].player_id)
+    for bad in ("", " padded ", "x" * 33, "tab\there"):
+        request = gpb.AuthenticateRequest(device_id="a-device-for-bad-names", display_name=bad)
+        expected = grpc.StatusCode.OK if bad == "" else grpc.StatusCode.INVALID_ARGUMENT
+        assert await status(gateway.stub.Authenticate(request)) == expected, bad
+    # Leaving clears the seat's name with its player.
+    await gateway.stub.LeaveMatch(gpb.LeaveMatchRequest(match_id=match_id), metadata=ana.metadata)
+    assert (await gateway.view(match_id)).match.seats[ana.seat].display_name == ""

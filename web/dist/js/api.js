@@ -33,7 +33,7 @@ export class Api {
     } catch (e) {
       // an expired session: sign the same device in again, once
       if (e.code === "unauthenticated" && token && token === this.session && this.deviceId) {
-        await this.authenticate(this.deviceId);
+        await this.authenticate(this.deviceId, this.displayName);
         return this.once(method, body, this.session);
       }
       throw e;
@@ -101,9 +101,10 @@ export class Api {
   }
 
   // ---- the gateway's methods, as the web table uses them ----
-  async authenticate(deviceId) {
+  async authenticate(deviceId, displayName = "") {
     this.deviceId = deviceId;
-    const r = await this.once("Authenticate", { deviceId });
+    this.displayName = displayName;
+    const r = await this.once("Authenticate", displayName ? { deviceId, displayName } : { deviceId });
     this.session = r.sessionToken;
     return r;
   }

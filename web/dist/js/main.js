@@ -29,10 +29,23 @@ const store = {
   dropSeat(matchId) { const all = this.seats(); delete all[matchId]; localStorage.setItem("tabletop.seats", JSON.stringify(all)); },
 };
 
+// The name others see: ?name=... once, then kept in this browser; a guest name otherwise.
+function displayName() {
+  const asked = new URLSearchParams(location.search).get("name");
+  if (asked) localStorage.setItem("tabletop.name", asked.trim().slice(0, 32));
+  let name = localStorage.getItem("tabletop.name");
+  if (!name) {
+    name = `Guest ${Math.floor(1000 + Math.random() * 9000)}`;
+    localStorage.setItem("tabletop.name", name);
+  }
+  return name;
+}
+
 async function signIn() {
   if (api.session) return api.session;
-  const r = await api.authenticate(store.device);
-  document.getElementById("who").textContent = `player ${r.playerId.slice(0, 8)}`;
+  const name = displayName();
+  await api.authenticate(store.device, name);
+  document.getElementById("who").textContent = name;
   return api.session;
 }
 

@@ -198,7 +198,7 @@ function waitingPanel(state, handlers) {
 export function nameOf(state, seat) {
   if (state.names && state.names[seat]) return state.names[seat];
   const s = (state.match.seats || []).find((x) => Number(x.seat || 0) === seat);
-  return s && s.playerId ? `Seat ${seat} · ${s.playerId.slice(0, 6)}` : `Seat ${seat}`;
+  return s && s.playerId ? `Seat ${seat} · ${s.displayName || s.playerId.slice(0, 6)}` : `Seat ${seat}`;
 }
 
 export function statusText(st) {

@@ -1,0 +1,34 @@
+"""The player directory: what the platform shows of a verified player (a display name).
+
+The gateway writes it when a player signs in with a name; the match records the
+name in `PlayerJoined` when the player takes a seat (the gateway and the matchmaker
+read it here first), and the gateway shows it beside ratings. A key per player,
+`tabletop:player:<player id>`, so it spreads over a cluster like any other key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+MAX_DISPLAY_NAME = 32
+
+
+def key(player_id: str) -> str:
+    return f"tabletop:player:{player_id}"
+
+
+async def set_display_name(redis: Any, player_id: str, name: str) -> None:
+    await redis.hset(key(player_id), "name", name)
+
+
+async def display_names(redis: Any, player_ids: Sequence[str]) -> list[str]:
+    """Each player's display name, "" for one who never gave one (or a bot)."""
+    found = await asyncio.gather(*(redis.hget(key(p), "name") for p in player_ids))
+    return [n.decode() if isinstance(n, bytes) else (n or "") for n in found]
+
+
+def valid_display_name(name: str) -> bool:
+    """1-32 printable characters, not starting or ending with a space."""
+    return 0 < len(name) <= MAX_DISPLAY_NAME and name.isprintable() and name == name.strip()
