@@ -232,9 +232,15 @@ class MatchApp:
         if viewer is not None:
             guards.require_seat_index(record, viewer)
             guards.require_holder(record, viewer, holder)
+        return record, await self._seen_by(record, viewer)
+
+    async def _seen_by(self, record: record_pb2.MatchRecord, viewer: int | None) -> any_pb2.Any | None:
+        """What `viewer` sees of the game at the record's version (None before the start),
+        computed once per (version, viewer): a view at a version never changes, so live
+        views and replays share the cache."""
         if not record.HasField("state"):
-            return record, None
-        key = (match_id, record.version, -2 if viewer is None else viewer)
+            return None
+        key = (record.match_id, record.version, -2 if viewer is None else viewer)
         view = self._views.get(key)
         if view is None:
             request = rpb.GetViewRequest(state=record.state)
@@ -242,7 +248,7 @@ class MatchApp:
                 request.viewer = viewer
             view = (await self._rules_for(record.game).GetView(request)).view
             _remember(self._views, key, view)
-        return record, view
+        return view
 
     async def view_at(
         self, match_id: str, version: int, viewer: int | None, holder: mpb.SeatHolder | None = None
@@ -258,18 +264,7 @@ class MatchApp:
             guards.require_holder(current, viewer, holder)
         record = lifecycle.new_record(match_id)
         await self._fold(record, await self._store.read(match_stream(match_id), after_version=0, limit=version))
-        if not record.HasField("state"):
-            return record, None
-        # A view at a version never changes: the live views' cache serves replays too.
-        key = (match_id, version, -2 if viewer is None else viewer)
-        view = self._views.get(key)
-        if view is None:
-            request = rpb.GetViewRequest(state=record.state)
-            if viewer is not None:
-                request.viewer = viewer
-            view = (await self._rules_for(record.game).GetView(request)).view
-            _remember(self._views, key, view)
-        return record, view
+        return record, await self._seen_by(record, viewer)
 
     async def legal_actions(
         self, match_id: str, seat: int, holder: mpb.SeatHolder | None = None
