@@ -319,6 +319,8 @@ class Stack:
         for proc in reversed(list(self.procs.values())):
             if proc.process is not None and proc.process.poll() is None:
                 proc.process.send_signal(signal.SIGTERM)
+                # A process a fault test paused (SIGSTOP) must wake to handle it.
+                proc.process.send_signal(signal.SIGCONT)
         for proc in reversed(list(self.procs.values())):
             if proc.process is not None:
                 try:
@@ -334,7 +336,12 @@ class Stack:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
     def __enter__(self) -> Stack:
-        return self.start()
+        """The started stack; a start that fails half way stops what it started."""
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
 
     def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -9,19 +9,18 @@ Redis, not in the replica).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
-from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from gateway import validate
 from gateway.identity import Players
-from services.common.errors import InvalidArgument, PermissionDenied, Unavailable
+from services.common.errors import InvalidArgument, Unavailable
 from services.common.tls import Dial
-from services.common.tokens import Session, TokenAuthority
+from services.common.tokens import SeatClaim, Session, TokenAuthority
 from services.common.transport import RemoteClient
 
 WATCH_REOPENS = 5
@@ -47,6 +46,7 @@ class MatchmakingEndpoints:
     _players: Players
     # GatewayServicer's: the caller's session, and its per-player ticket limit.
     _session: Callable[[Any], Session]
+    _held_seat_token: Callable[[str, str, int | None, str], Awaitable[tuple[str, SeatClaim]]]
     _take_ticket_slot: Callable[[str], None]
     # Table shapes (game, sizes, options) the rules have accepted once.
     _tables_checked: dict[tuple[str, ...], bool]
@@ -113,13 +113,8 @@ class MatchmakingEndpoints:
 
     async def _seat_token(self, session: Session, assignment: mmpb.Assignment) -> None:
         """Mint the assigned seat's token for the ticket's owner, bound to the seat's tenure."""
-        summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=assignment.match_id))).match
-        seats = {s.seat: s for s in summary.seats}
-        held = seats.get(assignment.seat)
-        if held is None or held.player_id != session.player_id:
-            raise PermissionDenied("the assigned seat is no longer yours", "auth.seat_changed")
-        assignment.token, _ = self._tokens.issue_seat(
-            assignment.match_id, assignment.seat, session.player_id, held.tenure
+        assignment.token, _ = await self._held_seat_token(
+            session.player_id, assignment.match_id, assignment.seat, "auth.seat_changed"
         )
 
     async def CancelTicket(self, request: pb.CancelTicketRequest, context: Any) -> pb.CancelTicketResponse:

@@ -124,12 +124,19 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         session = self._session(context)
         validate.match_id(request.match_id)
         wanted = validate.seat(request.seat) if request.HasField("seat") else None
-        summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=request.match_id))).match
-        held = [s for s in summary.seats if s.player_id == session.player_id and wanted in (None, s.seat)]
-        if not held:
-            raise PermissionDenied("you hold no such seat in this match", "auth.not_seated")
-        token, claim = self._tokens.issue_seat(request.match_id, held[0].seat, session.player_id, held[0].tenure)
+        token, claim = await self._held_seat_token(session.player_id, request.match_id, wanted, "auth.not_seated")
         return pb.GetSeatTokenResponse(seat=claim.seat, token=token, expires_at=claim.expires_at)
+
+    async def _held_seat_token(
+        self, player_id: str, match_id: str, seat: int | None, reason: str
+    ) -> tuple[str, SeatClaim]:
+        """A fresh token for the seat (or the lowest seat) `player_id` holds in the match now,
+        bound to its current tenure; PermissionDenied (`reason`) if they hold none."""
+        summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=match_id))).match
+        held = [s for s in summary.seats if s.player_id == player_id and seat in (None, s.seat)]
+        if not held:
+            raise PermissionDenied("you hold no such seat in this match", reason)
+        return self._tokens.issue_seat(match_id, held[0].seat, player_id, held[0].tenure)
 
     def _take_ticket_slot(self, player_id: str) -> None:
         self._create_limiter.take(f"ticket/{player_id}", "tickets")
@@ -219,19 +226,16 @@ class GatewayServicer(MatchmakingEndpoints, pb_grpc.GatewayServiceServicer):
         return self._tokens.seat_for_match(_metadata(context), validate.match_id(match_id))
 
     def _viewer(self, context: Any, match_id: str) -> SeatClaim | None:
-        """The caller's seat claim in this match, None for a spectator (no token, or a
-        session token: a signed-in player who watches a match they do not play)."""
+        """The caller's seat claim in this match, None for a spectator (as in `_any_seat`)."""
         validate.match_id(match_id)
-        try:
-            return self._tokens.optional_seat_for_match(_metadata(context), match_id)
-        except Unauthenticated as error:
-            if error.reason != "auth.wrong_token_kind":
-                raise
-            self._session(context)  # a session token must still be valid
-            return None
+        claim = self._any_seat(context)
+        if claim is not None and claim.match_id != match_id:
+            raise PermissionDenied("the token is for another match", "auth.other_match")
+        return claim
 
     def _any_seat(self, context: Any) -> SeatClaim | None:
-        """The caller's seat claim in whatever match, None for a spectator (as in `_viewer`)."""
+        """The caller's seat claim in whatever match, None for a spectator: no token, or a
+        session token (a signed-in player who watches a match they do not play)."""
         token = bearer_token(_metadata(context))
         if token is None:
             return None

@@ -92,6 +92,7 @@ class MatchApp:
         self._snapshot_every = max(1, snapshot_every)
         self._records: OrderedDict[str, record_pb2.MatchRecord] = OrderedDict()
         self._views: OrderedDict[tuple[str, int, int], any_pb2.Any] = OrderedDict()
+        self._replays: OrderedDict[tuple[str, int], record_pb2.MatchRecord] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
         # Told (match_id, game) once a match has ended, after its last append.
         self._on_finished = on_finished
@@ -262,9 +263,19 @@ class MatchApp:
         if viewer is not None:
             guards.require_seat_index(current, viewer)
             guards.require_holder(current, viewer, holder)
-        record = lifecycle.new_record(match_id)
-        await self._fold(record, await self._store.read(match_stream(match_id), after_version=0, limit=version))
+        record = await self._replayed(match_id, version)
         return record, await self._seen_by(record, viewer)
+
+    async def _replayed(self, match_id: str, version: int) -> record_pb2.MatchRecord:
+        """The record of a finished match at `version`, folded from its log once: a replay
+        slider asks each version again and again, and a finished log never changes."""
+        key = (match_id, version)
+        record = self._replays.get(key)
+        if record is None:
+            record = lifecycle.new_record(match_id)
+            await self._fold(record, await self._store.read(match_stream(match_id), after_version=0, limit=version))
+            _remember(self._replays, key, record)
+        return record
 
     async def legal_actions(
         self, match_id: str, seat: int, holder: mpb.SeatHolder | None = None

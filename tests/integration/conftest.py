@@ -19,14 +19,8 @@ for _name, _value in UNLIMITED_CALLERS.items():
 
 @pytest.fixture(scope="module")
 def stack(redis_url: str) -> Iterator[Stack]:
-    running = Stack(redis_url=redis_url, extra_env=PIG, matchmakers=0)
-    try:
-        running.start()
-    except BaseException:
-        running.stop()
-        raise
-    yield running
-    running.stop()
+    with Stack(redis_url=redis_url, extra_env=PIG, matchmakers=0) as running:
+        yield running
 
 
 @pytest.fixture

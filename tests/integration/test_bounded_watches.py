@@ -30,12 +30,8 @@ UPDATED = 100
 def small_pool_stack(redis_url: str) -> Iterator[Stack]:
     # One player creates every match: no per-player create rate here.
     env = {**PIG, "TABLETOP_REDIS_MAX_CONNECTIONS": str(POOL), "TABLETOP_CREATE_RATE": "0"}
-    running = Stack(redis_url=redis_url, extra_env=env, games=("pig",), matchmakers=0, inprocess=True)
-    try:
-        running.start()
+    with Stack(redis_url=redis_url, extra_env=env, games=("pig",), matchmakers=0, inprocess=True) as running:
         yield running
-    finally:
-        running.stop()
 
 
 async def gateway_connections(redis: aioredis.Redis) -> int:

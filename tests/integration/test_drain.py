@@ -29,15 +29,8 @@ IN_FLIGHT = 6
 @pytest.fixture
 def stack(redis_url: str) -> Iterator[Stack]:
     env = {**PIG, "TABLETOP_GRACE_SECONDS": str(GRACE)}
-    running = Stack(redis_url=redis_url, extra_env=env, games=("pig",), matchmakers=0, inprocess=True)
-    try:
-        running.start()
+    with Stack(redis_url=redis_url, extra_env=env, games=("pig",), matchmakers=0, inprocess=True) as running:
         yield running
-    finally:
-        match = running.procs["match"].process
-        if match is not None and match.poll() is None:
-            match.send_signal(signal.SIGCONT)
-        running.stop()
 
 
 def gauge(stack: Stack, name: str, metric: str) -> float:

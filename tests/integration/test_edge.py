@@ -32,14 +32,9 @@ ALLOWED_ORIGIN = "http://table.example"
 
 @pytest.fixture(scope="module")
 def stack(redis_url: str) -> Iterator[Stack]:
-    running = Stack(redis_url=redis_url, extra_env={**PIG, "TABLETOP_CORS_ORIGINS": ALLOWED_ORIGIN}, matchmakers=1)
-    try:
-        running.start()
-    except BaseException:
-        running.stop()
-        raise
-    yield running
-    running.stop()
+    env = {**PIG, "TABLETOP_CORS_ORIGINS": ALLOWED_ORIGIN}
+    with Stack(redis_url=redis_url, extra_env=env, matchmakers=1) as running:
+        yield running
 
 
 @pytest.fixture

@@ -30,14 +30,8 @@ ONE_SIGN_IN = {"TABLETOP_CALLER_SIGNIN_RATE": "0.0001", "TABLETOP_CALLER_SIGNIN_
 @pytest.fixture(scope="module")
 def stack(redis_url: str) -> Iterator[Stack]:
     # With the test game too: an earlier stack of this test process made it known to the launcher.
-    running = Stack(redis_url=redis_url, extra_env={**PIG, **ONE_SIGN_IN}, matchmakers=0)
-    try:
-        running.start()
-    except BaseException:
-        running.stop()
-        raise
-    yield running
-    running.stop()
+    with Stack(redis_url=redis_url, extra_env={**PIG, **ONE_SIGN_IN}, matchmakers=0) as running:
+        yield running
 
 
 def browser(stack: Stack, address: str) -> httpx.Client:

@@ -25,17 +25,9 @@ pytestmark = pytest.mark.integration
 
 
 def limited_stack(redis_url: str, env: dict[str, str], matchmakers: int = 0) -> Iterator[Stack]:
-    running = Stack(
-        redis_url=redis_url, extra_env={**PIG, **env}, games=("pig",), matchmakers=matchmakers, inprocess=True
-    )
-    try:
-        running.start()
+    env = {**PIG, **env}
+    with Stack(redis_url=redis_url, extra_env=env, games=("pig",), matchmakers=matchmakers, inprocess=True) as running:
         yield running
-    finally:
-        match = running.procs["match"].process
-        if match is not None and match.poll() is None:
-            match.send_signal(signal.SIGCONT)
-        running.stop()
 
 
 @pytest.fixture

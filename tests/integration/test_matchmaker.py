@@ -43,12 +43,8 @@ BLOCK_MS = 4000
 def stack() -> Iterator[Stack]:
     # Its own embedded Redis: the module's tests count every key they see.
     # A wide rating spread: these tests are about placement; grouping by rating has unit tests.
-    running = Stack(games=("pig",), extra_env={**PIG, "TABLETOP_MM_SPREAD_BASE": "100"}, matchmakers=2)
-    try:
-        running.start()
+    with Stack(games=("pig",), extra_env={**PIG, "TABLETOP_MM_SPREAD_BASE": "100"}, matchmakers=2) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture

@@ -71,12 +71,8 @@ def server() -> Iterator[redis_server.RedisProcess]:
 @pytest.fixture
 def stack(server: redis_server.RedisProcess) -> Iterator[Stack]:
     env = {**PIG, "TABLETOP_REDIS_TIMEOUT": "2"}
-    running = Stack(redis_url=server.url, extra_env=env, games=("pig",), matchmakers=1)
-    try:
-        running.start()
+    with Stack(redis_url=server.url, extra_env=env, games=("pig",), matchmakers=1) as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture

@@ -45,14 +45,8 @@ PROBES: dict[str, tuple[Callable[[grpc.Channel], Any], str, Any]] = {
 
 @pytest.fixture(scope="module")
 def stack(redis_url: str) -> Iterator[Stack]:
-    running = Stack(redis_url=redis_url, extra_env=PIG, games=("pig",), matchmakers=1)
-    try:
-        running.start()
-    except BaseException:
-        running.stop()
-        raise
-    yield running
-    running.stop()
+    with Stack(redis_url=redis_url, extra_env=PIG, games=("pig",), matchmakers=1) as running:
+        yield running
 
 
 def _call(channel: grpc.Channel, name: str, stub: Any = None, method: str = "", request: Any = None) -> Any:
