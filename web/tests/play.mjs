@@ -71,7 +71,11 @@ async function playOne(browser, game) {
     try { await buttons.first().waitFor({ timeout: 10000 }); } catch { await page.reload(); continue; }
     const n = await buttons.count();
     const before = summary.version;
-    await buttons.nth(rng(n)).click();
+    const pick = rng(n);
+    // Live updates redraw the list; a button redrawn while Playwright waits for it to be
+    // stable is clicked in the page instead (the same handler, without the wait).
+    try { await buttons.nth(pick).click({ timeout: 5000 }); }
+    catch { await page.evaluate((i) => document.querySelectorAll("#actions button")[i]?.click(), pick); }
     steps++;
     for (let i = 0; i < 50; i++) {
       const v = (await api("GetView", { matchId })).match.version;
