@@ -6,14 +6,14 @@ The only module of the engine that imports generated code.
 from __future__ import annotations
 
 import dataclasses
-import typing
 from enum import Enum
 
 from tabletop.games.discover.v1 import actions_pb2, events_pb2, views_pb2
 
 from services.games.common.gamecodec import GameCodec
 from services.games.common.serde import StateCodec
-from services.games.discover import actions, events, state, view, vocab
+from services.games.discover import state, vocab
+from services.games.discover.schema import SCHEMA
 
 
 def _state_types() -> list[type]:
@@ -28,13 +28,4 @@ def _state_types() -> list[type]:
     return [*own, vocab.Hex, vocab.DamageType]
 
 
-CODEC = GameCodec(
-    game="discover",
-    action_message=actions_pb2.Action,
-    action_types=typing.get_args(actions.Action),
-    event_message=events_pb2.Event,
-    event_types=typing.get_args(events.Event),
-    view_message=views_pb2.View,
-    view_type=view.View,
-    state=StateCodec(_state_types()),
-)
+CODEC = GameCodec.from_schema(SCHEMA, (actions_pb2, events_pb2, views_pb2), StateCodec(_state_types()))

@@ -151,8 +151,3 @@ Action = (
     | BuyCard | PlayAction | UseToken | TakeCard | NativeMove | RemoveCard | SetAsideCard | Done
     | EndTurn | DiscardCard
 )
-ACTION_TYPES: tuple[type, ...] = (
-    PlayCard, PlayToken, MoveTo, StopMoving, BreakBlockade, ClearSpace, ClearBlockade, SpendCard, SpendToken,
-    BuyCard, PlayAction, UseToken, TakeCard, NativeMove, RemoveCard, SetAsideCard, Done, EndTurn,
-    DiscardCard,
-)

@@ -284,10 +284,3 @@ Event = (
     | DrawOwed | ChoiceOpened | ChoiceClosed | CardTaken | CardRemoved | CardSetAside | ItemKept
     | PieceArrived | TurnEnded | CardDiscarded | HandKept | GameEnded
 )
-EVENT_TYPES: tuple[type, ...] = (
-    BlockadesPlaced, CaveTokensShuffled, DeckShuffled, CardsDrawnToHand, CardsDrawnUnseen,
-    TurnStarted, CardPlayed, TokenPlayed, PieceMoved, MoveEnded, PieceStopped, CaveExplored,
-    CardsGivenUp, BlockadeTaken, CardSpent, TokenSpent, CardBought, ActionPlayed, TokenUsed,
-    DrawOwed, ChoiceOpened, ChoiceClosed, CardTaken, CardRemoved, CardSetAside, ItemKept,
-    PieceArrived, TurnEnded, CardDiscarded, HandKept, GameEnded,
-)
