@@ -7,6 +7,8 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PROTOS := $(shell find proto -name '*.proto' 2>/dev/null)
 GEN    := gen/.generated
+# The games' protos are rendered from their dataclasses (tools/gen_game_protos.py).
+SCHEMA_SOURCES := $(wildcard services/games/*/*.py services/games/common/*.py tests/fixtures/*/*.py)
 # The web table (web/) is plain ES modules served as they are: no build step.
 # Its browser tests need node_modules (playwright-core) and Debian's chromium.
 WEB_NODE := web/node_modules/.installed
@@ -25,13 +27,15 @@ $(STAMP): pyproject.toml
 	echo "$(CURDIR)/gen" > $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/tabletop-gen.pth
 	touch $@
 
-$(GEN): $(STAMP) $(PROTOS) tools/gen_proto.py
+$(GEN): $(STAMP) $(PROTOS) $(SCHEMA_SOURCES) tools/gen_proto.py tools/gen_game_protos.py
+	$(PY) tools/gen_game_protos.py
 	$(PY) tools/gen_proto.py
 	touch $@
 
 setup: $(GEN) ## create .venv, install dependencies, generate protobuf code
 
-proto: ## regenerate protobuf, gRPC and Connect (HTTP edge) code into gen/
+proto: $(STAMP) ## render the games' protos from their dataclasses, then protobuf, gRPC and Connect (HTTP edge) code into gen/
+	$(PY) tools/gen_game_protos.py
 	$(PY) tools/gen_proto.py
 	touch $(GEN)
 

@@ -1,8 +1,9 @@
 """Generic mapping between engine dataclasses and their protobuf mirrors.
 
-Each game writes its actions, events and views as frozen dataclasses and
-mirrors them in `proto/tabletop/games/<game>/v1/`. The mirror follows a few
-conventions, so one reflective codec serves every game:
+Each game writes its actions, events and views as frozen dataclasses; its
+protos in `proto/tabletop/games/<game>/v1/` are rendered from them by
+tools/gen_game_protos.py (`make proto`), with field numbers kept in a lock file.
+The protos follow a few conventions, so one reflective codec serves every game:
 
 * a dataclass field maps to the proto field of the same name;
 * `int`/`str`/`bool` map to scalars; `X | None` to a proto3 `optional` scalar
@@ -14,7 +15,8 @@ conventions, so one reflective codec serves every game:
 * a union of dataclasses maps to a message with `oneof kind`, each option named
   after its class in snake case (`PlayCard` -> `play_card`) and typed by the
   message of the same name. The game's `Action` and `Event` messages are such
-  unions.
+  unions; their options are the game's union type aliases, declared once in
+  its `schema.py` (services/games/common/gamecodec.py `GameSchema`).
 
 Decoding raises `ProtoMismatch` (a ValueError) on anything out of shape, which
 the shell turns into INVALID_ARGUMENT.
