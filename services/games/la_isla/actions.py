@@ -14,34 +14,34 @@ class AssignCards:
     `slot` is a free slot to fill or a visible card to cover (rulebook: Acción A).
     """
 
-    a: str
-    b: str
-    d: str
-    slot: int
+    a: str  # card id whose special function goes into the cardholder
+    b: str  # card id whose resource is taken in action B
+    d: str  # card id whose animal marker advances in action D
+    slot: int  # cardholder slot for the A card: a free slot, or a visible card to cover
 
 
 @dataclass(frozen=True)
 class CollectIncome:
     """Action B choices: a colour per resource of choice, and the markers to move."""
 
-    colours: tuple[Colour, ...]
-    markers: tuple[Animal, ...]
+    colours: tuple[Colour, ...]  # one colour per "resource of your choice" function
+    markers: tuple[Animal, ...]  # markers moved through phase B functions (optional)
 
 
 @dataclass(frozen=True)
 class PlaceExplorer:
     """Action C: an explorer from under C onto `space`, paying `payment`."""
 
-    space: int
-    payment: tuple[Colour, ...]
+    space: int  # index into View.spaces
+    payment: tuple[Colour, ...]  # resources paid, sorted by colour
 
 
 @dataclass(frozen=True)
 class MoveExplorer:
     """Action C once no explorer is left under C: move one from `source` to `space`."""
 
-    source: int
-    space: int
+    source: int  # space the explorer leaves
+    space: int  # space it moves to
     payment: tuple[Colour, ...]
 
 

@@ -43,7 +43,7 @@ class DrawPileShuffled:
 
     pile: str
     size: int
-    from_discard: bool
+    from_discard: bool  # the discard pile was shuffled into it and is now empty
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,8 @@ class Insertion:
     seat: int
     card: str
     slot: int
-    explorer_gained: bool
-    slot_gained: bool
+    explorer_gained: bool  # an explorer came from the general supply
+    slot_gained: bool  # the cardholder gained a free slot
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ class MarkerAdvanced:
 
     seat: int
     animal: Animal
-    moved: bool
+    moved: bool  # false when the marker already stood on the top space
     points: int
 
 
@@ -133,8 +133,8 @@ class Income:
     """One seat's action B: the B `card` and every resource it gained."""
 
     seat: int
-    card: str
-    colours: tuple[Colour, ...]
+    card: str  # the B card, now on the discard pile
+    colours: tuple[Colour, ...]  # every resource gained
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ class ExplorerPlaced:
     seat: int
     space: int
     payment: tuple[Colour, ...]
-    source: int | None
+    source: int | None  # the space a placed explorer left; None (unset) when it came from under C
 
 
 @dataclass(frozen=True)
@@ -171,8 +171,8 @@ class PlacementRewarded:
 
     seat: int
     points: int
-    resources: int
-    markers: int
+    resources: int  # resources of choice pending
+    markers: int  # marker moves pending
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ class ResourceGained:
 
     seat: int
     colour: Colour
-    reward: bool
+    reward: bool  # settles a pending placement reward
 
 
 @dataclass(frozen=True)
@@ -212,7 +212,7 @@ class AnimalsAdvanced:
 
     cards: tuple[SeatCard, ...]
     moves: tuple[MarkerAdvanced, ...]
-    discarded: tuple[SeatCard, ...]
+    discarded: tuple[SeatCard, ...]  # unassigned hand cards
 
 
 @dataclass(frozen=True)
@@ -220,8 +220,8 @@ class RoundEnded:
     """End of `round`: markers' areas summed to `area_sum`; `start` is the next start player."""
 
     round: int
-    area_sum: int
-    start: int
+    area_sum: int  # sum of the five markers' areas, checked against the end threshold
+    start: int  # start player of the next round
 
 
 @dataclass(frozen=True)
@@ -231,9 +231,9 @@ class FinalScore:
     seat: int
     sets: int
     tiles: int
-    resources: int
+    resources: int  # points for leftover resources
     total: int
-    resources_left: int
+    resources_left: int  # the tie-breaker
 
 
 @dataclass(frozen=True)

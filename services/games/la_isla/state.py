@@ -13,11 +13,11 @@ class Phase(Enum):
     """Where the round stands (rulebook: Como se Juega)."""
 
     SETUP = "setup"
-    DRAW = "draw"
-    ASSIGN = "assign"
-    INCOME = "income"
-    EXPLORE = "explore"
-    ANIMALS = "animals"
+    DRAW = "draw"  # card phase: drawing
+    ASSIGN = "assign"  # card phase assignment together with action A
+    INCOME = "income"  # action B
+    EXPLORE = "explore"  # action C
+    ANIMALS = "animals"  # action D
     OVER = "over"
 
 

@@ -18,7 +18,7 @@ class SpaceView:
     id: str
     colour: Colour
     symbol: Symbol
-    explorers: tuple[int, ...]
+    explorers: tuple[int, ...]  # seats with an explorer here
 
 
 @dataclass(frozen=True)
@@ -26,9 +26,9 @@ class RegionView:
     """A jungle region; `tile` None once claimed."""
 
     id: str
-    value: int
-    spaces: tuple[int, ...]
-    tile: Animal | None
+    value: int  # surrounding spaces = explorers needed = points
+    spaces: tuple[int, ...]  # indexes into View.spaces
+    tile: Animal | None  # None (unset) once claimed
 
 
 @dataclass(frozen=True)
@@ -36,16 +36,16 @@ class MarkerView:
     """A purple marker: its space on the track and the area (multiplier) it stands in."""
 
     animal: Animal
-    position: int
-    area: int
+    position: int  # space on the animal track, 0 = start
+    area: int  # area value 0-5: multiplier and end-check contribution
 
 
 @dataclass(frozen=True)
 class SlotView:
     """A cardholder slot: the visible card (None if free) and how many cards it covers."""
 
-    top: str | None
-    covered: int
+    top: str | None  # visible card id; None (unset) for a free slot
+    covered: int  # cards covered below it
 
 
 @dataclass(frozen=True)
@@ -54,28 +54,28 @@ class PlayerView:
 
     seat: int
     score: int
-    resources: tuple[int, ...]
-    explorers_left: int
-    explorers_gained: int
+    resources: tuple[int, ...]  # per Colour, in enum order
+    explorers_left: int  # explorers still under C
+    explorers_gained: int  # explorers taken from the general supply
     slots: tuple[SlotView, ...]
-    tiles: tuple[int, ...]
+    tiles: tuple[int, ...]  # small tiles per Animal, in enum order
     large: Animal | None
     hand_count: int
-    has_chosen: bool
+    has_chosen: bool  # has made the pending secret choice
 
 
 @dataclass(frozen=True)
 class View:
     """The table as `viewer` sees it; `hand` and `my_*` are the viewer's secrets only."""
 
-    viewer: int | None
+    viewer: int | None  # None (unset) for a spectator
     phase: Phase
     round: int
     start_player: int
-    current_seat: int | None
+    current_seat: int | None  # the seat taking action C
     end_threshold: int
     area_sum: int
-    pending_resources: int
+    pending_resources: int  # placement rewards the current seat still chooses
     pending_markers: int
     spaces: tuple[SpaceView, ...]
     regions: tuple[RegionView, ...]
@@ -84,10 +84,10 @@ class View:
     draw_pile: str
     draw_pile_size: int
     discard: tuple[str, ...]
-    hand: tuple[str, ...]
-    my_assignment: Assignment | None
-    my_income: CollectIncome | None
-    my_extra_moves: int | None
+    hand: tuple[str, ...]  # the viewer's hand only
+    my_assignment: Assignment | None  # the viewer's unrevealed assignment
+    my_income: CollectIncome | None  # the viewer's unrevealed phase B choice
+    my_extra_moves: int | None  # the viewer's unrevealed phase D choice
 
 
 def _chosen(state: State, p: Player) -> bool:
