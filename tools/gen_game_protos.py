@@ -34,6 +34,7 @@ and exits 1 naming every stale file.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import importlib
 import inspect
@@ -44,6 +45,7 @@ import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from enum import Enum
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -126,14 +128,23 @@ def docstring(obj: Any) -> tuple[str, ...]:
     return tuple(inspect.cleandoc(doc).splitlines())
 
 
+@cache
+def _module_classes(module: str) -> dict[str, list[str]]:
+    """Top-level class name -> its body's lines, parsed once per module (inspect parses per class)."""
+    path = getattr(sys.modules.get(module), "__file__", None)
+    if path is None:
+        return {}
+    lines = Path(path).read_text().splitlines()
+    return {
+        node.name: lines[node.lineno : node.end_lineno]
+        for node in ast.parse("\n".join(lines)).body
+        if isinstance(node, ast.ClassDef)
+    }
+
+
 def member_comments(cls: type) -> dict[str, tuple[str, ...]]:
     """`# comment` lines just above a field or enum member, then its trailing one."""
-    try:
-        source = inspect.getsource(cls).splitlines()
-    except (OSError, TypeError):
-        return {}
-    start = next((i for i, line in enumerate(source) if line.lstrip().startswith("class ")), 0)
-    body = [line for line in source[start + 1 :] if line.strip()]
+    body = [line for line in _module_classes(cls.__module__).get(cls.__qualname__, []) if line.strip()]
     indent = len(body[0]) - len(body[0].lstrip()) if body else 0
     found: dict[str, tuple[str, ...]] = {}
     pending: list[str] = []

@@ -10,6 +10,8 @@ from enum import Enum
 from pathlib import Path
 
 import pytest
+from google.protobuf import descriptor_pb2
+from grpc_tools import protoc
 
 from services.games import registry
 from services.games.common.gamecodec import GameSchema, OneOf
@@ -195,3 +197,27 @@ def test_what_the_conventions_cannot_express_is_refused(view: type, says: str) -
     schema = GameSchema("toy", "tabletop.toy.v1", TOY.action, TOY.event, view)
     with pytest.raises(gen.SchemaError, match=says):
         gen.render(schema, {})
+
+
+def test_a_render_with_retired_members_compiles_with_its_numbers_reserved(tmp_path: Path) -> None:
+    old: gen.Lock = {"messages": {"Ping": {"seat": 1, "gone": 2}}, "enums": {"Colour": {"COLOUR_GREEN": 1}}}
+    for path, text in gen.render(TOY, old).items():
+        (tmp_path / path.name).write_text(text)
+    folder = tmp_path / "tabletop" / "toy" / "v1"
+    folder.mkdir(parents=True)
+    for proto in tmp_path.glob("*.proto"):
+        proto.rename(folder / proto.name)
+    out = tmp_path / "set.pb"
+    files = [f"tabletop/toy/v1/{stem}.proto" for stem in TOY.files]
+    assert protoc.main(["protoc", f"-I{tmp_path}", f"--descriptor_set_out={out}", *files]) == 0
+    actions = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes()).file[0]
+    ping = next(m for m in actions.message_type if m.name == "Ping")
+    assert {f.name: f.number for f in ping.field} == {"seat": 1, "note": 3, "colour": 4}
+    assert [(r.start, r.end) for r in ping.reserved_range] == [(2, 3)] and list(ping.reserved_name) == ["gone"]
+    colour = next(e for e in actions.enum_type if e.name == "Colour")
+    assert {v.name: v.number for v in colour.value}["COLOUR_RED"] == 2
+    assert list(colour.reserved_name) == ["COLOUR_GREEN"]
+
+
+def test_the_check_mode_passes_on_the_committed_files() -> None:
+    assert gen.main(["--check"]) == 0
