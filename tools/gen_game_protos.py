@@ -24,9 +24,14 @@ before protoc too).
   holds them (message -> field -> number, oneof union -> option -> number,
   enum -> value -> number). A new field takes the next number above every number
   the type ever used; a removed field stays in the lock and is rendered as
-  `reserved` (number and name), so its number is never reused.
-* Comments come from the dataclasses: a class docstring above its message or
-  enum, `# comments` on (or just above) a field or enum member above that line.
+  `reserved` (number and name), so its number is never reused. A rename is a
+  removal plus a new field; the lock holds no types, so give a field whose type
+  changes incompatibly a new name rather than keeping its number.
+* Comments come from the dataclasses: a class's docstring goes above its
+  message or enum; the `# comment` lines just above a field or enum member, and
+  the comment trailing it, go above its line.
+* Each game and Pig (tests/fixtures/pig) are checked the same way:
+  tests/games/test_schema.py renders them all and names any stale file.
 
 `python tools/gen_game_protos.py` writes what changed; `--check` writes nothing
 and exits 1 naming every stale file.
