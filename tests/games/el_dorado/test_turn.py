@@ -64,7 +64,7 @@ def test_more_than_four_cards_kept_draws_none() -> None:
 
 def test_only_the_current_seat_acts() -> None:
     state = position(hands={1: ("explorer",)})
-    assert refusal(state, 1, EndTurn()) == "el_dorado.turn.not_your_turn"
+    assert refusal(state, 1, EndTurn()) == "turn.not_your_seat"
     assert ENGINE.legal_actions(state, 1) == []
 
 
