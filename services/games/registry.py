@@ -59,6 +59,15 @@ def add_package(name: str, package: str) -> None:
     game.cache_clear()
 
 
+def forget(name: str) -> None:
+    """Undo `add_package` for a game that is not built in (tests clean up with it)."""
+    if name in GAMES:
+        raise ValueError(f"{name} is built in")
+    _packages.pop(name, None)
+    declaration.cache_clear()
+    game.cache_clear()
+
+
 def _import(name: str, module: str) -> Any:
     """`module`, or UnknownGame if it (not one of its own imports) is missing."""
     try:
