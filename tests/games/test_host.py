@@ -27,7 +27,11 @@ def unreachable(state: Any, seat: int, move: Any) -> Sequence[Any]:
     raise AssertionError(f"the game's decide was reached with seat {seat}, {move!r}")
 
 
-GUARDED: HostedEngine[Any, Any, Any] = dataclasses.replace(pig.GAME, decide=unreachable).engine
+def unasked(state: Any, seat: int) -> Sequence[Any]:
+    raise AssertionError(f"the game's legal_actions was asked about seat {seat}")
+
+
+GUARDED: HostedEngine[Any, Any, Any] = dataclasses.replace(pig.GAME, decide=unreachable, legal_actions=unasked).engine
 
 
 def refusal(engine: HostedEngine[Any, Any, Any], state: Any, seat: int, move: Any) -> str:
@@ -45,6 +49,14 @@ def test_a_seat_not_asked_to_act_is_refused() -> None:
     assert pig.to_move(dealt()).seats == (0,)
     assert refusal(GUARDED, dealt(), 1, pig.Roll()) == "turn.not_your_seat"
     assert refusal(GUARDED, dealt(), 7, pig.Roll()) == "turn.not_your_seat"
+
+
+def test_a_seat_not_asked_to_act_has_no_legal_action() -> None:
+    rolling = dataclasses.replace(dealt(), rolling=True)
+    over = dataclasses.replace(dealt(), scores=(31, 4))
+    for state, seat in ((dealt(), 1), (rolling, 0), (over, 0), (dealt(), CHANCE_SEAT)):
+        assert GUARDED.legal_actions(state, seat) == ()
+    assert pig.ENGINE.legal_actions(dealt(), 0) == (pig.Roll(), pig.Swap())
 
 
 def test_a_move_after_the_end_is_refused() -> None:

@@ -7,7 +7,8 @@ into the `Engine` the platform runs. Before a game's `decide` is called the host
 has made sure that the move is one the position asks for, so `decide` handles
 only the game's own rules: it receives either the action of a seat that
 `to_move` lists, or a chance outcome that answers the pending request (the
-right kind, pile, count, dice range or permutation size).
+right kind, pile, count, dice range or permutation size). Likewise a game's
+`legal_actions` is asked only about a seat that `to_move` lists.
 
 The host's refusals have one style of rule id, stable and dotted, without a
 game prefix (a game's own rules are `<game>.<area>.<rule>`):
@@ -86,6 +87,7 @@ class GameDeclaration(Generic[S, A, E]):
     options: tuple[OptionSpec, ...]
     setup: Callable[[Mapping[str, str], int], S]
     to_move: Callable[[S], ToMove]
+    # Called only for a seat that to_move lists (the host answers () for the others).
     legal_actions: Callable[[S, int], Sequence[A]]
     decide: Callable[[S, int, A | ChanceOutcome], Sequence[E]]
     evolve: Callable[[S, E], S]
@@ -161,6 +163,9 @@ class HostedEngine(Generic[S, A, E]):
         return self.declaration.to_move(state)
 
     def legal_actions(self, state: S, seat: int) -> Sequence[A]:
+        """The game's legal actions of a seat asked to act; none for any other seat."""
+        if seat not in self.declaration.to_move(state).seats:
+            return ()
         return self.declaration.legal_actions(state, seat)
 
     def decide(self, state: S, seat: int, action: A | ChanceOutcome) -> Sequence[E]:

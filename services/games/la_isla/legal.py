@@ -6,14 +6,11 @@ from collections.abc import Sequence
 
 from services.games.la_isla import explore, steps
 from services.games.la_isla.actions import Action
-from services.games.la_isla.flow import to_move
 from services.games.la_isla.state import Phase, State
 
 
 def legal_actions(state: State, seat: int) -> Sequence[Action]:
-    """Every legal action of `seat` now (empty when it is not asked to act)."""
-    if seat not in to_move(state).seats:
-        return ()
+    """Every legal action of `seat`, a seat asked to act (the host sees to that)."""
     player = state.player(seat)
     if state.phase is Phase.ASSIGN:
         return steps.assignments(player)
