@@ -18,7 +18,7 @@ from services.common.playout import LocalChance, play
 from services.games import registry
 from services.games.common import chance
 from services.games.common.chance import CHANCE_SEAT
-from services.games.common.engine import IllegalAction
+from services.games.common.engine import IllegalAction, InvalidConfig
 from services.games.common.host import HOST_RULES, GameDeclaration, HostedEngine, Sample, answers
 from tests.fixtures import pig
 
@@ -143,6 +143,16 @@ def test_host_rule_ids_are_dotted_and_unprefixed() -> None:
     for rule in HOST_RULES:
         area, _, name = rule.partition(".")
         assert area in ("turn", "chance") and name and "." not in name
+
+
+def test_a_seat_count_outside_the_declared_range_is_refused_before_the_game_sets_up() -> None:
+    def unreached(config: Any, seats: int) -> Any:
+        raise AssertionError(f"the game's setup was called with {seats} seats")
+
+    guarded = dataclasses.replace(pig.GAME, setup=unreached).engine
+    for seats in (0, 7):
+        with pytest.raises(InvalidConfig, match="1 to 6 seats"):
+            guarded.setup({}, seats)
 
 
 def test_a_declaration_refuses_an_impossible_seat_range() -> None:

@@ -8,7 +8,8 @@ has made sure that the move is one the position asks for, so `decide` handles
 only the game's own rules: it receives either the action of a seat that
 `to_move` lists, or a chance outcome that answers the pending request (the
 right kind, pile, count, dice range or permutation size). Likewise a game's
-`legal_actions` is asked only about a seat that `to_move` lists.
+`legal_actions` is asked only about a seat that `to_move` lists, and its
+`setup` only for a seat count within the declared range.
 
 The host's refusals have one style of rule id, stable and dotted, without a
 game prefix (a game's own rules are `<game>.<area>.<rule>`):
@@ -46,7 +47,7 @@ from services.games.common.chance import (
     RollDice,
     ShufflePile,
 )
-from services.games.common.engine import IllegalAction, Outcome, ToMove, Visibility
+from services.games.common.engine import IllegalAction, InvalidConfig, Outcome, ToMove, Visibility
 from services.games.common.options import OptionSpec
 
 S = TypeVar("S")
@@ -157,7 +158,11 @@ class HostedEngine(Generic[S, A, E]):
         self.options = declaration.options
 
     def setup(self, config: Mapping[str, str], seats: int) -> S:
-        return self.declaration.setup(config, seats)
+        """The game's initial state for a seat count within its range; InvalidConfig otherwise."""
+        declared = self.declaration
+        if not declared.min_seats <= seats <= declared.max_seats:
+            raise InvalidConfig(f"{declared.name} is played by {declared.min_seats} to {declared.max_seats} seats")
+        return declared.setup(config, seats)
 
     def to_move(self, state: S) -> ToMove:
         return self.declaration.to_move(state)
