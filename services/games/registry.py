@@ -1,60 +1,105 @@
-"""The games this build knows: name -> (engine, codec), imported on first use.
+"""The games this build knows, derived from their declarations.
 
-The three built-in games live in `services.games.<name>`; a process may add
-more packages by name (the platform's tests add a tiny dice game this way).
+Every package under `services.games` whose `__init__` declares `GAME` (a
+`GameDeclaration`, services/games/common/host.py) is a built-in game: adding
+one touches nothing here. A process may add more packages by name (the
+platform's tests add Pig, tests/fixtures/pig, this way). Everything that lists
+games (the deployment manifests, the golden playthroughs, the benchmarks) asks
+this module: `GAMES`, `available()`, `declaration(name)`.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from services.games.common.engine import Engine
+import services.games
 from services.games.common.gamecodec import GameCodec
-
-GAMES = ("el_dorado", "la_isla", "discover")
-_packages: dict[str, str] = {name: f"services.games.{name}" for name in GAMES}
-
-
-@dataclass(frozen=True)
-class GameEntry:
-    name: str
-    engine: Engine[Any, Any, Any]
-    codec: GameCodec
+from services.games.common.host import GameDeclaration, HostedEngine
 
 
 class UnknownGame(LookupError):
     """No engine of that name is part of this build."""
 
 
+def _built_in() -> tuple[str, ...]:
+    """The subpackages of services.games that declare a game, by name."""
+    found = []
+    for module in pkgutil.iter_modules(services.games.__path__):
+        if not module.ispkg:
+            continue
+        package = importlib.import_module(f"services.games.{module.name}")
+        if isinstance(getattr(package, "GAME", None), GameDeclaration):
+            found.append(module.name)
+    return tuple(sorted(found))
+
+
+GAMES = _built_in()
+"""The built-in games, sorted by name."""
+_packages: dict[str, str] = {name: f"services.games.{name}" for name in GAMES}
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """One game as the platform runs it: its declaration, hosted engine and codec."""
+
+    name: str
+    declaration: GameDeclaration[Any, Any, Any]
+    engine: HostedEngine[Any, Any, Any]
+    codec: GameCodec
+
+
 def add_package(name: str, package: str) -> None:
-    """Make the engine in `package` (with its `codec` module) known as `name`."""
+    """Make the game declared in `package` (its `GAME`) known as `name`."""
     _packages[name] = package
+    declaration.cache_clear()
     game.cache_clear()
+
+
+def forget(name: str) -> None:
+    """Undo `add_package` for a game that is not built in (tests clean up with it)."""
+    if name in GAMES:
+        raise ValueError(f"{name} is built in")
+    _packages.pop(name, None)
+    declaration.cache_clear()
+    game.cache_clear()
+
+
+def _import(name: str, module: str) -> Any:
+    """`module`, or UnknownGame if it (not one of its own imports) is missing."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as missing:
+        if missing.name and module.startswith(missing.name):
+            raise UnknownGame(name) from missing
+        raise
+
+
+@cache
+def declaration(name: str) -> GameDeclaration[Any, Any, Any]:
+    """The declaration of `name`; raises UnknownGame."""
+    package_name = _packages.get(name)
+    if package_name is None:
+        raise UnknownGame(name)
+    declared = getattr(_import(name, package_name), "GAME", None)
+    if not isinstance(declared, GameDeclaration):
+        raise UnknownGame(name)
+    return declared
 
 
 @cache
 def game(name: str) -> GameEntry:
-    """The engine and codec of `name`; raises UnknownGame."""
-    package_name = _packages.get(name)
-    if package_name is None:
-        raise UnknownGame(name)
-    try:
-        package = importlib.import_module(package_name)
-        codec = importlib.import_module(f"{package_name}.codec")
-    except ModuleNotFoundError as missing:
-        if missing.name and (package_name.startswith(missing.name) or missing.name.endswith(".codec")):
-            raise UnknownGame(name) from missing
-        raise
-    if not hasattr(package, "ENGINE"):
-        raise UnknownGame(name)
-    return GameEntry(name, package.ENGINE, codec.CODEC)
+    """The declaration, hosted engine and codec of `name`; raises UnknownGame."""
+    declared = declaration(name)
+    codec = _import(name, declared.codec).CODEC
+    return GameEntry(name, declared, declared.engine, codec)
 
 
 def available() -> tuple[str, ...]:
-    """The games whose engine is present in this build."""
+    """The games whose engine and codec are present in this build (built-in first)."""
     found = []
     for name in _packages:
         try:

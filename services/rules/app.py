@@ -1,4 +1,10 @@
-"""Rules use cases: a pure engine hosted with a cache of decoded states."""
+"""Rules use cases: one game run through the generic engine host
+(services/games/common/host.py), with a cache of decoded states.
+
+The host makes the seat, turn and chance checks every game shares before the
+game's own `decide` runs; a refusal of either becomes FailedPrecondition
+naming the rule id.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from typing import Any
 
 from services.common.errors import FailedPrecondition, InvalidArgument
 from services.games.common.engine import IllegalAction, InvalidConfig, Outcome, ToMove, Visibility, replay
+from services.games.common.host import HostedEngine
 from services.games.registry import GameEntry
 
 CACHE_SIZE = 4096
@@ -26,11 +33,11 @@ class Decision:
 
 
 class EngineHost:
-    """Runs one game's engine on encoded states, keeping recent ones decoded."""
+    """Runs one game's hosted engine on encoded states, keeping recent ones decoded."""
 
     def __init__(self, entry: GameEntry) -> None:
         self.entry = entry
-        self.engine = entry.engine
+        self.engine: HostedEngine[Any, Any, Any] = entry.engine
         self.codec = entry.codec
         self._decoded: OrderedDict[bytes, Any] = OrderedDict()
 

@@ -87,8 +87,9 @@ def check_legal_sample(engine: Any, codec: Any, state: Any, seat: int, legal: li
 def check_wrong_seat(engine: Any, state: Any, acting: tuple[int, ...], seats: int, action: Any) -> None:
     idle = [s for s in range(seats) if s not in acting]
     if idle:
-        with pytest.raises(IllegalAction):
+        with pytest.raises(IllegalAction) as refused:
             engine.decide(state, idle[0], action)
+        assert refused.value.rule == "turn.not_your_seat"
 
 
 def check_event_wire(engine: Any, codec: Any, event: Any) -> None:

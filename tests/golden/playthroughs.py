@@ -2,7 +2,9 @@
 
 Each golden file holds the game, options, seats and seed, the first events in
 readable form, a SHA-256 over every event's wire bytes, the number of steps and
-the outcome. `make golden` rewrites them after an intended rules change.
+the outcome. The cases are the samples each game declares (its package's
+`GAME`, services/games/common/host.py); `make golden` rewrites the files after
+an intended rules change or for a new game.
 """
 
 from __future__ import annotations
@@ -19,17 +21,6 @@ from services.games import registry
 
 FOLDER = pathlib.Path(__file__).resolve().parent / "files"
 SHOWN_EVENTS = 120
-
-CASES: list[tuple[str, dict[str, str], int, int]] = [
-    ("el_dorado", {}, 2, 1),
-    ("el_dorado", {}, 4, 2),
-    ("el_dorado", {"course": "witchs_cauldron", "caves": "true"}, 3, 3),
-    ("la_isla", {}, 2, 1),
-    ("la_isla", {"deck": "full"}, 4, 2),
-    ("discover", {}, 1, 1),
-    ("discover", {}, 3, 2),
-]
-
 
 def case_name(game: str, config: dict[str, str], seats: int, seed: int) -> str:
     options = "-".join(f"{k}={v}" for k, v in sorted(config.items()))
@@ -57,8 +48,14 @@ def record(game: str, config: dict[str, str], seats: int, seed: int) -> dict[str
 
 
 def cases() -> list[tuple[str, dict[str, str], int, int]]:
+    """Every sample each built-in game declares (GameDeclaration.samples), in registry order."""
     present = set(registry.available())
-    return [case for case in CASES if case[0] in present]
+    return [
+        (game, dict(sample.config), sample.seats, sample.seed)
+        for game in registry.GAMES
+        if game in present
+        for sample in registry.declaration(game).samples
+    ]
 
 
 def regenerate() -> None:

@@ -1,8 +1,11 @@
 """The contract between the platform and a pure rules engine.
 
-Every game package exposes one object satisfying `Engine`. The platform never
-looks inside a state: it stores events, asks whose move it is, and hands
-actions (or chance outcomes) to `decide`. See DESIGN.md, "A rules engine".
+Every game package declares itself once as `GAME` (a `GameDeclaration`,
+services/games/common/host.py); `GAME.engine`, the game behind the generic
+host's seat, turn and chance checks, is the object satisfying `Engine` that the
+platform runs. The platform never looks inside a state: it stores events, asks
+whose move it is, and hands actions (or chance outcomes) to `decide`. See
+docs/engines.md.
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ class Outcome:
 
 
 class Engine(Protocol, Generic[S, A, E]):
-    """What every game package provides. All functions are pure."""
+    """What the platform runs for every game (a `HostedEngine`). All functions are pure."""
 
     name: str
     min_seats: int
@@ -119,7 +122,8 @@ class Engine(Protocol, Generic[S, A, E]):
         """Every legal action of `seat` (empty when it is not asked to act)."""
 
     def decide(self, state: S, seat: int, action: A | ChanceOutcome) -> Sequence[E]:
-        """Events that `action` causes; raises IllegalAction, changes nothing."""
+        """Events that `action` causes; raises IllegalAction, changes nothing (the
+        host's rule ids for a move nobody asked for, the game's for its own rules)."""
 
     def evolve(self, state: S, event: E) -> S:
         """The state after `event`; never raises on an event `decide` emitted."""

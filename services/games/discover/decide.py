@@ -1,4 +1,4 @@
-"""decide: validate a seat's action or a chance outcome against what is pending, then emit.
+"""decide: validate a seat's action or a chance outcome against the game's rules, then emit.
 
 After the events of the move itself, every automatic step that follows is run
 too, so the returned events always end where a seat or the chance seat must act.
@@ -8,17 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from services.games.common.chance import (
-    CHANCE_SEAT,
-    CardsDrawn,
-    ChanceOutcome,
-    ChanceRequest,
-    DiceRolled,
-    DrawCards,
-    PileShuffled,
-    RollDice,
-    ShufflePile,
-)
+from services.games.common.chance import CHANCE_SEAT, OUTCOME_TYPES, ChanceOutcome
 from services.games.common.engine import IllegalAction
 from services.games.discover import actions as act
 from services.games.discover import events as ev
@@ -29,7 +19,7 @@ from services.games.discover.evolve import evolve
 from services.games.discover.flow import Kind, find_encounter, pending
 from services.games.discover.keyitems import decide_key_item
 from services.games.discover.monsters import decide_monster_choice
-from services.games.discover.outcomes import UNEXPECTED, choose_character, pass_leadership, step_outcome
+from services.games.discover.outcomes import choose_character, pass_leadership, step_outcome
 from services.games.discover.state import State
 
 AUTO_LIMIT = 100_000  # automatic steps per decision; more means a rules bug, not a long game
@@ -72,36 +62,23 @@ def decide(state: State, seat: int, action: act.Action | ChanceOutcome) -> list[
 
 
 def decide_only(state: State, seat: int, action: act.Action | ChanceOutcome) -> list[ev.Event]:
-    """The events of the move itself (no automatic steps after it)."""
-    wait = pending(state)
+    """The events of the move itself (no automatic steps after it).
+
+    The host (services/games/common/host.py) calls it only with the action of a
+    seat asked to decide, or with the outcome answering the pending chance request.
+    """
     if seat == CHANCE_SEAT:
-        if wait.kind is not Kind.CHANCE or wait.chance is None or not answers(wait.chance, action):
-            raise IllegalAction(UNEXPECTED, "no such chance request is pending")
-        assert not isinstance(action, act.Action)
+        assert isinstance(action, OUTCOME_TYPES)
         return _chance(state, action)
     if not isinstance(action, act.Action):
         raise IllegalAction("discover.turn.unknown_action", type(action).__name__)
-    if wait.kind is not Kind.DECIDE or seat not in wait.seats:
-        raise IllegalAction("discover.turn.not_your_turn", f"seat {seat} cannot act now")
-    return DECIDERS[wait.decision](state, seat, action)
+    return DECIDERS[pending(state).decision](state, seat, action)
 
 
 def _chance(state: State, outcome: ChanceOutcome) -> list[ev.Event]:
     if state.combat is not None:
         return combat_chance(state, state.combat, outcome)
     return step_outcome(state, state.agenda[0], outcome)
-
-
-def answers(request: ChanceRequest, outcome: object) -> bool:
-    """True if `outcome` is a well-formed answer to `request`."""
-    match request, outcome:
-        case RollDice(count=count, faces=faces), DiceRolled(values=values):
-            return len(values) == count and all(1 <= x <= faces for x in values)
-        case ShufflePile(pile=pile, cards=cards), PileShuffled(pile=answered, size=size):
-            return pile == answered and size == len(cards)
-        case DrawCards(pile=pile, count=count), CardsDrawn(pile=answered, cards=cards):
-            return pile == answered and len(cards) == count
-    return False
 
 
 def fold(state: State, events: list[ev.Event]) -> State:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from services.games.common.chance import ChanceRequest, DrawCards, RollDice, ShufflePile
+from services.games.common.engine import ToMove
 from services.games.discover import state as st
 from services.games.discover.board import board
 from services.games.discover.content import load
@@ -60,6 +61,19 @@ def pending(state: State) -> Pending:
     if state.phase is Phase.DAY and state.turn_order and not (stage_met(state) and not state.stage_complete):
         return decide_by(state.turn_order[0], "trade" if state.trade else "turn")
     return AUTO
+
+
+def to_move(state: State) -> ToMove:
+    """The pending chance request or the seats to decide; nobody once the game is over.
+
+    An automatic step is never pending between moves: `decide` runs them all.
+    """
+    wait = pending(state)
+    if wait.kind is Kind.CHANCE:
+        return ToMove(chance=wait.chance)
+    if wait.kind is Kind.DECIDE:
+        return ToMove(seats=wait.seats)
+    return ToMove()
 
 
 def find_encounter(state: State) -> Hex | None:

@@ -14,7 +14,7 @@ from services.games.discover import state as st
 from services.games.discover.board import explorable_slots, neighbours
 from services.games.discover.combat import escape_spaces, retreat_spaces
 from services.games.discover.decide import DECIDERS
-from services.games.discover.flow import Kind, find_encounter, pending
+from services.games.discover.flow import find_encounter, pending
 from services.games.discover.rules import at, enemies_at
 from services.games.discover.state import State, Status
 
@@ -22,10 +22,8 @@ COMBAT_RESOURCES = ("wood", "stone", "poison", "salvage")
 
 
 def legal_actions(state: State, seat: int) -> list[act.Action]:
-    """The complete, finite list of what `seat` may do now."""
+    """The complete, finite list of what `seat`, a seat asked to decide (the host sees to that), may do now."""
     wait = pending(state)
-    if wait.kind is not Kind.DECIDE or seat not in wait.seats:
-        return []
     decider = DECIDERS[wait.decision]
     legal: list[act.Action] = []
     for action in _candidates(state, seat, wait.decision):

@@ -44,8 +44,6 @@ def card_number(card: str) -> int:
 def setup(config: Mapping[str, str], seats: int) -> State:
     """The initial state of a game of 1-4 survivors."""
     options = parse_options(OPTIONS, config)
-    if not 1 <= seats <= 4:
-        raise InvalidConfig("Discover is played by 1 to 4 survivors")
     content = load(str(options["scenario"]))
     characters = _characters(str(options["characters"]), seats, content)
     return _initial(content, seats, int(options["max_days"]), characters)

@@ -1,5 +1,30 @@
-"""The Quest for El Dorado: a pure rules engine (see RULES.md)."""
+"""The Quest for El Dorado (Knizia, Ravensburger 2017), base game and caves variant:
+a pure rules engine (see RULES.md), declared to the platform once as `GAME`."""
 
-from services.games.el_dorado.engine import ENGINE
+from services.games.common.host import GameDeclaration, Sample
+from services.games.el_dorado import decide, evolve, flow, legal, result, setup, view, visibility
 
-__all__ = ["ENGINE"]
+GAME = GameDeclaration(
+    name="el_dorado",
+    min_seats=2,
+    max_seats=4,
+    options=setup.OPTIONS,
+    setup=setup.setup,
+    to_move=flow.to_move,
+    legal_actions=legal.legal_actions,
+    decide=decide.decide,
+    evolve=evolve.evolve,
+    visibility=visibility.visibility,
+    redact=visibility.redact,
+    view=view.view,
+    result=result.result,
+    codec="services.games.el_dorado.codec",
+    samples=(
+        Sample(seats=2, seed=1),
+        Sample(seats=4, seed=2),
+        Sample(seats=3, seed=3, config={"course": "witchs_cauldron", "caves": "true"}),
+    ),
+)
+ENGINE = GAME.engine
+
+__all__ = ["ENGINE", "GAME"]

@@ -1,11 +1,11 @@
-"""Validate an action, then emit its events (or refuse it and change nothing)."""
+"""Validate an action against the game's own rules, then emit its events (or refuse it and change nothing)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from services.games.common.chance import CHANCE_SEAT, CardsDrawn, DiceRolled, Permuted, PileShuffled
+from services.games.common.chance import CHANCE_SEAT, OUTCOME_TYPES
 from services.games.el_dorado import actions as act
 from services.games.el_dorado import events as ev
 from services.games.el_dorado.decide_action import play_action, remove_card, set_aside, use_token
@@ -22,7 +22,7 @@ from services.games.el_dorado.decide_move import (
     stop_moving,
 )
 from services.games.el_dorado.decide_turn import discard_card, done, end_turn
-from services.games.el_dorado.flow import pending_chance, settle
+from services.games.el_dorado.flow import settle
 from services.games.el_dorado.moves import replay
 from services.games.el_dorado.rules import refuse
 from services.games.el_dorado.state import Choice, Phase, State
@@ -47,16 +47,6 @@ CHOICE_ONLY = (act.TakeCard, act.NativeMove, act.RemoveCard, act.SetAsideCard, a
 CLEANUP = (act.DiscardCard, act.Done)
 
 
-def gate_turn(state: State, seat: int) -> None:
-    """Refuse anything while the game is over, chance must answer, or it is another seat's turn."""
-    if state.phase is Phase.OVER:
-        raise refuse("turn.game_over", "the game is over")
-    if pending_chance(state) is not None:
-        raise refuse("turn.waiting_for_chance", "cards are being shuffled or drawn")
-    if seat != state.current:
-        raise refuse("turn.not_your_turn", f"it is seat {state.current}'s turn")
-
-
 def gate_action(state: State, action: object) -> None:
     """Refuse actions out of phase, or while another choice is open (RB p.2, p.8)."""
     if state.phase is Phase.CLEANUP and not isinstance(action, CLEANUP):
@@ -79,18 +69,15 @@ def handle(state: State, seat: int, action: object) -> list[ev.Event]:
     return handler(state, seat, action)
 
 
-def events_of(state: State, seat: int, action: object) -> list[ev.Event]:
-    """The action's own events, without the automatic ones that follow; raises IllegalAction."""
-    gate_turn(state, seat)
-    return handle(state, seat, action)
-
-
 def decide(state: State, seat: int, action: object) -> list[ev.Event]:
-    """Every event `action` causes, including the automatic ones up to the next decision."""
+    """Every event `action` causes, including the automatic ones up to the next decision.
+
+    The host (services/games/common/host.py) calls it only with the action of
+    the seat whose turn it is, or with the outcome answering the pending chance request.
+    """
     if seat == CHANCE_SEAT:
-        if not isinstance(action, (DiceRolled, Permuted, PileShuffled, CardsDrawn)):
-            raise refuse("chance.unexpected", "the chance seat only answers chance requests")
+        assert isinstance(action, OUTCOME_TYPES)
         events = decide_chance(state, action)
     else:
-        events = events_of(state, seat, action)
+        events = handle(state, seat, action)
     return [*events, *settle(replay(state, events))]

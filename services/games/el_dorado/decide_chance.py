@@ -1,4 +1,8 @@
-"""Chance outcomes become game events that carry them (engines.md)."""
+"""Chance outcomes become game events that carry them (docs/engines.md).
+
+The host has checked that the outcome answers the pending request (kind, pile,
+count, permutation size); what is left are the contents only this game knows.
+"""
 
 from __future__ import annotations
 
@@ -26,25 +30,19 @@ def _seat_of(pile: str) -> int:
     return int(pile.split(":")[1])
 
 
-def _permuted(state: State, n: int, outcome: Permuted) -> list[ev.Event]:
+def _permuted(state: State, outcome: Permuted) -> list[ev.Event]:
     """Blockades go at random on every join between terrain pieces (facts.md 6)."""
-    if sorted(outcome.order) != list(range(n)):
-        raise _unexpected("not a permutation")
     ids = tuple(content.blockades()[i].id for i in outcome.order)
     return [ev.BlockadesPlaced(ids[: board_of(state).seam_count])]
 
 
 def _shuffled(state: State, request: ShufflePile, outcome: PileShuffled) -> list[ev.Event]:
-    if outcome.pile != request.pile or outcome.size != len(request.cards):
-        raise _unexpected("shuffle answers another request")
     if request.pile == CAVES_PILE:
         return [ev.CaveTokensShuffled(len(board_of(state).caves), content.cave_pile_size())]
     return [ev.DeckShuffled(_seat_of(request.pile), request.cards)]
 
 
 def _drawn(state: State, request: DrawCards, outcome: CardsDrawn) -> list[ev.Event]:
-    if outcome.pile != request.pile or len(outcome.cards) != request.count:
-        raise _unexpected("draw answers another request")
     if request.pile == CAVES_PILE:
         if outcome.cards[0] not in content.tokens():
             raise _unexpected("not a cave token")
@@ -60,10 +58,10 @@ def decide_chance(state: State, outcome: ChanceOutcome) -> list[ev.Event]:
     """Events for the outcome of the pending chance request."""
     request = pending_chance(state)
     match request, outcome:
-        case Permute(n=n), Permuted():
-            return _permuted(state, n, outcome)
+        case Permute(), Permuted():
+            return _permuted(state, outcome)
         case ShufflePile(), PileShuffled():
             return _shuffled(state, request, outcome)
         case DrawCards(), CardsDrawn():
             return _drawn(state, request, outcome)
-    raise _unexpected("no such chance request is pending")
+    raise AssertionError(f"the host let {outcome!r} answer {request!r}")

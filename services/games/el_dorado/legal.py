@@ -9,7 +9,6 @@ from services.games.el_dorado.actions import Action
 from services.games.el_dorado.content import Symbol, Terrain
 from services.games.el_dorado.decide import handle
 from services.games.el_dorado.decide_action import native_targets
-from services.games.el_dorado.flow import to_move
 from services.games.el_dorado.rules import (
     blockade_seams,
     blockade_spec,
@@ -112,7 +111,5 @@ def _accepted(state: State, seat: int, action: Action) -> bool:
 
 
 def legal_actions(state: State, seat: int) -> list[Action]:
-    """Every action `decide` accepts from `seat` now (empty when it is not asked to act)."""
-    if seat not in to_move(state).seats:
-        return []
+    """Every action `decide` accepts from `seat`, a seat asked to act (the host sees to that)."""
     return [a for a in candidates(state, seat) if _accepted(state, seat, a)]

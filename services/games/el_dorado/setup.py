@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from services.games.common.engine import InvalidConfig
 from services.games.common.options import OptionSpec, parse_options
 from services.games.el_dorado import content
 from services.games.el_dorado.board import board
@@ -37,8 +36,6 @@ def _starts(seats: int) -> tuple[tuple[int, ...], ...]:
 
 def setup(config: Mapping[str, str], seats: int) -> State:
     """A match before its chance setup: decks wait in the discard piles to be shuffled."""
-    if not 2 <= seats <= 4:
-        raise InvalidConfig("El Dorado is played by 2 to 4 players")
     course, caves, max_rounds = _options(config)
     starts = board(course).starts
     players = tuple(

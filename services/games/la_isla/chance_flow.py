@@ -12,7 +12,6 @@ from services.games.common.chance import (
     PileShuffled,
     ShufflePile,
 )
-from services.games.common.engine import IllegalAction
 from services.games.la_isla.content import ANIMALS
 from services.games.la_isla.events import (
     CardsDrawnToHand,
@@ -58,32 +57,18 @@ def request(state: State) -> ChanceRequest | None:
     return None
 
 
-def _check_permutation(outcome: ChanceOutcome, n: int) -> tuple[int, ...]:
-    if not isinstance(outcome, Permuted) or sorted(outcome.order) != list(range(n)):
-        raise IllegalAction("la_isla.chance.unexpected", "expected a permutation")
-    return outcome.order
-
-
 def resolve(state: State, outcome: ChanceOutcome) -> tuple[Event, ...]:
-    """Game events carrying a chance outcome; refuses an outcome that was not asked for."""
-    asked = request(state)
-    match asked:
-        case Permute(n=n) if state.layout is None:
-            return (IslandBuilt(_check_permutation(outcome, n)),)
-        case Permute(n=n) if state.region_tiles is None:
+    """Game events carrying the outcome of the pending request (the host has checked that it answers it)."""
+    match request(state), outcome:
+        case Permute(), Permuted(order=order) if state.layout is None:
+            return (IslandBuilt(order),)
+        case Permute(), Permuted(order=order) if state.region_tiles is None:
             pool = tile_pool()
-            order = _check_permutation(outcome, n)
             return (TilesPlaced(tuple(ANIMALS[pool[i]] for i in order)),)
-        case Permute(n=n):
-            order = _check_permutation(outcome, n)
+        case Permute(), Permuted(order=order):
             return (LargeTilesDealt(tuple(ANIMALS[order[s]] for s in range(state.seats))),)
-        case ShufflePile(pile=pile, cards=cards):
-            if not isinstance(outcome, PileShuffled) or (outcome.pile, outcome.size) != (pile, len(cards)):
-                raise IllegalAction("la_isla.chance.unexpected", "expected the shuffled pile")
+        case ShufflePile(pile=pile, cards=cards), PileShuffled():
             return (DrawPileShuffled(pile, len(cards), state.phase is not Phase.SETUP),)
-        case DrawCards(pile=pile, count=count, seat=seat):
-            if not isinstance(outcome, CardsDrawn) or outcome.pile != pile or len(outcome.cards) != count:
-                raise IllegalAction("la_isla.chance.unexpected", "expected the drawn cards")
-            assert seat is not None
-            return (CardsDrawnToHand(seat, pile, outcome.cards),)
-    raise IllegalAction("la_isla.chance.unexpected", "no chance request is pending")
+        case DrawCards(pile=pile, seat=seat), CardsDrawn(cards=cards) if seat is not None:
+            return (CardsDrawnToHand(seat, pile, cards),)
+    raise AssertionError(f"the host let {outcome!r} answer {request(state)!r}")

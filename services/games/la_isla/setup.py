@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from services.games.common.engine import InvalidConfig
 from services.games.common.options import OptionSpec, parse_options
 from services.games.la_isla.content import ANIMALS, COLOURS
 from services.games.la_isla.rules import BASE_SLOTS, CONTENT, EXPLORERS_UNDER_C
@@ -45,8 +44,6 @@ def new_player() -> Player:
 def setup(config: Mapping[str, str], seats: int) -> State:
     """The state before the random setup (island, tiles, large tiles, piles) is drawn."""
     deck = str(parse_options(OPTIONS, config)["deck"])
-    if not MIN_SEATS <= seats <= MAX_SEATS:
-        raise InvalidConfig(f"La Isla takes {MIN_SEATS} to {MAX_SEATS} players")
     return State(
         seats=seats,
         deck=deck,

@@ -39,7 +39,7 @@ def test_turns_start_with_the_leader_and_go_clockwise() -> None:
 
 
 def test_only_the_survivor_whose_turn_it_is_acts() -> None:
-    assert refused(day(2), 1, a.Move(NORTH)) == "discover.turn.not_your_turn"
+    assert refused(day(2), 1, a.Move(NORTH)) == "turn.not_your_seat"
 
 
 def test_ending_a_turn_passes_to_the_next_survivor() -> None:

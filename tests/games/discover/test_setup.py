@@ -148,7 +148,7 @@ def test_chance_outcome_must_answer_the_pending_request() -> None:
     state = ENGINE.setup({}, 2)
     with pytest.raises(IllegalAction) as refused:
         ENGINE.decide(state, CHANCE_SEAT, DiceRolled((3,)))
-    assert refused.value.rule == "discover.chance.unexpected"
+    assert refused.value.rule == "chance.mismatch"
 
 
 def test_solo_has_no_leader_roll() -> None:

@@ -64,8 +64,8 @@ def test_more_than_four_cards_kept_draws_none() -> None:
 
 def test_only_the_current_seat_acts() -> None:
     state = position(hands={1: ("explorer",)})
-    assert refusal(state, 1, EndTurn()) == "el_dorado.turn.not_your_turn"
-    assert ENGINE.legal_actions(state, 1) == []
+    assert refusal(state, 1, EndTurn()) == "turn.not_your_seat"
+    assert ENGINE.legal_actions(state, 1) == ()
 
 
 def test_discarding_from_hand_waits_for_the_end_of_the_turn() -> None:

@@ -152,7 +152,7 @@ def test_action_c_goes_clockwise_from_the_start_player():
     state = exploring(seats=3, resources=resources())
     state = replace(state, start=2, turn=0)
     assert ENGINE.to_move(state).seats == (2,)
-    refused(state, 0, TakeResource(W), "la_isla.turn.not_your_turn")
+    refused(state, 0, TakeResource(W), "turn.not_your_seat")
     after, _ = apply(ENGINE, state, 2, TakeResource(W))
     assert ENGINE.to_move(after).seats == (0,)
 

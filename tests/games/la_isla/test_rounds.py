@@ -93,7 +93,7 @@ def test_assignment_stays_secret_until_every_seat_has_chosen():
     assert ENGINE.visibility(events[0]) == Visibility.only(0)
     assert ENGINE.redact(events[0]) == ChoiceMade(0, Step.ASSIGN)
     assert ENGINE.to_move(state).seats == (1,)
-    refused(state, 0, AssignCards(a0, b0, d0, 0), "la_isla.turn.already_chosen")
+    refused(state, 0, AssignCards(a0, b0, d0, 0), "turn.not_your_seat")
     a1, b1, d1 = HANDS[1]
     state, events = apply(ENGINE, state, 1, AssignCards(a1, b1, d1, 0))
     res0, res1 = CONTENT.card(b0).resource, CONTENT.card(b1).resource

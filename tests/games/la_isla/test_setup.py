@@ -75,7 +75,7 @@ def test_an_outcome_that_answers_no_pending_request_is_refused():
     for outcome in (Permuted((0, 1)), PileShuffled("draw:1", 120), Permuted((0,) * 10)):
         with pytest.raises(IllegalAction) as refusal:
             ENGINE.decide(state, CHANCE_SEAT, outcome)
-        assert refusal.value.rule == "la_isla.chance.unexpected"
+        assert refusal.value.rule == "chance.mismatch"
 
 
 def test_deck_is_180_cards_120_of_value_one_each_with_function_resource_and_animal():
