@@ -119,10 +119,6 @@ class Match:
     def full(self) -> bool:
         return "" not in self.players
 
-    @property
-    def waiting_for_chance(self) -> bool:
-        return self.turn.chance is not None and self.outcome is None
-
 
 # ------------------------------------------------------------------ evolve
 
