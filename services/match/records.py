@@ -8,6 +8,7 @@ and names were recorded still load (they get them padded).
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import cast
 
 from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.match.v1 import match_service_pb2 as mpb
@@ -25,7 +26,7 @@ def to_record(match: Match) -> record_pb2.MatchRecord:
         config=dict(match.config),
         seat_count=match.seat_count,
         players=match.players,
-        status=int(match.status),  # type: ignore[arg-type]  # numbered as the contract's MatchStatus
+        status=wire_status(match.status),
         seed_commitment=match.seed_commitment,
         next_counter=match.next_counter,
         piles=[record_pb2.PileMark(pile=p.name, counter=p.counter, size=p.size, dealt=p.dealt) for p in match.piles],
@@ -93,7 +94,7 @@ def summary(match: Match) -> mpb.MatchSummary:
         game=match.game,
         config=dict(match.config),
         seat_count=match.seat_count,
-        status=int(match.status),  # type: ignore[arg-type]  # numbered as the contract's MatchStatus
+        status=wire_status(match.status),
         version=match.version,
         seed_commitment=match.seed_commitment,
     )
@@ -106,6 +107,11 @@ def summary(match: Match) -> mpb.MatchSummary:
     if match.outcome is not None:
         message.outcome.CopyFrom(match.outcome)
     return message
+
+
+def wire_status(status: Status) -> mpb.MatchStatus:
+    """The contract's value of `status`: the same number (the stubs cannot know that)."""
+    return cast(mpb.MatchStatus, int(status))
 
 
 def _copy(outcome: common_pb2.Outcome) -> common_pb2.Outcome:
