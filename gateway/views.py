@@ -6,13 +6,8 @@ from google.protobuf import any_pb2
 from tabletop.common.v1 import common_pb2
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 
+from services.common.audience import entitled, to_wire
 from services.common.event_store import StoredEvent
-
-_AUDIENCE = {
-    "public": common_pb2.AUDIENCE_PUBLIC,
-    "seat": common_pb2.AUDIENCE_SEAT,
-    "server": common_pb2.AUDIENCE_SERVER,
-}
 
 
 def _packed(type_name: str, data: bytes) -> any_pb2.Any:
@@ -22,17 +17,13 @@ def _packed(type_name: str, data: bytes) -> any_pb2.Any:
 def entry_for(event: StoredEvent, viewer: int | None, finished: bool) -> pb.LogEntry | None:
     """The entry `viewer` (a seat, None for a spectator) sees, or None.
 
-    Seat-only events reach their seat; others get the redacted form if the
-    engine gave one. Once the match has ended nothing is secret any more, except
-    server-only events.
+    Whoever is entitled to the event (services/common/audience.py) reads it
+    whole; others get the redacted form if the engine gave one.
     """
-    visibility = common_pb2.Visibility(audience=_AUDIENCE.get(event.audience, common_pb2.AUDIENCE_SERVER))
+    visibility = common_pb2.Visibility(audience=to_wire(event.audience))
     if event.seat >= 0:
         visibility.seat = event.seat
-    entitled = event.audience == "public" or (
-        event.audience == "seat" and (finished or (viewer is not None and viewer == event.seat))
-    )
-    if entitled:
+    if entitled(event.audience, event.seat, viewer, finished):
         return pb.LogEntry(
             version=event.version, type=event.type, event=_packed(event.type, event.data), visibility=visibility
         )

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from services.common.audience import Audience
 from services.common.errors import ResourceExhausted
 
 
@@ -64,7 +65,7 @@ class NewEvent:
 
     type: str
     data: bytes
-    audience: str = "public"
+    audience: Audience = Audience.PUBLIC
     seat: int = -1
     # What readers outside the audience see instead (empty: nothing).
     redacted_type: str = ""
@@ -78,7 +79,7 @@ class StoredEvent:
     version: int
     type: str
     data: bytes
-    audience: str = "public"
+    audience: Audience = Audience.PUBLIC
     seat: int = -1
     redacted_type: str = ""
     redacted: bytes = b""

@@ -23,6 +23,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from services.common import redis_client
+from services.common.audience import Audience
 from services.common.event_store import (
     AppendResult,
     CommandReused,
@@ -37,6 +38,11 @@ from services.common.event_store import (
 
 INDEX_KEY = "tabletop:streams"
 APPENDED_CHANNEL = "tabletop:appended"
+
+# How an audience is spelled in a stream entry: the words logs have always held,
+# so entries written before the enum read back the same. Converted here only.
+_STORED_AUDIENCE = {Audience.PUBLIC: "public", Audience.SEAT: "seat", Audience.SERVER: "server"}
+_READ_AUDIENCE = {word.encode(): audience for audience, word in _STORED_AUDIENCE.items()}
 
 # KEYS: log, commands, once. ARGV: expected, command_id, n, fingerprint, then 6 fields per event,
 # then the stream name and the channel to announce the append on.
@@ -121,7 +127,7 @@ class RedisEventStore:
         once = f"{{{stream}}}:once:{uuid.uuid4().hex}"
         args: list[str | bytes | int] = [expected_version, command_id, len(events), fingerprint]
         for e in events:
-            args += [e.type, e.data, e.audience, e.seat, e.redacted_type, e.redacted]
+            args += [e.type, e.data, _STORED_AUDIENCE[e.audience], e.seat, e.redacted_type, e.redacted]
         args += [stream, APPENDED_CHANNEL]
         status, payload = await self._append(keys=[log, commands, once], args=args)
         if status == -1:
@@ -189,7 +195,8 @@ def _decode(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:
         version=int(entry_id.split(b"-")[0]),
         type=fields[b"t"].decode(),
         data=fields[b"d"],
-        audience=fields[b"a"].decode(),
+        # An entry we cannot read stays on the servers.
+        audience=_READ_AUDIENCE.get(fields[b"a"], Audience.SERVER),
         seat=int(fields[b"s"]),
         redacted_type=fields[b"rt"].decode(),
         redacted=fields[b"rd"],

@@ -7,54 +7,52 @@ resolution gets the same outcome and consumes nothing.
 
 from __future__ import annotations
 
-from typing import Any
-
 from tabletop.common.v1 import chance_pb2
 from tabletop.deck.v1 import deck_service_pb2 as deck_pb
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 from tabletop.match.v1 import events_pb2 as ev
-from tabletop.match.v1 import record_pb2
 
 from services.common.errors import FailedPrecondition
-from services.match import lifecycle
+from services.common.ports import DeckPort, DicePort
+from services.match.lifecycle import Match
 
 
 class ChanceResolver:
-    def __init__(self, dice: Any, deck: Any) -> None:
+    def __init__(self, dice: DicePort, deck: DeckPort) -> None:
         self._dice = dice
         self._deck = deck
 
     async def resolve(
-        self, record: record_pb2.MatchRecord, request: chance_pb2.ChanceRequest
+        self, match: Match, request: chance_pb2.ChanceRequest
     ) -> tuple[chance_pb2.ChanceOutcome, ev.ChanceResolved]:
         """The outcome of `request`, and the record of it for the log."""
-        match_id, counter = record.match_id, record.next_counter
+        match_id, counter = match.match_id, match.next_counter
         kind = request.WhichOneof("kind")
         outcome = chance_pb2.ChanceOutcome()
         resolved = ev.ChanceResolved(counter=counter, request=request)
         if kind == "roll_dice":
             r = request.roll_dice
-            reply = await self._dice.RollDice(
+            rolled = await self._dice.RollDice(
                 dice_pb.RollDiceRequest(match_id=match_id, counter=counter, faces=r.faces, count=r.count)
             )
-            outcome.dice_rolled.values.extend(reply.values)
+            outcome.dice_rolled.values.extend(rolled.values)
         elif kind == "permute":
-            reply = await self._dice.Permute(
+            permuted = await self._dice.Permute(
                 dice_pb.PermuteRequest(match_id=match_id, counter=counter, n=request.permute.n)
             )
-            outcome.permuted.order.extend(reply.order)
+            outcome.permuted.order.extend(permuted.order)
         elif kind == "shuffle_pile":
             s = request.shuffle_pile
-            reply = await self._deck.ShufflePile(
+            shuffled = await self._deck.ShufflePile(
                 deck_pb.ShufflePileRequest(
                     match_id=match_id, pile=s.pile, counter=counter, cards=s.cards, keep_order=s.keep_order
                 )
             )
-            outcome.pile_shuffled.pile, outcome.pile_shuffled.size = s.pile, reply.size
+            outcome.pile_shuffled.pile, outcome.pile_shuffled.size = s.pile, shuffled.size
         elif kind == "draw_cards":
-            await self._draw(record, request.draw_cards, outcome, resolved)
+            await self._draw(match, request.draw_cards, outcome, resolved)
         elif kind == "put_cards":
-            await self._put(record, request.put_cards, outcome, resolved)
+            await self._put(match, request.put_cards, outcome, resolved)
         else:
             raise FailedPrecondition("the engine asked for an unknown chance request", "match.chance_unknown")
         resolved.outcome.CopyFrom(outcome)
@@ -62,17 +60,17 @@ class ChanceResolver:
 
     async def _draw(
         self,
-        record: record_pb2.MatchRecord,
+        match: Match,
         draw: chance_pb2.DrawCards,
         outcome: chance_pb2.ChanceOutcome,
         resolved: ev.ChanceResolved,
     ) -> None:
-        mark = lifecycle.pile_mark(record, draw.pile)
+        mark = match.pile(draw.pile)
         if mark is None:
             raise FailedPrecondition(f"pile {draw.pile} was never shuffled", "match.pile_unknown")
         reply = await self._deck.DrawCards(
             deck_pb.DrawCardsRequest(
-                match_id=record.match_id, pile=draw.pile, counter=mark.counter, offset=mark.dealt, count=draw.count
+                match_id=match.match_id, pile=draw.pile, counter=mark.counter, offset=mark.dealt, count=draw.count
             )
         )
         outcome.cards_drawn.pile = draw.pile
@@ -83,16 +81,16 @@ class ChanceResolver:
 
     async def _put(
         self,
-        record: record_pb2.MatchRecord,
+        match: Match,
         put: chance_pb2.PutCards,
         outcome: chance_pb2.ChanceOutcome,
         resolved: ev.ChanceResolved,
     ) -> None:
-        mark = lifecycle.pile_mark(record, put.pile)
+        mark = match.pile(put.pile)
         from_counter, offset = (mark.counter, mark.dealt) if mark is not None else (-1, 0)
         reply = await self._deck.PutCards(
             deck_pb.PutCardsRequest(
-                match_id=record.match_id, pile=put.pile, counter=record.next_counter,
+                match_id=match.match_id, pile=put.pile, counter=match.next_counter,
                 from_counter=from_counter, offset=offset, cards=put.cards, bottom=put.bottom,
             )
         )

@@ -1,16 +1,30 @@
-"""The match record: what the platform derives from a match log.
+"""The match lifecycle: a pure domain of frozen values.
 
-`apply` folds one platform event into a record; the live path and the replay
-path both go through it, so a rebuilt record equals the live one. Game events
-are folded by the game's rules service, not here.
+`Match` is what the platform derives from a match log. The decide functions
+check a command against a match and answer the platform events it causes (or
+refuse it, naming the rule); `evolve` folds one platform event into a new
+match. The live path and the rebuild path both go through `evolve`, so a
+rebuilt match equals the live one. Game events are folded by the game's rules
+(`with_position` takes what they answer); nothing here does I/O.
+
+Platform events are the log's own messages (events.proto). They are read and
+built here, never changed once built; the generated `MatchRecord` is only the
+snapshot and wire form (services/match/records.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import IntEnum
+from types import MappingProxyType
+from typing import TypeVar
+
 from google.protobuf.message import Message
+from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.match.v1 import events_pb2 as ev
-from tabletop.match.v1 import match_service_pb2 as mpb
-from tabletop.match.v1 import record_pb2
+
+from services.common.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 
 PLATFORM_EVENTS: dict[str, type[Message]] = {
     cls.DESCRIPTOR.full_name: cls
@@ -26,111 +40,277 @@ PLATFORM_EVENTS: dict[str, type[Message]] = {
 }
 
 
-def new_record(match_id: str) -> record_pb2.MatchRecord:
-    return record_pb2.MatchRecord(match_id=match_id, version=0)
+T = TypeVar("T")
 
 
-def copy(record: record_pb2.MatchRecord) -> record_pb2.MatchRecord:
-    fresh = record_pb2.MatchRecord()
-    fresh.CopyFrom(record)
-    return fresh
+class Status(IntEnum):
+    """Where a match is in its life; numbered as the contract's MatchStatus."""
+
+    NONE = 0
+    LOBBY = 1
+    ACTIVE = 2
+    FINISHED = 3
 
 
-def apply(record: record_pb2.MatchRecord, event: Message) -> None:
-    """Fold one platform event into `record` (in place: records are private copies)."""
+_STATUS_WORDS = {Status.LOBBY: "in the lobby", Status.ACTIVE: "being played", Status.FINISHED: "finished"}
+
+
+@dataclass(frozen=True)
+class Pile:
+    """How far one hidden pile has been dealt; `counter` is the draw number of the
+    shuffle (or put) that made its current order."""
+
+    name: str
+    counter: int
+    size: int
+    dealt: int = 0
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Who the rules ask next: seats, or the chance player with its request."""
+
+    seats: tuple[int, ...] = ()
+    chance: chance_pb2.ChanceRequest | None = None
+    finished: bool = False
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who a seat call claims holds the seat (from a seat token)."""
+
+    player_id: str
+    tenure: int
+
+
+@dataclass(frozen=True)
+class Match:
+    match_id: str
+    version: int = 0
+    game: str = ""
+    config: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    seat_count: int = 0
+    # Per seat: the player holding it ("" while free), how many times it has been
+    # taken, and its holder's display name.
+    players: tuple[str, ...] = ()
+    tenures: tuple[int, ...] = ()
+    names: tuple[str, ...] = ()
+    status: Status = Status.NONE
+    seed_commitment: str = ""
+    # The next draw number for dice, permutations and shuffles.
+    next_counter: int = 0
+    piles: tuple[Pile, ...] = ()
+    # The engine's opaque state; None before the start.
+    engine_state: bytes | None = None
+    turn: Turn = Turn()
+    outcome: common_pb2.Outcome | None = None
+
+    def tenure(self, seat: int) -> int:
+        """How many times `seat` has been taken."""
+        return self.tenures[seat] if seat < len(self.tenures) else 0
+
+    def name(self, seat: int) -> str:
+        return self.names[seat] if seat < len(self.names) else ""
+
+    def pile(self, name: str) -> Pile | None:
+        return next((p for p in self.piles if p.name == name), None)
+
+    @property
+    def full(self) -> bool:
+        return "" not in self.players
+
+
+# ------------------------------------------------------------------ evolve
+
+
+def evolve(match: Match, event: Message) -> Match:
+    """The match after one platform event (its version is the caller's to set)."""
     match event:
         case ev.MatchCreated():
-            record.game = event.game
-            record.config.update(event.config)
-            record.seat_count = event.seat_count
-            record.players.extend([""] * event.seat_count)
-            record.tenures.extend([0] * event.seat_count)
-            record.names.extend([""] * event.seat_count)
-            record.status = mpb.MATCH_STATUS_LOBBY
-            record.seed_commitment = event.seed_commitment
+            n = event.seat_count
+            return replace(
+                match,
+                game=event.game,
+                config=MappingProxyType(dict(event.config)),
+                seat_count=n,
+                players=("",) * n,
+                tenures=(0,) * n,
+                names=("",) * n,
+                status=Status.LOBBY,
+                seed_commitment=event.seed_commitment,
+            )
         case ev.PlayerJoined():
-            record.players[event.seat] = event.player_id
-            _pad_tenures(record)
             # Logs written before tenures were recorded count one per join.
-            record.tenures[event.seat] = event.tenure or record.tenures[event.seat] + 1
-            record.names[event.seat] = event.display_name
+            tenure = event.tenure or match.tenure(event.seat) + 1
+            return _seat(match, event.seat, event.player_id, tenure, event.display_name)
         case ev.PlayerLeft():
-            record.players[event.seat] = ""
-            _pad_tenures(record)
-            record.names[event.seat] = ""
+            return _seat(match, event.seat, "", match.tenure(event.seat), "")
         case ev.MatchStarted():
-            record.status = mpb.MATCH_STATUS_ACTIVE
+            return replace(match, status=Status.ACTIVE)
         case ev.ChanceResolved():
-            _apply_chance(record, event)
+            return _chance_resolved(match, event)
         case ev.MatchEnded():
-            record.status = mpb.MATCH_STATUS_FINISHED
-            record.outcome.CopyFrom(event.outcome)
-        case ev.SeedRevealed():
-            pass
+            return replace(match, status=Status.FINISHED, outcome=_copy(event.outcome))
+        case _:
+            # SeedRevealed changes nothing the platform derives.
+            return match
 
 
-def _pad_tenures(record: record_pb2.MatchRecord) -> None:
-    """Records folded from logs (or snapshots) older than tenures and names get them here."""
-    record.tenures.extend([0] * (record.seat_count - len(record.tenures)))
-    record.names.extend([""] * (record.seat_count - len(record.names)))
+def with_position(
+    match: Match, engine_state: bytes, turn: Turn, outcome: common_pb2.Outcome | None
+) -> Match:
+    """The match once its game has moved (set up, decided or replayed by the rules)."""
+    return replace(match, engine_state=engine_state, turn=turn, outcome=match.outcome if outcome is None else outcome)
 
 
-def _name(record: record_pb2.MatchRecord, seat: int) -> str:
-    return record.names[seat] if seat < len(record.names) else ""
+def _seat(match: Match, seat: int, player_id: str, tenure: int, name: str) -> Match:
+    # Matches rebuilt from snapshots older than tenures and names lack them.
+    tenures = _padded(match.tenures, match.seat_count, 0)
+    names = _padded(match.names, match.seat_count, "")
+    return replace(
+        match,
+        players=_put(match.players, seat, player_id),
+        tenures=_put(tenures, seat, tenure),
+        names=_put(names, seat, name),
+    )
 
 
-def tenure(record: record_pb2.MatchRecord, seat: int) -> int:
-    """How many times `seat` has been taken."""
-    return record.tenures[seat] if seat < len(record.tenures) else 0
-
-
-def _apply_chance(record: record_pb2.MatchRecord, event: ev.ChanceResolved) -> None:
+def _chance_resolved(match: Match, event: ev.ChanceResolved) -> Match:
     kind = event.request.WhichOneof("kind")
     if event.counter >= 0:
-        record.next_counter = event.counter + 1
+        match = replace(match, next_counter=event.counter + 1)
     if kind == "shuffle_pile":
         request = event.request.shuffle_pile
-        mark = _pile(record, request.pile)
-        mark.counter, mark.size, mark.dealt = event.counter, len(request.cards), 0
-    elif kind == "draw_cards":
-        _pile(record, event.request.draw_cards.pile).dealt += event.request.draw_cards.count
-    elif kind == "put_cards":
+        return _with_pile(match, Pile(request.pile, event.counter, len(request.cards)))
+    if kind == "draw_cards":
+        draw = event.request.draw_cards
+        mark = match.pile(draw.pile) or Pile(draw.pile, 0, 0)
+        return _with_pile(match, replace(mark, dealt=mark.dealt + draw.count))
+    if kind == "put_cards":
         # The put made a new version of the pile under this draw number.
-        mark = _pile(record, event.request.put_cards.pile)
-        mark.counter, mark.size, mark.dealt = event.counter, event.outcome.cards_put.size, 0
+        put = event.request.put_cards
+        return _with_pile(match, Pile(put.pile, event.counter, event.outcome.cards_put.size))
+    return match
 
 
-def _pile(record: record_pb2.MatchRecord, name: str) -> record_pb2.PileMark:
-    for mark in record.piles:
-        if mark.pile == name:
-            return mark
-    return record.piles.add(pile=name)
+def _with_pile(match: Match, pile: Pile) -> Match:
+    names = [p.name for p in match.piles]
+    if pile.name in names:
+        return replace(match, piles=_put(match.piles, names.index(pile.name), pile))
+    return replace(match, piles=(*match.piles, pile))
 
 
-def pile_mark(record: record_pb2.MatchRecord, name: str) -> record_pb2.PileMark | None:
-    for mark in record.piles:
-        if mark.pile == name:
-            return mark
+# ------------------------------------------------------------------ decide
+
+
+def decide_join(match: Match, player_id: str, seat: int | None, display_name: str) -> list[ev.PlayerJoined]:
+    require_status(match, Status.LOBBY, "match.not_in_lobby")
+    chosen = free_seat(match, seat)
+    tenure = match.tenure(chosen) + 1
+    return [ev.PlayerJoined(seat=chosen, player_id=player_id, tenure=tenure, display_name=display_name)]
+
+
+def decide_leave(match: Match, seat: int, holder: Holder | None) -> list[Message]:
+    require_status(match, Status.LOBBY, "match.leave_after_start")
+    require_seated(match, seat)
+    require_holder(match, seat, holder)
+    return [ev.PlayerLeft(seat=seat, player_id=match.players[seat])]
+
+
+def decide_start(match: Match, seat: int | None, holder: Holder | None) -> list[Message]:
+    """Start a full lobby. Any seated player may start (or the platform, seat None)."""
+    if seat is not None:
+        require_seated(match, seat)
+        require_holder(match, seat, holder)
+    require_status(match, Status.LOBBY, "match.already_started")
+    if not match.full:
+        raise FailedPrecondition("every seat must be taken before the start", "match.seats_free")
+    return [ev.MatchStarted()]
+
+
+def check_move(match: Match, seat: int, holder: Holder | None) -> None:
+    """Refuse an action of `seat` unless the seat's holder is asked to act now."""
+    require_status(match, Status.ACTIVE, "match.not_active")
+    require_seated(match, seat)
+    require_holder(match, seat, holder)
+    if seat not in match.turn.seats:
+        raise FailedPrecondition(f"seat {seat} is not asked to act now", "match.not_your_turn")
+
+
+def check_viewer(match: Match, viewer: int | None, holder: Holder | None) -> None:
+    """A seat's view is for the seat's current holder; a spectator's for anyone."""
+    if viewer is not None:
+        require_seat_index(match, viewer)
+        require_holder(match, viewer, holder)
+
+
+def check_replay(match: Match, version: int) -> None:
+    """Replays are of finished matches only, whose log is public by then."""
+    require_status(match, Status.FINISHED, "match.replay_before_end")
+    if not 1 <= version <= match.version:
+        raise InvalidArgument(f"at_version must be between 1 and {match.version}", "at_version")
+
+
+def ending(match: Match) -> ev.MatchEnded | None:
+    """The event that closes a game its rules have scored, once."""
+    if match.outcome is not None and match.status == Status.ACTIVE:
+        return ev.MatchEnded(outcome=match.outcome)
     return None
 
 
-def summary(record: record_pb2.MatchRecord) -> mpb.MatchSummary:
-    """The public face of a record."""
-    message = mpb.MatchSummary(
-        match_id=record.match_id,
-        game=record.game,
-        config=dict(record.config),
-        seat_count=record.seat_count,
-        status=record.status,
-        version=record.version,
-        seed_commitment=record.seed_commitment,
-    )
-    message.seats.extend(
-        mpb.Seat(seat=i, player_id=p, tenure=tenure(record, i), display_name=_name(record, i))
-        for i, p in enumerate(record.players)
-    )
-    if record.status == mpb.MATCH_STATUS_ACTIVE:
-        message.to_move.extend(record.turn.seats)
-    if record.HasField("outcome"):
-        message.outcome.CopyFrom(record.outcome)
-    return message
+# ------------------------------------------------------------------ rules of a seat call
+
+
+def require_status(match: Match, status: Status, rule: str) -> None:
+    if match.status != status:
+        raise FailedPrecondition(f"match {match.match_id} is {_STATUS_WORDS.get(match.status, 'unknown')}", rule)
+
+
+def require_seat_index(match: Match, seat: int) -> None:
+    if not 0 <= seat < match.seat_count:
+        raise InvalidArgument(f"seat {seat} does not exist (0-{match.seat_count - 1})", "seat")
+
+
+def require_seated(match: Match, seat: int) -> None:
+    require_seat_index(match, seat)
+    if not match.players[seat]:
+        raise PermissionDenied(f"seat {seat} is not taken", "match.seat_free")
+
+
+def free_seat(match: Match, wanted: int | None) -> int:
+    if wanted is not None:
+        require_seat_index(match, wanted)
+        if match.players[wanted]:
+            raise FailedPrecondition(f"seat {wanted} is taken", "match.seat_taken")
+        return wanted
+    for seat, player in enumerate(match.players):
+        if not player:
+            return seat
+    raise FailedPrecondition("the match is full", "match.full")
+
+
+def require_holder(match: Match, seat: int, holder: Holder | None) -> None:
+    """A seat call's claimed holder must be the seat's current one (same player, same tenure)."""
+    if holder is None or not holder.player_id:
+        return
+    require_seat_index(match, seat)
+    if match.players[seat] != holder.player_id or match.tenure(seat) != holder.tenure:
+        raise PermissionDenied(f"this seat token no longer holds seat {seat}", "auth.seat_changed")
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _put(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def _padded(values: tuple[T, ...], length: int, filler: T) -> tuple[T, ...]:
+    return values + (filler,) * (length - len(values))
+
+
+def _copy(outcome: common_pb2.Outcome) -> common_pb2.Outcome:
+    """A copy of a submessage, so the match shares nothing with the event it came from."""
+    fresh = common_pb2.Outcome()
+    fresh.CopyFrom(outcome)
+    return fresh

@@ -6,9 +6,8 @@ from google.protobuf.message import Message
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
+from services.common.audience import Audience, from_wire
 from services.common.event_store import NewEvent
-
-_AUDIENCE = {1: "public", 2: "seat", 3: "server"}
 
 
 def platform_event(message: Message) -> NewEvent:
@@ -16,7 +15,7 @@ def platform_event(message: Message) -> NewEvent:
 
 
 def game_event(emitted: rpb.EmittedEvent) -> NewEvent:
-    audience = _AUDIENCE.get(emitted.visibility.audience, "server")
+    audience = from_wire(emitted.visibility.audience)
     seat = emitted.visibility.seat if emitted.visibility.HasField("seat") else -1
     redacted_type = emitted.redacted.type_url.rsplit("/", 1)[-1] if emitted.HasField("redacted") else ""
     return NewEvent(
@@ -46,7 +45,7 @@ def chance_event(resolved: ev.ChanceResolved) -> NewEvent:
     return NewEvent(
         type=resolved.DESCRIPTOR.full_name,
         data=resolved.SerializeToString(),
-        audience="seat",
+        audience=Audience.SEAT,
         seat=getattr(request, kind).seat,
         redacted_type=hidden.DESCRIPTOR.full_name,
         redacted=hidden.SerializeToString(),

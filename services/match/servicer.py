@@ -1,4 +1,4 @@
-"""gRPC adapter of the match use cases."""
+"""gRPC adapter of the match use cases: wire messages in, domain values to the use cases."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from typing import Any
 from tabletop.match.v1 import match_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2_grpc as pb_grpc
 
-from services.match import lifecycle
 from services.match.app import MatchApp
+from services.match.lifecycle import Holder
+from services.match.records import holder_of, summary
 
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
@@ -16,10 +17,10 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         self._app = app
 
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: Any) -> pb.CreateMatchResponse:
-        record = await self._app.create(
+        match = await self._app.create(
             request.game, dict(request.config), request.seat_count, request.command_id, request.match_id
         )
-        return pb.CreateMatchResponse(match=lifecycle.summary(record))
+        return pb.CreateMatchResponse(match=summary(match))
 
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
         wanted = request.seat if request.HasField("seat") else None
@@ -44,19 +45,19 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         return pb.SubmitActionResponse(version=done.version, duplicate=done.duplicate)
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Any) -> pb.GetMatchResponse:
-        return pb.GetMatchResponse(match=lifecycle.summary(await self._app.record(request.match_id)))
+        return pb.GetMatchResponse(match=summary(await self._app.current(request.match_id)))
 
     async def ListMatches(self, request: pb.ListMatchesRequest, context: Any) -> pb.ListMatchesResponse:
-        records = await self._app.list_matches(request.game, request.status, request.limit)
-        return pb.ListMatchesResponse(matches=[lifecycle.summary(r) for r in records])
+        matches = await self._app.list_matches(request.game, request.status, request.limit)
+        return pb.ListMatchesResponse(matches=[summary(m) for m in matches])
 
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         viewer = request.viewer if request.HasField("viewer") else None
         if request.HasField("at_version"):
-            record, view = await self._app.view_at(request.match_id, request.at_version, viewer, _holder(request))
+            match, view = await self._app.view_at(request.match_id, request.at_version, viewer, _holder(request))
         else:
-            record, view = await self._app.view(request.match_id, viewer, _holder(request))
-        response = pb.GetViewResponse(match=lifecycle.summary(record))
+            match, view = await self._app.view(request.match_id, viewer, _holder(request))
+        response = pb.GetViewResponse(match=summary(match))
         if view is not None:
             response.view.CopyFrom(view)
         return response
@@ -66,8 +67,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         return pb.ListLegalActionsResponse(version=version, actions=actions)
 
 
-def _holder(request: Any) -> pb.SeatHolder | None:
-    return request.holder if request.HasField("holder") else None
+def _holder(request: Any) -> Holder | None:
+    return holder_of(request.holder if request.HasField("holder") else None)
 
 
 def register(server: Any, app: MatchApp) -> list[str]:

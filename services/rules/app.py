@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.common.errors import FailedPrecondition, InvalidArgument
-from services.games.common.engine import IllegalAction, InvalidConfig, Outcome, ToMove, Visibility, replay
+from services.games.common.engine import Audience, IllegalAction, InvalidConfig, Outcome, ToMove, Visibility, replay
 from services.games.common.host import HostedEngine
 from services.games.registry import GameEntry
 
@@ -88,7 +88,7 @@ class EngineHost:
         for event in events:
             state = self.engine.evolve(state, event)
             visibility = self.engine.visibility(event)
-            hidden = visibility.audience.value != "public"
+            hidden = visibility.audience is not Audience.PUBLIC
             emitted.append((event, visibility, self.engine.redact(event) if hidden else None))
         return Decision(
             tuple(emitted), state, self.encode(state), self.engine.to_move(state), self.engine.result(state)

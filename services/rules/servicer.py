@@ -10,6 +10,7 @@ from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.rules.v1 import rules_service_pb2 as pb
 from tabletop.rules.v1 import rules_service_pb2_grpc as pb_grpc
 
+from services.common.audience import to_wire
 from services.common.errors import InvalidArgument
 from services.games.common import chance, protocodec
 from services.games.common.engine import Outcome, ToMove, Visibility
@@ -40,12 +41,7 @@ def outcome_message(outcome: Outcome) -> common_pb2.Outcome:
 
 
 def visibility_message(visibility: Visibility) -> common_pb2.Visibility:
-    audience = {
-        "public": common_pb2.AUDIENCE_PUBLIC,
-        "seat": common_pb2.AUDIENCE_SEAT,
-        "server": common_pb2.AUDIENCE_SERVER,
-    }[visibility.audience.value]
-    message = common_pb2.Visibility(audience=audience)
+    message = common_pb2.Visibility(audience=to_wire(visibility.audience))
     if visibility.seat is not None:
         message.seat = visibility.seat
     return message

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from services.common.audience import Audience
 from services.common.event_store import CommandReused, MemoryEventStore, NewEvent, Snapshot, VersionConflict
 from services.common.redis_store import RedisEventStore
 
@@ -78,11 +79,39 @@ async def test_retried_command_returns_first_answer_and_appends_nothing(store):
 
 async def test_event_fields_survive(store):
     s = stream()
-    event = NewEvent("x.Y", b"\x00\xff", "seat", 2, "x.Z", b"\x01")
+    event = NewEvent("x.Y", b"\x00\xff", Audience.SEAT, 2, "x.Z", b"\x01")
     await store.append(s, 0, [event], command_id="c")
     (read,) = await store.read(s)
-    assert (read.type, read.data, read.audience, read.seat) == ("x.Y", b"\x00\xff", "seat", 2)
+    assert (read.type, read.data, read.audience, read.seat) == ("x.Y", b"\x00\xff", Audience.SEAT, 2)
+    assert read.audience is Audience.SEAT
     assert (read.redacted_type, read.redacted, read.command_id) == ("x.Z", b"\x01", "c")
+
+
+@pytest.mark.parametrize("audience", list(Audience))
+async def test_every_audience_survives(store, audience):
+    s = stream()
+    await store.append(s, 0, [NewEvent("x.Y", b"", audience)])
+    (read,) = await store.read(s)
+    assert read.audience is audience
+
+
+async def test_redis_keeps_the_audience_in_words_that_older_logs_hold(redis_url):
+    backend = RedisEventStore.from_url(redis_url)
+    try:
+        s = stream()
+        await backend.append(s, 0, [NewEvent("x.Y", b"", Audience.SEAT, 1), NewEvent("x.Y", b"")])
+        entries = await backend.client.xrange("{" + s + "}:log")
+        assert [fields[b"a"] for _, fields in entries] == [b"seat", b"public"]
+        # An entry written by an older release (or damaged) reads back, and an
+        # audience nobody knows never reaches a player.
+        await backend.client.xadd(
+            "{" + s + "}:log",
+            {"t": "x.Y", "d": b"", "a": "nobody", "s": -1, "rt": "", "rd": b"", "c": ""},
+            id="3-0",
+        )
+        assert [e.audience for e in await backend.read(s)] == [Audience.SEAT, Audience.PUBLIC, Audience.SERVER]
+    finally:
+        await backend.close()
 
 
 async def test_racing_appends_leave_one_linear_log(store):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from services.games.common.chance import ChanceOutcome, ChanceRequest
@@ -47,12 +47,17 @@ class InvalidConfig(ValueError):
         self.option = option
 
 
-class Audience(Enum):
-    """Who may read an event."""
+class Audience(IntEnum):
+    """Who may read an event.
 
-    PUBLIC = "public"
-    SEAT = "seat"
-    SERVER = "server"
+    Numbered as the contract's `tabletop.common.v1.Audience` (which engines may
+    not import), so an engine's audience goes on the wire and into the event
+    store as it is, with no table between them.
+    """
+
+    PUBLIC = 1
+    SEAT = 2
+    SERVER = 3
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,143 @@
+"""Current matches: cached, caught up from the log, moved on by appends.
+
+The repository keeps the newest match of each stream it has seen. A match is
+caught up from what is cached or the newest snapshot (whichever is newer) plus
+the events after it; an append that lands fast-forwards the cache to the
+match it produced without reading it back, and saves a snapshot every
+`snapshot_every` versions. An append at a version the stream has left (another
+replica won the race) raises VersionConflict; the caller catches up and
+decides again.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from dataclasses import replace
+from typing import TypeVar
+
+from google.protobuf import any_pb2
+from tabletop.match.v1 import events_pb2 as ev
+from tabletop.match.v1 import record_pb2
+
+from services.common import metrics
+from services.common.errors import NotFound
+from services.common.event_store import AppendResult, EventStore, Snapshot, StoredEvent, VersionConflict
+from services.common.keys import match_stream
+from services.match import lifecycle, records
+from services.match.lifecycle import Match
+from services.match.turns import Progress, RulesBook
+
+CACHE_SIZE = 2048
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class MatchRepository:
+    def __init__(self, store: EventStore, rules: RulesBook, snapshot_every: int = 50) -> None:
+        self._store = store
+        self._rules = rules
+        self._snapshot_every = max(1, snapshot_every)
+        self._current: OrderedDict[str, Match] = OrderedDict()
+        # Finished matches at earlier versions, for replays: a finished log never changes.
+        self._past: OrderedDict[tuple[str, int], Match] = OrderedDict()
+
+    async def get(self, match_id: str, fresh: bool = True) -> Match:
+        """The match at its stream's current version (`fresh`), or as cached if there
+        is one; NotFound if the stream is empty."""
+        cached = self._current.get(match_id)
+        if cached is not None and not fresh:
+            return cached
+        version = await self._store.version(match_stream(match_id))
+        if version == 0:
+            raise NotFound(f"no match {match_id}")
+        if cached is not None and cached.version == version:
+            metrics.STATE_CACHE.labels("hit").inc()
+            return cached
+        metrics.STATE_CACHE.labels("miss").inc()
+        return await self.catch_up(match_id, cached)
+
+    async def catch_up(self, match_id: str, cached: Match | None) -> Match:
+        """Bring a match up to its stream's end: from `cached` or the newest snapshot,
+        whichever is newer, plus the events after it."""
+        stream = match_stream(match_id)
+        base = cached
+        snapshot = await self._store.load_snapshot(stream)
+        if snapshot is not None and (base is None or snapshot.version > base.version):
+            base = records.from_record(record_pb2.MatchRecord.FromString(snapshot.data))
+        events = await self._store.read(stream, after_version=base.version if base is not None else 0)
+        if not events and base is None:
+            raise NotFound(f"no match {match_id}")
+        match = await self.fold(base or Match(match_id), events)
+        _remember(self._current, match_id, match)
+        return match
+
+    async def at(self, match_id: str, version: int) -> Match:
+        """The match as it was once its log reached `version`, folded once per version."""
+        key = (match_id, version)
+        match = self._past.get(key)
+        if match is None:
+            events = await self._store.read(match_stream(match_id), after_version=0, limit=version)
+            match = await self.fold(Match(match_id), events)
+            _remember(self._past, key, match)
+        return match
+
+    async def append(
+        self, before: Match, progress: Progress, command_id: str = "", fingerprint: str = ""
+    ) -> AppendResult:
+        """Append what moved `before` to `progress.match`, expecting the stream at
+        `before.version`. On success the cache moves to the new match (and a snapshot is
+        kept when a multiple of `snapshot_every` was passed); raises VersionConflict if the
+        stream has moved on, CommandReused for a command id used for another request."""
+        stream = match_stream(before.match_id)
+        try:
+            result = await self._store.append(stream, before.version, progress.events, command_id, fingerprint)
+        except VersionConflict:
+            metrics.APPENDS.labels("conflict").inc()
+            raise
+        metrics.APPENDS.labels("duplicate" if result.duplicate else "ok").inc()
+        if not result.duplicate:
+            await self._fast_forward(before, replace(progress.match, version=result.last_version))
+        return result
+
+    def cached(self, match_id: str) -> Match | None:
+        return self._current.get(match_id)
+
+    async def fold(self, match: Match, events: Sequence[StoredEvent]) -> Match:
+        """`match` after `events` read from its log: platform events through the
+        lifecycle, runs of game events through the game's rules."""
+        pending: list[any_pb2.Any] = []
+        for stored in events:
+            cls = lifecycle.PLATFORM_EVENTS.get(stored.type)
+            if cls is None:
+                pending.append(any_pb2.Any(type_url=f"type.googleapis.com/{stored.type}", value=stored.data))
+            else:
+                match = await self._replay(match, pending)
+                event = cls.FromString(stored.data)
+                match = lifecycle.evolve(match, event)
+                if isinstance(event, ev.MatchStarted):
+                    match = await self._rules.set_up(match)
+            match = replace(match, version=stored.version)
+        return await self._replay(match, pending)
+
+    async def _replay(self, match: Match, pending: list[any_pb2.Any]) -> Match:
+        if not pending:
+            return match
+        moved = await self._rules.replay(match, pending)
+        pending.clear()
+        return moved
+
+    async def _fast_forward(self, before: Match, after: Match) -> None:
+        _remember(self._current, after.match_id, after)
+        if after.version // self._snapshot_every > before.version // self._snapshot_every:
+            record = records.to_record(after)
+            await self._store.save_snapshot(
+                match_stream(after.match_id), Snapshot(after.version, record.SerializeToString())
+            )
+
+
+def _remember(cache: OrderedDict[K, V], key: K, value: V) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > CACHE_SIZE:
+        cache.popitem(last=False)

@@ -1,0 +1,142 @@
+"""Running a match forward: platform events, the rules' decisions, chance, the end.
+
+The turn runner takes a match and what a command caused (platform events, or
+one seat's action), asks the rules what follows, resolves every chance request
+through the dice and deck until players are asked again, and closes a game its
+rules have scored (MatchEnded, then the revealed seed). It answers the new match
+and the log events to append; nothing is written here. After that append has
+landed, `release` lets the deck drop a finished match's piles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+from tabletop.common.v1 import common_pb2
+from tabletop.deck.v1 import deck_service_pb2 as deck_pb
+from tabletop.dice.v1 import dice_service_pb2 as dice_pb
+from tabletop.match.v1 import events_pb2 as ev
+from tabletop.rules.v1 import rules_service_pb2 as rpb
+
+from services.common.errors import InvalidArgument
+from services.common.event_store import NewEvent
+from services.common.ports import DeckPort, DicePort, RulesPort
+from services.match import lifecycle, log_events, records
+from services.match.chance import ChanceResolver
+from services.match.lifecycle import Match
+
+# The seat number the rules know the chance player by.
+CHANCE_SEAT = -1
+MAX_CHANCE_STEPS = 10_000
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A match moved forward, and the log events that record the move."""
+
+    match: Match
+    events: tuple[NewEvent, ...] = ()
+
+    def then(self, match: Match, *events: NewEvent) -> Progress:
+        return Progress(match, (*self.events, *events))
+
+
+class RulesBook:
+    """The rules of every game this service hosts, by game name."""
+
+    def __init__(self, rules: Mapping[str, RulesPort]) -> None:
+        self._rules = dict(rules)
+
+    def of(self, game: str) -> RulesPort:
+        rules = self._rules.get(game)
+        if rules is None:
+            raise InvalidArgument(f"unknown game {game!r}; known: {', '.join(sorted(self._rules))}", "game")
+        return rules
+
+    async def set_up(self, match: Match) -> Match:
+        """The match at its opening position (after MatchStarted)."""
+        reply = await self.of(match.game).Setup(
+            rpb.SetupRequest(game=match.game, config=dict(match.config), seat_count=match.seat_count)
+        )
+        return lifecycle.with_position(match, reply.state.data, records.turn_of(reply.turn), None)
+
+    async def replay(self, match: Match, events: Sequence[any_pb2.Any]) -> Match:
+        """The match once its game has folded `events` (game events read back from the log)."""
+        reply = await self.of(match.game).Replay(
+            rpb.ReplayRequest(state=records.engine_state(match), events=list(events))
+        )
+        return lifecycle.with_position(match, reply.state.data, records.turn_of(reply.turn), _outcome(reply))
+
+
+class TurnRunner:
+    def __init__(self, rules: RulesBook, dice: DicePort, deck: DeckPort) -> None:
+        self._rules = rules
+        self._dice = dice
+        self._deck = deck
+        self._chance = ChanceResolver(dice, deck)
+
+    async def apply(self, match: Match, events: Sequence[Message]) -> Progress:
+        """Fold platform events a command decided, set the game up when it starts,
+        then settle whatever chance follows."""
+        progress = Progress(match)
+        for event in events:
+            moved = lifecycle.evolve(progress.match, event)
+            if isinstance(event, ev.MatchStarted):
+                moved = await self._rules.set_up(moved)
+            progress = progress.then(moved, log_events.platform_event(event))
+        return await self._settle(progress)
+
+    async def act(self, match: Match, seat: int, action: any_pb2.Any) -> Progress:
+        """One seat's action as the rules decide it, then the chance it triggers."""
+        decision = await self._rules.of(match.game).Decide(
+            rpb.DecideRequest(state=records.engine_state(match), seat=seat, action=action)
+        )
+        return await self._settle(_decided(Progress(match), decision))
+
+    async def release(self, match: Match) -> None:
+        """After a finished match's last append: its piles are no longer needed."""
+        await self._deck.ReleaseMatch(deck_pb.ReleaseMatchRequest(match_id=match.match_id))
+
+    async def _settle(self, progress: Progress) -> Progress:
+        """Resolve chance requests until players are asked again, then close a finished game."""
+        for _ in range(MAX_CHANCE_STEPS):
+            match = progress.match
+            request = match.turn.chance
+            if request is None or match.outcome is not None:
+                break
+            outcome, resolved = await self._chance.resolve(match, request)
+            progress = progress.then(lifecycle.evolve(match, resolved), log_events.chance_event(resolved))
+            decision = await self._rules.of(match.game).Decide(
+                rpb.DecideRequest(state=records.engine_state(progress.match), seat=CHANCE_SEAT, chance=outcome)
+            )
+            progress = _decided(progress, decision)
+        return await self._close(progress)
+
+    async def _close(self, progress: Progress) -> Progress:
+        ended = lifecycle.ending(progress.match)
+        if ended is None:
+            return progress
+        seed = (await self._dice.RevealSeed(dice_pb.RevealSeedRequest(match_id=progress.match.match_id))).seed
+        for event in (ended, ev.SeedRevealed(seed=seed)):
+            progress = progress.then(lifecycle.evolve(progress.match, event), log_events.platform_event(event))
+        return progress
+
+
+def _decided(progress: Progress, decision: rpb.DecideResponse) -> Progress:
+    """The rules' decision folded in: its game events logged, the position taken."""
+    moved = lifecycle.with_position(
+        progress.match, decision.state.data, records.turn_of(decision.turn), _outcome(decision)
+    )
+    return progress.then(moved, *(log_events.game_event(emitted) for emitted in decision.events))
+
+
+def _outcome(reply: rpb.DecideResponse | rpb.ReplayResponse) -> common_pb2.Outcome | None:
+    """The rules' outcome, if the game has one, as a copy the match owns."""
+    if not reply.HasField("outcome"):
+        return None
+    outcome = common_pb2.Outcome()
+    outcome.CopyFrom(reply.outcome)
+    return outcome

@@ -1,0 +1,185 @@
+"""The match use cases over the typed ports: a whole coin-flip match, a retried
+command, a race between two replicas, and the steps that follow a commit."""
+
+from __future__ import annotations
+
+from google.protobuf import any_pb2
+from tabletop.common.v1 import chance_pb2, common_pb2
+from tabletop.deck.v1 import deck_service_pb2 as deck_pb
+from tabletop.dice.v1 import dice_service_pb2 as dice_pb
+from tabletop.match.v1 import events_pb2 as ev
+from tabletop.rules.v1 import rules_service_pb2 as rpb
+
+from services.common.audience import Audience
+from services.common.event_store import MemoryEventStore
+from services.common.keys import match_stream
+from services.match.app import MatchApp
+from services.match.directory import MemoryDirectory
+from services.match.lifecycle import Holder, Status
+
+FLIP = any_pb2.Any(type_url="type.googleapis.com/test.Flip", value=b"")
+
+
+def _emitted(type_name: str, audience: int, seat: int | None = None, redacted: str = "") -> rpb.EmittedEvent:
+    emitted = rpb.EmittedEvent(
+        event=any_pb2.Any(type_url=f"type.googleapis.com/{type_name}", value=b"e"),
+        visibility=common_pb2.Visibility(audience=audience, seat=seat),
+    )
+    if redacted:
+        emitted.redacted.CopyFrom(any_pb2.Any(type_url=f"type.googleapis.com/{redacted}", value=b""))
+    return emitted
+
+
+class CoinRules:
+    """Seat 0 flips (and peeks at a secret); the coin lands by a die roll; then it is over."""
+
+    async def Setup(self, request: rpb.SetupRequest) -> rpb.SetupResponse:
+        return rpb.SetupResponse(state=rpb.EngineState(game="coin", data=b"ready"), turn=rpb.Turn(seats=[0]))
+
+    async def Decide(self, request: rpb.DecideRequest) -> rpb.DecideResponse:
+        if request.WhichOneof("move") == "action":
+            return rpb.DecideResponse(
+                state=rpb.EngineState(game="coin", data=b"flipped"),
+                turn=rpb.Turn(chance=chance_pb2.ChanceRequest(roll_dice=chance_pb2.RollDice(faces=2, count=1))),
+                events=[
+                    _emitted("test.Flipped", common_pb2.AUDIENCE_PUBLIC),
+                    _emitted("test.Peeked", common_pb2.AUDIENCE_SEAT, 0, redacted="test.PeekHidden"),
+                ],
+            )
+        heads = request.chance.dice_rolled.values[0] == 2
+        return rpb.DecideResponse(
+            state=rpb.EngineState(game="coin", data=b"landed"),
+            turn=rpb.Turn(finished=True),
+            events=[_emitted("test.Landed", common_pb2.AUDIENCE_PUBLIC)],
+            outcome=common_pb2.Outcome(ranking=[1, 2] if heads else [2, 1], scores=[1, 0]),
+        )
+
+    async def GetView(self, request: rpb.GetViewRequest) -> rpb.GetViewResponse:
+        seen = request.state.data + (b"@%d" % request.viewer if request.HasField("viewer") else b"")
+        return rpb.GetViewResponse(view=any_pb2.Any(type_url="type.googleapis.com/test.View", value=seen))
+
+    async def ListLegalActions(self, request: rpb.ListLegalActionsRequest) -> rpb.ListLegalActionsResponse:
+        return rpb.ListLegalActionsResponse(actions=[FLIP])
+
+
+class Dice:
+    def __init__(self) -> None:
+        self.revealed: list[str] = []
+
+    async def CommitSeed(self, request: dice_pb.CommitSeedRequest) -> dice_pb.CommitSeedResponse:
+        return dice_pb.CommitSeedResponse(commitment=f"commit-{request.match_id}")
+
+    async def RollDice(self, request: dice_pb.RollDiceRequest) -> dice_pb.RollDiceResponse:
+        return dice_pb.RollDiceResponse(values=[2])
+
+    async def RevealSeed(self, request: dice_pb.RevealSeedRequest) -> dice_pb.RevealSeedResponse:
+        self.revealed.append(request.match_id)
+        return dice_pb.RevealSeedResponse(seed="seed")
+
+
+class Deck:
+    def __init__(self) -> None:
+        self.released: list[str] = []
+
+    async def ReleaseMatch(self, request: deck_pb.ReleaseMatchRequest) -> deck_pb.ReleaseMatchResponse:
+        self.released.append(request.match_id)
+        return deck_pb.ReleaseMatchResponse()
+
+
+class Table:
+    """One store, and as many match service replicas on it as a test wants."""
+
+    def __init__(self) -> None:
+        self.store = MemoryEventStore()
+        self.dice, self.deck = Dice(), Deck()
+        self.directory = MemoryDirectory()
+        self.finished: list[tuple[str, str]] = []
+
+    def replica(self) -> MatchApp:
+        async def announce(match_id: str, game: str) -> None:
+            self.finished.append((match_id, game))
+
+        return MatchApp(
+            self.store, {"coin": CoinRules()}, self.dice, self.deck,  # type: ignore[dict-item, arg-type]
+            on_finished=announce, directory=self.directory,
+        )
+
+
+async def ready(app: MatchApp) -> str:
+    match = await app.create("coin", {}, 2, match_id="m1")
+    await app.join("m1", "p-ana", None, display_name="Ana")
+    await app.join("m1", "p-ben", None, display_name="Ben")
+    return match.match_id
+
+
+async def test_an_action_its_chance_and_the_end_land_in_one_append_then_the_end_is_announced():
+    table = Table()
+    app = table.replica()
+    await ready(app)
+    started = await app.start("m1", seat=0, holder=Holder("p-ana", 1))
+    assert started == 4
+    assert await table.directory.find("coin", int(Status.ACTIVE), 10) == ["m1"]
+
+    done = await app.submit("m1", 0, FLIP, "c:flip", Holder("p-ana", 1))
+    assert (done.version, done.duplicate) == (10, False)
+    log = await table.store.read(match_stream("m1"), after_version=4)
+    assert [e.type for e in log] == [
+        "test.Flipped", "test.Peeked", "tabletop.match.v1.ChanceResolved", "test.Landed",
+        "tabletop.match.v1.MatchEnded", "tabletop.match.v1.SeedRevealed",
+    ]
+    peeked = log[1]
+    assert (peeked.audience, peeked.seat, peeked.redacted_type) == (Audience.SEAT, 0, "test.PeekHidden")
+    assert ev.ChanceResolved.FromString(log[2].data).outcome.dice_rolled.values == [2]
+
+    match = await app.current("m1")
+    assert (match.status, list(match.outcome.ranking), match.version) == (Status.FINISHED, [1, 2], 10)
+    assert table.dice.revealed == ["m1"] and table.deck.released == ["m1"]
+    assert table.finished == [("m1", "coin")]
+    assert await table.directory.find("", int(Status.FINISHED), 10) == ["m1"]
+
+
+async def test_a_retried_command_answers_as_the_first_time_and_appends_nothing():
+    table = Table()
+    app = table.replica()
+    await ready(app)
+    await app.start("m1")
+    first = await app.submit("m1", 0, FLIP, "c:flip", Holder("p-ana", 1))
+    again = await app.submit("m1", 0, FLIP, "c:flip", Holder("p-ana", 1))
+    assert (again.version, again.duplicate) == (first.version, True)
+    assert await table.store.version(match_stream("m1")) == first.version
+    assert table.deck.released == ["m1"] and table.finished == [("m1", "coin")], "the end is settled once"
+
+
+async def test_a_replica_that_lost_a_race_catches_up_and_decides_again():
+    table = Table()
+    ours, theirs = table.replica(), table.replica()
+    await ours.create("coin", {}, 2, match_id="m1")
+    await theirs.current("m1")
+    await ours.join("m1", "p-ana", None)
+    # `theirs` still holds the empty lobby: it decides seat 0, loses the append, then takes seat 1.
+    joined = await theirs.join("m1", "p-ben", None)
+    assert (joined.seat, joined.version, joined.tenure) == (1, 3, 1)
+    assert (await ours.current("m1")).players == ("p-ana", "p-ben")
+
+
+async def test_a_retried_join_answers_with_the_seat_it_took():
+    table = Table()
+    app = table.replica()
+    await app.create("coin", {}, 2, match_id="m1")
+    first = await app.join("m1", "p-ana", None, "c:join")
+    assert await app.join("m1", "p-ana", None, "c:join") == first
+
+
+async def test_views_are_the_seats_own_and_replays_wait_for_the_end():
+    table = Table()
+    app = table.replica()
+    await ready(app)
+    match, view = await app.view("m1", None)
+    assert view is None and match.status == Status.LOBBY
+    await app.start("m1")
+    _, seen = await app.view("m1", 1, Holder("p-ben", 1))
+    assert seen is not None and seen.value == b"ready@1"
+    assert await app.legal_actions("m1", 0) == (4, [FLIP])
+    await app.submit("m1", 0, FLIP)
+    past, then = await app.view_at("m1", 4, None)
+    assert past.version == 4 and then is not None and then.value == b"ready"
