@@ -8,13 +8,14 @@ from tabletop.deck.v1 import deck_service_pb2 as pb
 from tabletop.deck.v1 import deck_service_pb2_grpc as pb_grpc
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 
+from services.common.ports import DicePort
 from services.deck.app import DeckApp
 
 
 class DicePermuter:
     """The deck's view of the dice service, over either transport."""
 
-    def __init__(self, dice_client: Any) -> None:
+    def __init__(self, dice_client: DicePort) -> None:
         self._dice = dice_client
 
     async def permute(self, match_id: str, counter: int, n: int) -> tuple[int, ...]:
