@@ -12,7 +12,7 @@ from tabletop.matchmaker.v1 import matchmaker_service_pb2
 from tabletop.rules.v1 import rules_service_pb2
 
 from services.common import authz, pki
-from services.common.adapters import DiceClient, RulesClient
+from services.common.adapters import DiceClient, MatchmakerClient, RulesClient
 from services.common.errors import PermissionDenied
 
 INTERNAL = [
@@ -94,3 +94,19 @@ def test_no_deck_response_can_carry_a_pile_order_beyond_the_drawn_cards() -> Non
     responses = {m.output_type.name: m.output_type for m in service.methods}
     with_lists = {name for name, message in responses.items() if any(f.is_repeated for f in message.fields)}
     assert with_lists == {"DrawCardsResponse"}  # the cards asked for, at the offset the match keeps
+
+
+class _Matchmaker:
+    async def WatchTicket(self, request: object, context: object) -> object:
+        yield matchmaker_service_pb2.WatchTicketResponse(ticket_id="t")
+
+
+def test_an_in_process_stream_is_checked_and_typed_like_a_call() -> None:
+    async def run() -> None:
+        watch = matchmaker_service_pb2.WatchTicketRequest(ticket_id="t")
+        updates = [u async for u in MatchmakerClient.in_process(_Matchmaker(), "gateway").WatchTicket(watch)]
+        assert [u.ticket_id for u in updates] == ["t"]
+        with pytest.raises(PermissionDenied):
+            [u async for u in MatchmakerClient.in_process(_Matchmaker(), "match").WatchTicket(watch)]
+
+    asyncio.run(run())
