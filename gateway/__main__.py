@@ -3,7 +3,7 @@
 import asyncio
 
 from gateway import payloads
-from gateway.bootstrap import gateway, token_authority
+from gateway.bootstrap import build_gateway, token_authority
 from gateway.forwarded import caller_address
 from gateway.limits import CallerLimits
 from gateway.servicer import register
@@ -19,7 +19,7 @@ async def main() -> None:
     except keyring.KeyRingError as error:
         raise SystemExit(f"tabletop: refusing to start: {error}") from None
     client = redis_client.connect_settings(settings, "tabletop-gateway")
-    built = gateway(settings, tokens, client)
+    built = build_gateway(settings, tokens, client)
 
     async def stop() -> None:
         await built.close()

@@ -63,7 +63,7 @@ class Gateway:
     close: Callable[[], Awaitable[None]]
 
 
-def gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.Redis) -> Gateway:
+def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.Redis) -> Gateway:
     store = RedisEventStore(client)
     # Live updates: one subscription for every watched match (see subscriptions.py).
     listener = redis_client.subscriber(settings.redis_url, settings.redis_cluster, client, "tabletop-gateway")
