@@ -62,7 +62,10 @@ def _checked(reply: Message, expected: type[Resp], rpc: str) -> Resp:
 
 
 class Rpc(Generic[Req, Resp]):
-    """A unary rpc: on an adapter, `adapter.Name(request)` returns its typed reply."""
+    """A unary rpc: on an adapter, `adapter.Name(request)` returns its typed reply.
+
+    `request` only fixes the type mypy checks callers against; `response` is also checked at run time.
+    """
 
     def __init__(self, request: type[Req], response: type[Resp]) -> None:
         self.response = response
