@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from services.common.playout import play
+from services.dice.playout import play
 from services.games import registry
 
 DEFAULT_PLAYERS = {"el_dorado": 3, "la_isla": 3, "discover": 2}

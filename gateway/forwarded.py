@@ -10,7 +10,9 @@ alone (TABLETOP_TRUST_FORWARDED=1): anyone else could write any address there.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Protocol
+
+from services.common.tokens import Metadata
 
 # gRPC metadata keys are lower case; the edge sets it and drops any a browser sent.
 FORWARDED_FOR = "x-tabletop-forwarded-for"
@@ -21,7 +23,15 @@ def address(host: str, port: int) -> str:
     return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
 
 
-def forwarded(metadata: Iterable[tuple[str, Any]]) -> str:
+class PeerContext(Protocol):
+    """What is read of a gRPC call's context here (grpc itself ships no types)."""
+
+    def peer(self) -> str: ...
+
+    def invocation_metadata(self) -> Metadata: ...
+
+
+def forwarded(metadata: Iterable[tuple[str, str | bytes]]) -> str:
     """The forwarded address in `metadata` ('' when there is none)."""
     for key, value in metadata:
         if key == FORWARDED_FOR and isinstance(value, str):
@@ -29,7 +39,7 @@ def forwarded(metadata: Iterable[tuple[str, Any]]) -> str:
     return ""
 
 
-def caller_address(trust: bool) -> Callable[[Any], str]:
+def caller_address(trust: bool) -> Callable[[PeerContext], str]:
     """How the gateway tells a call's address: the forwarded one when trusted, else the peer's."""
     if not trust:
         return lambda context: str(context.peer())

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import jwt
+import redis.asyncio as aioredis
 
 from services.common import players
 from services.common.errors import FailedPrecondition, InvalidArgument, Unauthenticated, Unavailable
@@ -44,8 +45,10 @@ def _key(kind: str, identity: str) -> str:
 class Players:
     """Links identities to player ids, creating a player on first sign-in."""
 
-    def __init__(self, redis: Any, external: ExternalIdentities | None = None, custom_enabled: bool = True) -> None:
-        self._redis = redis
+    def __init__(
+        self, redis: aioredis.Redis, external: ExternalIdentities | None = None, custom_enabled: bool = True
+    ) -> None:
+        self._redis: Any = redis  # redis-py's reply types are unions; the replies here are known
         self._external = external
         self._custom_enabled = custom_enabled
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import urllib.parse
 from dataclasses import dataclass
+from typing import cast
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
-from tabletop.gateway.v1.gateway_service_connect import GatewayServiceASGIApplication
+from tabletop.gateway.v1.gateway_service_connect import GatewayService, GatewayServiceASGIApplication
 
 from gateway.edge import codec, cors, static
 from gateway.edge.relay import Relay
@@ -27,8 +28,11 @@ class EdgeConfig:
 
 
 def api(channel: grpc.aio.Channel) -> ASGIApp:
+    # The relay sets one method per rpc of the descriptor at run time, which mypy
+    # cannot see: it meets the generated GatewayService protocol by construction.
+    relay = cast(GatewayService, Relay(channel))
     return GatewayServiceASGIApplication(  # type: ignore[return-value]
-        Relay(channel), codecs=codec.codecs(), read_max_bytes=MAX_REQUEST_BYTES
+        relay, codecs=codec.codecs(), read_max_bytes=MAX_REQUEST_BYTES
     )
 
 

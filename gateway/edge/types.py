@@ -13,11 +13,12 @@ from functools import cache
 from google.protobuf import descriptor_pool
 
 from gateway import payloads
-from services.common import config, wiring
+from services.bootstrap import load_extra_games
+from services.common import config
 
 
 @cache
 def pool() -> descriptor_pool.DescriptorPool:
     """The descriptor pool the JSON codec resolves Any payloads in."""
-    wiring.load_extra_games(config.load())
+    load_extra_games(config.load())
     return payloads.descriptor_pool()

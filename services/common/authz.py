@@ -4,11 +4,11 @@ The table is the real call graph (who dials whom in this repository), so a
 process that is taken over can do no more than its own job needs: only the
 match service asks for rolls, seeds, deals and reveals; the deck asks the
 dice for the permutations of hidden shuffles (services/deck/servicer.py
-DicePermuter); the gateway asks the rules only to describe a game and to
-check table options with Setup. A method missing from the table is refused
-to everyone. The gRPC server interceptor (grpc_server.py) checks remote calls
-against the peer's certificate; LocalClient (transport.py) checks in-process
-calls against the process's own identity.
+DicePermuter); the gateway asks the rules only to describe a game (its seats
+and option schema). A method missing from the table is refused to everyone.
+The gRPC server interceptor (grpc_server.py) checks remote calls against the
+peer's certificate; the in-process transport (transport.py InProcess) checks
+in-process calls against the process's own identity.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ POLICY: Mapping[str, frozenset[str]] = {
     # Hidden shuffles: the deck permutes cards with the dice's permutation for the draw number.
     **_methods(DICE, {"match", "deck"}, "Permute"),
     **_methods(DECK, {"match"}, "ShufflePile", "DrawCards", "PutCards", "ReleaseMatch"),
-    # The gateway lists games and checks a queued table's seats and options before a ticket exists.
-    **_methods(RULES, {"match", "gateway"}, "DescribeGame", "Setup"),
-    **_methods(RULES, {"match"}, "Decide", "Replay", "ListLegalActions", "GetView"),
+    # The gateway lists games and checks a queued table against the declared seats and options.
+    **_methods(RULES, {"match", "gateway"}, "DescribeGame"),
+    **_methods(RULES, {"match"}, "Setup", "Decide", "Replay", "ListLegalActions", "GetView"),
     # The matchmaker forms matches (create, seat, start, repair) and plays backfill bots.
     **_methods(
         MATCH, {"gateway", "matchmaker"},

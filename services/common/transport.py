@@ -1,9 +1,10 @@
-"""Two transports behind one client interface, chosen per contract.
+"""Two transports for an internal contract: another process over gRPC, or this one.
 
-`remote(stub_cls, addr)` calls a servicer in another process over gRPC;
-`local(servicer)` hands the same request message to the same servicer object
-in this process, without a socket. Both raise `ServiceError` on failure, so
-callers cannot tell them apart except by cost.
+`Remote` calls a servicer in another process over a mutual-TLS channel;
+`InProcess` hands the same request message to the same servicer object in this
+process, without a socket. Both raise `ServiceError` on failure, so callers
+cannot tell them apart except by cost. The typed adapters that meet the ports
+(services/common/adapters.py) stand on either.
 
 Both are subject to the same per-method policy (services/common/authz.py):
 a remote call is checked by the server against the caller's certificate, an
@@ -12,10 +13,11 @@ in-process call here against the identity of the calling process.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
 
 import grpc
+from google.protobuf.message import Message
 
 from services.common import authz
 from services.common import logging as tlog
@@ -24,53 +26,59 @@ from services.common.tls import Dial
 
 log = tlog.get("transport")
 
-CHANNEL_OPTIONS = [
+CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.keepalive_time_ms", 30_000),
     ("grpc.max_receive_message_length", 8 * 1024 * 1024),
     ("grpc.enable_retries", 1),
 ]
+# For a target that lists several replicas ("ipv4:h:p,h:p"): calls are spread over
+# the ones that are up, and a replica that goes away is skipped.
+ROUND_ROBIN: list[tuple[str, Any]] = [("grpc.lb_policy_name", "round_robin")]
 
-Call = Callable[..., Awaitable[Any]]
+
+class Transport(Protocol):
+    """Carries one rpc of one contract by its name; the adapters give each rpc its types."""
+
+    async def unary(self, rpc: str, request: Message) -> Message: ...
+
+    def stream(self, rpc: str, request: Message) -> AsyncIterator[Message]: ...
+
+    async def close(self) -> None: ...
 
 
-class LocalClient:
+class InProcess:
     """Calls a servicer's methods directly, as `caller` (this process's identity).
 
     `service` is the full gRPC service name ("tabletop.dice.v1.DiceService"),
     so a method is checked under the same name as over the network.
     """
 
-    def __init__(self, servicer: Any, service: str, caller: str) -> None:
+    def __init__(self, servicer: object, service: str, caller: str) -> None:
         self._servicer = servicer
         self._service = service
         self._caller = caller
 
-    def __getattr__(self, name: str) -> Call:
-        method = getattr(self._servicer, name)
+    async def unary(self, rpc: str, request: Message) -> Message:
+        authz.check(f"/{self._service}/{rpc}", self._caller)
+        reply: Message = await getattr(self._servicer, rpc)(request, None)
+        return reply
 
-        async def call(request: Any, timeout: float | None = None, metadata: Any = None) -> Any:
-            authz.check(f"/{self._service}/{name}", self._caller)
-            return await method(request, None)
-
-        return call
-
-    async def stream(self, name: str, request: Any) -> AsyncIterator[Any]:
-        """A server-streaming call."""
-        authz.check(f"/{self._service}/{name}", self._caller)
-        async for item in getattr(self._servicer, name)(request, None):
+    async def stream(self, rpc: str, request: Message) -> AsyncIterator[Message]:
+        authz.check(f"/{self._service}/{rpc}", self._caller)
+        async for item in getattr(self._servicer, rpc)(request, None):
             yield item
 
     async def close(self) -> None:
         return None
 
 
-def _service_name(stub_cls: Any) -> str:
+def _service_name(stub_cls: type[Any]) -> str:
     """'match' for MatchServiceStub: how error messages name a dependency."""
-    name = getattr(stub_cls, "__name__", "internal")
+    name = stub_cls.__name__
     return name.removesuffix("Stub").removesuffix("Service").lower() or "internal"
 
 
-class RemoteClient:
+class Remote:
     """Calls a servicer over a mutual-TLS gRPC channel, translating failures to ServiceError.
 
     `dial` (tls.dial(own, target)) carries this process's certificate and the
@@ -79,7 +87,7 @@ class RemoteClient:
 
     def __init__(
         self,
-        stub_cls: Callable[[grpc.aio.Channel], Any],
+        stub_cls: type[Any],
         addr: str,
         dial: Dial,
         timeout: float = 5.0,
@@ -88,32 +96,28 @@ class RemoteClient:
         # Calls wait for a restarting server (wait_for_ready) up to `timeout` s,
         # then fail UNAVAILABLE. Callers of callers get longer timeouts (the
         # gateway gives the match 10 s), so the innermost failure is the one reported.
-        # `addr` may list several replicas ("ipv4:h:p,h:p"); pass
-        # ("grpc.lb_policy_name", "round_robin") to spread calls over them.
+        # `addr` may list several replicas ("ipv4:h:p,h:p"); pass ROUND_ROBIN to spread calls over them.
         self._channel = grpc.aio.secure_channel(
             addr, dial.credentials, options=[*CHANNEL_OPTIONS, *dial.options, *(options or [])]
         )
+        # The generated stub is untyped (protoc writes no .pyi for *_pb2_grpc): the adapters type each rpc.
         self._stub = stub_cls(self._channel)
         self._timeout = timeout
         self.addr = addr
         self._service = _service_name(stub_cls)
 
-    def __getattr__(self, name: str) -> Call:
-        rpc = getattr(self._stub, name)
+    async def unary(self, rpc: str, request: Message) -> Message:
+        try:
+            reply: Message = await getattr(self._stub, rpc)(request, timeout=self._timeout, wait_for_ready=True)
+            return reply
+        except grpc.aio.AioRpcError as error:
+            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                raise self._unavailable(error) from None
+            raise from_rpc_error(error) from None
 
-        async def call(request: Any, timeout: float | None = None, metadata: Any = None) -> Any:
-            try:
-                return await rpc(request, timeout=timeout or self._timeout, metadata=metadata, wait_for_ready=True)
-            except grpc.aio.AioRpcError as error:
-                if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-                    raise self._unavailable(error) from None
-                raise from_rpc_error(error) from None
-
-        return call
-
-    async def stream(self, name: str, request: Any) -> AsyncIterator[Any]:
+    async def stream(self, rpc: str, request: Message) -> AsyncIterator[Message]:
         """A server-streaming call; failures become ServiceError as for unary calls."""
-        call = getattr(self._stub, name)(request, wait_for_ready=True)
+        call = getattr(self._stub, rpc)(request, wait_for_ready=True)
         try:
             async for item in call:
                 yield item

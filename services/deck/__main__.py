@@ -1,12 +1,11 @@
-"""The deck process."""
+"""The deck process: its dice client is always remote (hidden shuffles ask the dice service)."""
 
 import asyncio
 
-from tabletop.dice.v1 import dice_service_pb2_grpc
-
-from services.common import config, redis_client, wiring
+from services.bootstrap import dial
+from services.common import config, redis_client
+from services.common.adapters import DiceClient
 from services.common.grpc_server import serve
-from services.common.transport import RemoteClient
 from services.deck.app import DeckApp
 from services.deck.servicer import DicePermuter, register
 
@@ -14,7 +13,7 @@ from services.deck.servicer import DicePermuter, register
 async def main() -> None:
     settings = config.load()
     client = redis_client.connect_settings(settings, "tabletop-deck")
-    dice = RemoteClient(dice_service_pb2_grpc.DiceServiceStub, settings.dice_addr, wiring.dial(settings, "dice"))
+    dice = DiceClient.remote(settings.dice_addr, dial(settings, "dice"))
     app = DeckApp(client, DicePermuter(dice))
 
     async def close() -> None:

@@ -27,7 +27,7 @@ class Permuter(Protocol):
 
 class DeckApp:
     def __init__(self, redis: aioredis.Redis, dice: Permuter) -> None:
-        self._redis: Any = redis
+        self._redis: Any = redis  # redis-py's reply types are unions; the replies here are known
         self._dice = dice
 
     async def shuffle(self, match_id: str, pile: str, counter: int, cards: tuple[str, ...], keep_order: bool) -> int:

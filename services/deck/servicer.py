@@ -1,20 +1,23 @@
-"""gRPC adapter of the deck use cases."""
+"""gRPC adapter of the deck use cases.
+
+Call contexts go unused here (an in-process call passes None), so they are typed `object`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
+import grpc
 from tabletop.deck.v1 import deck_service_pb2 as pb
 from tabletop.deck.v1 import deck_service_pb2_grpc as pb_grpc
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 
+from services.common.ports import DicePort
 from services.deck.app import DeckApp
 
 
 class DicePermuter:
     """The deck's view of the dice service, over either transport."""
 
-    def __init__(self, dice_client: Any) -> None:
+    def __init__(self, dice_client: DicePort) -> None:
         self._dice = dice_client
 
     async def permute(self, match_id: str, counter: int, n: int) -> tuple[int, ...]:
@@ -26,28 +29,28 @@ class DeckServicer(pb_grpc.DeckServiceServicer):
     def __init__(self, app: DeckApp) -> None:
         self._app = app
 
-    async def ShufflePile(self, request: pb.ShufflePileRequest, context: Any) -> pb.ShufflePileResponse:
+    async def ShufflePile(self, request: pb.ShufflePileRequest, context: object) -> pb.ShufflePileResponse:
         size = await self._app.shuffle(
             request.match_id, request.pile, request.counter, tuple(request.cards), request.keep_order
         )
         return pb.ShufflePileResponse(size=size)
 
-    async def DrawCards(self, request: pb.DrawCardsRequest, context: Any) -> pb.DrawCardsResponse:
+    async def DrawCards(self, request: pb.DrawCardsRequest, context: object) -> pb.DrawCardsResponse:
         cards = await self._app.draw(request.match_id, request.pile, request.counter, request.offset, request.count)
         return pb.DrawCardsResponse(cards=cards)
 
-    async def PutCards(self, request: pb.PutCardsRequest, context: Any) -> pb.PutCardsResponse:
+    async def PutCards(self, request: pb.PutCardsRequest, context: object) -> pb.PutCardsResponse:
         size = await self._app.put(
             request.match_id, request.pile, request.counter, request.from_counter, request.offset,
             tuple(request.cards), request.bottom,
         )
         return pb.PutCardsResponse(size=size)
 
-    async def ReleaseMatch(self, request: pb.ReleaseMatchRequest, context: Any) -> pb.ReleaseMatchResponse:
+    async def ReleaseMatch(self, request: pb.ReleaseMatchRequest, context: object) -> pb.ReleaseMatchResponse:
         await self._app.release(request.match_id)
         return pb.ReleaseMatchResponse()
 
 
-def register(server: Any, app: DeckApp) -> list[str]:
+def register(server: grpc.aio.Server, app: DeckApp) -> list[str]:
     pb_grpc.add_DeckServiceServicer_to_server(DeckServicer(app), server)
     return [pb.DESCRIPTOR.services_by_name["DeckService"].full_name]

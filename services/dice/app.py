@@ -26,7 +26,7 @@ class DiceApp:
     """
 
     def __init__(self, redis: aioredis.Redis) -> None:
-        self._redis: Any = redis
+        self._redis: Any = redis  # redis-py's reply types are unions; the replies here are known
         self._seeds: OrderedDict[str, bytes] = OrderedDict()
 
     async def commit(self, match_id: str) -> str:

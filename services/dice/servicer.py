@@ -1,9 +1,11 @@
-"""gRPC adapter of the dice use cases."""
+"""gRPC adapter of the dice use cases.
+
+Call contexts go unused here (an in-process call passes None), so they are typed `object`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
+import grpc
 from tabletop.dice.v1 import dice_service_pb2 as pb
 from tabletop.dice.v1 import dice_service_pb2_grpc as pb_grpc
 
@@ -14,21 +16,21 @@ class DiceServicer(pb_grpc.DiceServiceServicer):
     def __init__(self, app: DiceApp) -> None:
         self._app = app
 
-    async def CommitSeed(self, request: pb.CommitSeedRequest, context: Any) -> pb.CommitSeedResponse:
+    async def CommitSeed(self, request: pb.CommitSeedRequest, context: object) -> pb.CommitSeedResponse:
         return pb.CommitSeedResponse(commitment=await self._app.commit(request.match_id))
 
-    async def RollDice(self, request: pb.RollDiceRequest, context: Any) -> pb.RollDiceResponse:
+    async def RollDice(self, request: pb.RollDiceRequest, context: object) -> pb.RollDiceResponse:
         values = await self._app.roll(request.match_id, request.counter, request.faces, request.count)
         return pb.RollDiceResponse(values=values)
 
-    async def Permute(self, request: pb.PermuteRequest, context: Any) -> pb.PermuteResponse:
+    async def Permute(self, request: pb.PermuteRequest, context: object) -> pb.PermuteResponse:
         return pb.PermuteResponse(order=await self._app.permute(request.match_id, request.counter, request.n))
 
-    async def RevealSeed(self, request: pb.RevealSeedRequest, context: Any) -> pb.RevealSeedResponse:
+    async def RevealSeed(self, request: pb.RevealSeedRequest, context: object) -> pb.RevealSeedResponse:
         seed, commitment = await self._app.reveal(request.match_id)
         return pb.RevealSeedResponse(seed=seed, commitment=commitment)
 
 
-def register(server: Any, app: DiceApp) -> list[str]:
+def register(server: grpc.aio.Server, app: DiceApp) -> list[str]:
     pb_grpc.add_DiceServiceServicer_to_server(DiceServicer(app), server)
     return [pb.DESCRIPTOR.services_by_name["DiceService"].full_name]

@@ -5,12 +5,11 @@ import os
 import socket
 from collections.abc import Mapping
 
-from tabletop.match.v1 import match_service_pb2_grpc
-
-from services.common import config, keys, redis_client, wiring
+from services.bootstrap import dial
+from services.common import config, keys, redis_client
+from services.common.adapters import MatchClient
 from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
-from services.common.transport import RemoteClient
 from services.matchmaker import config as mm_config
 from services.matchmaker.app import MatchmakerApp
 from services.matchmaker.bots import BotPlayer
@@ -28,7 +27,7 @@ async def main() -> None:
     # Bots and work queues hold connections in blocking reads: a larger bound than the default.
     client = redis_client.connect_settings(settings, "tabletop-matchmaker", max_connections=256)
     events = RedisEventStore(client)
-    match = RemoteClient(match_service_pb2_grpc.MatchServiceStub, settings.match_addr, wiring.dial(settings, "match"))
+    match = MatchClient.remote(settings.match_addr, dial(settings, "match"))
     store = TicketStore(client)
     ratings = RatingsProjection(client, events)
     app = MatchmakerApp(store, ratings, tuning, replica)

@@ -25,7 +25,7 @@ from services.matchmaker.config import MatchmakerConfig
 from services.matchmaker.pool import form_groups
 from services.matchmaker.projection import RatingsProjection
 from services.matchmaker.ratings import BOT_PREFIX, DEFAULT, Rating
-from services.matchmaker.store import EVENTS, TicketStore, ids_of, pool_name
+from services.matchmaker.store import TicketStore, ids_of, pool_name
 
 log = tlog.get("matchmaker")
 TICKETS = Counter("tabletop_matchmaker_tickets_total", "Tickets by what became of them", ["event"])
@@ -204,15 +204,13 @@ class MatchmakerApp:
     async def run_notifier(self) -> None:
         """Follow the ticket events: wake watchers, and the grouping when tickets (re)enter a pool."""
         while True:
-            reply = await self._store.redis.xread({EVENTS: self._followed}, count=1000, block=FOLLOW_BLOCK_MS)
-            for _, entries in reply or ():
-                for entry_id, fields in entries:
-                    self._followed = entry_id.decode()
-                    if fields.get(b"k") in (b"queued", b"waiting"):
-                        self._dirty.set()
-                    for ticket_id in ids_of(fields):
-                        for woken in self._watchers.get(ticket_id, ()):
-                            woken.set()
+            for entry_id, fields in await self._store.ticket_events(self._followed, FOLLOW_BLOCK_MS):
+                self._followed = entry_id
+                if fields.get(b"k") in (b"queued", b"waiting"):
+                    self._dirty.set()
+                for ticket_id in ids_of(fields):
+                    for woken in self._watchers.get(ticket_id, ()):
+                        woken.set()
 
     async def run_ratings(self, entry_id: str, fields: Mapping[bytes, bytes]) -> None:
         """Handler of a tabletop:finished entry: catch the projection up to it."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from tabletop.match.v1 import match_service_pb2 as mpb
 
@@ -18,6 +17,7 @@ from services.common import logging as tlog
 from services.common.errors import Aborted, FailedPrecondition
 from services.common.event_store import EventStore
 from services.common.keys import match_stream
+from services.common.ports import MatchPort
 
 log = tlog.get("matchmaker.bots")
 # Longest single block on the match stream: below redis-py's default 5 s socket timeout,
@@ -28,7 +28,7 @@ WAIT_SECONDS = 2.0
 class BotPlayer:
     """Plays the bot seats of one match at a time; any replica may resume a match."""
 
-    def __init__(self, match: Any, store: EventStore, idle: float = 600.0) -> None:
+    def __init__(self, match: MatchPort, store: EventStore, idle: float = 600.0) -> None:
         self._match = match
         self._store = store
         # Seconds without progress after which the bots give up (0: never).

@@ -23,13 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
 
 from prometheus_client import Counter, Histogram
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from services.common import logging as tlog
-from services.common import players
 from services.common.errors import (
     Aborted,
     AlreadyExists,
@@ -42,6 +40,7 @@ from services.common.errors import (
 )
 from services.common.event_store import EventStore
 from services.common.keys import match_stream
+from services.common.ports import MatchPort
 from services.matchmaker.store import Job, TicketStore
 
 log = tlog.get("matchmaker.formation")
@@ -57,7 +56,7 @@ FORM_SECONDS = Histogram("tabletop_matchmaker_formation_seconds", "Time to creat
 class Former:
     """Creates matches through the match service."""
 
-    def __init__(self, match: Any, store: TicketStore, events: EventStore) -> None:
+    def __init__(self, match: MatchPort, store: TicketStore, events: EventStore) -> None:
         self._match = match
         self._store = store
         # The match logs, read only: whether one of the job's commands was ever applied.
@@ -148,7 +147,7 @@ class Former:
     async def _make(self, job: Job) -> None:
         m = job.match_id
         await self._match.CreateMatch(self._create_request(job))
-        names = await players.display_names(self._store.redis, job.players)
+        names = await self._store.display_names(job.players)
         for seat in range(len(job.players)):
             join = self._join_request(job, seat)
             join.display_name = names[seat]

@@ -1,10 +1,13 @@
-"""gRPC adapter of the matchmaker use cases."""
+"""gRPC adapter of the matchmaker use cases.
+
+Call contexts go unused here (an in-process call passes None), so they are typed `object`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
+import grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as pb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc as pb_grpc
 
@@ -16,25 +19,27 @@ class MatchmakerServicer(pb_grpc.MatchmakerServiceServicer):
     def __init__(self, app: MatchmakerApp) -> None:
         self._app = app
 
-    async def FindMatch(self, request: pb.FindMatchRequest, context: Any) -> pb.FindMatchResponse:
+    async def FindMatch(self, request: pb.FindMatchRequest, context: object) -> pb.FindMatchResponse:
         ticket_id = await self._app.find(request.game, request.player_id,
                                          (request.players_min, request.players_max), dict(request.options),
                                          request.command_id)
         return pb.FindMatchResponse(ticket_id=ticket_id)
 
-    async def WatchTicket(self, request: pb.WatchTicketRequest, context: Any) -> AsyncIterator[pb.WatchTicketResponse]:
+    async def WatchTicket(
+        self, request: pb.WatchTicketRequest, context: object
+    ) -> AsyncIterator[pb.WatchTicketResponse]:
         async for view in self._app.watch(request.ticket_id, request.player_id):
             yield ticket_response(view)
 
-    async def CancelTicket(self, request: pb.CancelTicketRequest, context: Any) -> pb.CancelTicketResponse:
+    async def CancelTicket(self, request: pb.CancelTicketRequest, context: object) -> pb.CancelTicketResponse:
         await self._app.cancel(request.ticket_id, request.player_id)
         return pb.CancelTicketResponse()
 
-    async def GetRating(self, request: pb.GetRatingRequest, context: Any) -> pb.GetRatingResponse:
+    async def GetRating(self, request: pb.GetRatingRequest, context: object) -> pb.GetRatingResponse:
         rating = await self._app.rating(request.game, request.player_id)
         return pb.GetRatingResponse(rating=rating_message(request.player_id, request.game, rating))
 
-    async def ListLeaderboard(self, request: pb.ListLeaderboardRequest, context: Any) -> pb.ListLeaderboardResponse:
+    async def ListLeaderboard(self, request: pb.ListLeaderboardRequest, context: object) -> pb.ListLeaderboardResponse:
         board = await self._app.leaderboard(request.game, request.limit, request.offset)
         return pb.ListLeaderboardResponse(entries=[
             pb.LeaderboardEntry(rank=request.offset + i + 1, rating=rating_message(player, request.game, rating))
@@ -58,6 +63,6 @@ def rating_message(player_id: str, game: str, rating: Rating) -> pb.Rating:
                      matches=rating.matches)
 
 
-def register(server: Any, app: MatchmakerApp) -> list[str]:
+def register(server: grpc.aio.Server, app: MatchmakerApp) -> list[str]:
     pb_grpc.add_MatchmakerServiceServicer_to_server(MatchmakerServicer(app), server)
     return [pb.DESCRIPTOR.services_by_name["MatchmakerService"].full_name]

@@ -39,6 +39,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.common import players
 from services.common.errors import Aborted
 from services.matchmaker.pool import Group, Ticket
 
@@ -250,7 +251,7 @@ class TicketStore:
     """The matchmaker's Redis adapter."""
 
     def __init__(self, client: aioredis.Redis) -> None:
-        self.redis: Any = client  # redis-py's reply types are unions; the replies here are known
+        self._redis: Any = client  # redis-py's reply types are unions; the replies here are known
         self._find = client.register_script(_FIND)
         self._claim = client.register_script(_CLAIM)
         self._assign = client.register_script(_ASSIGN)
@@ -274,7 +275,7 @@ class TicketStore:
         return found.decode() if isinstance(found, bytes) else str(found)
 
     async def get(self, ticket_id: str) -> TicketState | None:
-        fields = await self.redis.hgetall(ticket_key(ticket_id))
+        fields = await self._redis.hgetall(ticket_key(ticket_id))
         if not fields:
             return None
         text = {k.decode(): v.decode() for k, v in fields.items()}
@@ -283,36 +284,45 @@ class TicketStore:
 
     async def request_of(self, ticket_id: str) -> tuple[str, int, int] | None:
         """(pool, players_min, players_max) a ticket asked for; None if it is gone."""
-        pool, low, high = await self.redis.hmget(ticket_key(ticket_id), ["pool", "lo", "hi"])
+        pool, low, high = await self._redis.hmget(ticket_key(ticket_id), ["pool", "lo", "hi"])
         if pool is None:
             return None
         return pool.decode(), int(low), int(high)
 
     async def cancel(self, ticket_id: str) -> int:
         """1 cancelled, 0 no longer waiting, -1 unknown or already cancelled."""
-        pool = await self.redis.hget(ticket_key(ticket_id), "pool")
+        pool = await self._redis.hget(ticket_key(ticket_id), "pool")
         if pool is None:
             return -1
         return int(await self._cancel(keys=[ticket_key(ticket_id), pool_key(pool.decode()), EVENTS],
                                       args=[ticket_id]))
 
+    async def ticket_events(self, after: str, block_ms: int) -> list[tuple[str, Mapping[bytes, bytes]]]:
+        """Ticket events after entry `after` ("$": from now on), waiting up to `block_ms` for one."""
+        reply = await self._redis.xread({EVENTS: after}, count=1000, block=block_ms)
+        return [(entry_id.decode(), fields) for _, entries in reply or () for entry_id, fields in entries]
+
+    async def display_names(self, player_ids: Sequence[str]) -> list[str]:
+        """Each player's display name, "" for one who never gave one (or a bot)."""
+        return await players.display_names(self._redis, player_ids)
+
     async def pools(self) -> list[str]:
-        return sorted(p.decode() for p in await self.redis.smembers(POOLS))
+        return sorted(p.decode() for p in await self._redis.smembers(POOLS))
 
     async def lease(self, pool: str, owner: str, ms: int) -> bool:
         """Try to become the one replica grouping `pool` for the next `ms`."""
-        return bool(await self.redis.set(f"{PREFIX}lock:{pool}", owner, nx=True, px=ms))
+        return bool(await self._redis.set(f"{PREFIX}lock:{pool}", owner, nx=True, px=ms))
 
     async def unlease(self, pool: str) -> None:
-        await self.redis.delete(f"{PREFIX}lock:{pool}")
+        await self._redis.delete(f"{PREFIX}lock:{pool}")
 
     async def waiting(self, pool: str, limit: int) -> list[Ticket]:
         """The oldest `limit` waiting tickets of a pool."""
-        ids = [i.decode() for i in await self.redis.zrange(pool_key(pool), 0, limit - 1)]
+        ids = [i.decode() for i in await self._redis.zrange(pool_key(pool), 0, limit - 1)]
         if not ids:
             await self._prune(keys=[pool_key(pool), POOLS], args=[pool])
             return []
-        async with self.redis.pipeline(transaction=False) as pipe:
+        async with self._redis.pipeline(transaction=False) as pipe:
             for ticket_id in ids:
                 pipe.hmget(ticket_key(ticket_id), "p", "lo", "hi", "r", "q")
             rows = await pipe.execute()
@@ -331,7 +341,7 @@ class TicketStore:
     async def expire(self, pool: str, queued_before: float, limit: int) -> list[str]:
         """End up to `limit` tickets waiting in `pool` since before `queued_before` (epoch seconds)."""
         cutoff = int(queued_before * 1000)
-        ids = [i.decode() for i in await self.redis.zrangebyscore(pool_key(pool), "-inf", cutoff, start=0, num=limit)]
+        ids = [i.decode() for i in await self._redis.zrangebyscore(pool_key(pool), "-inf", cutoff, start=0, num=limit)]
         if not ids:
             return []
         keys = [pool_key(pool), EVENTS, *(ticket_key(i) for i in ids)]
@@ -344,7 +354,7 @@ class TicketStore:
 
     async def ensure_owner(self, job: Job, epoch: int) -> None:
         """Raise Aborted if another replica has taken the job over (a hint: the scripts re-check)."""
-        current = await self.redis.get(job_key(job.match_id))
+        current = await self._redis.get(job_key(job.match_id))
         _owned(job, 0 if current is not None and int(current) == epoch else -1)
 
     async def assign(self, job: Job, epoch: int) -> int:

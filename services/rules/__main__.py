@@ -2,7 +2,8 @@
 
 import asyncio
 
-from services.common import config, wiring
+from services.bootstrap import load_extra_games
+from services.common import config
 from services.common.grpc_server import serve
 from services.games.registry import game
 from services.rules.app import EngineHost
@@ -11,7 +12,7 @@ from services.rules.servicer import register
 
 async def main() -> None:
     settings = config.load()
-    wiring.load_extra_games(settings)
+    load_extra_games(settings)
     host = EngineHost(game(settings.game))
     await serve(f"rules-{settings.game}", settings, lambda server: register(server, host))
 

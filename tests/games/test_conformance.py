@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.common.playout import LocalChance
+from services.dice.playout import LocalChance
 from services.games import registry
 from services.games.common import chance
 from services.games.common.engine import Audience, IllegalAction

@@ -16,7 +16,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from services.common.playout import play
+from services.dice.playout import play
 from services.games import registry
 
 FOLDER = pathlib.Path(__file__).resolve().parent / "files"

@@ -12,8 +12,8 @@ from tabletop.matchmaker.v1 import matchmaker_service_pb2
 from tabletop.rules.v1 import rules_service_pb2
 
 from services.common import authz, pki
+from services.common.adapters import DiceClient, MatchmakerClient, RulesClient
 from services.common.errors import PermissionDenied
-from services.common.transport import LocalClient
 
 INTERNAL = [
     (deck_service_pb2, "DeckService"),
@@ -57,17 +57,36 @@ def test_unknown_methods_and_callers_are_refused() -> None:
 
 
 class _Dice:
-    async def RevealSeed(self, request: object, context: object) -> str:
-        return "seed"
+    async def RevealSeed(self, request: object, context: object) -> dice_service_pb2.RevealSeedResponse:
+        return dice_service_pb2.RevealSeedResponse(seed="seed")
 
 
 def test_in_process_calls_are_checked_as_the_calling_process() -> None:
     async def run() -> None:
-        assert await LocalClient(_Dice(), authz.DICE, "match").RevealSeed(object()) == "seed"
+        reveal = dice_service_pb2.RevealSeedRequest(match_id="m")
+        assert (await DiceClient.in_process(_Dice(), "match").RevealSeed(reveal)).seed == "seed"
         with pytest.raises(PermissionDenied):
-            await LocalClient(_Dice(), authz.DICE, "deck").RevealSeed(object())
+            await DiceClient.in_process(_Dice(), "deck").RevealSeed(reveal)
 
     asyncio.run(run())
+
+
+class _Rules:
+    async def DescribeGame(self, request: object, context: object) -> rules_service_pb2.SetupResponse:
+        return rules_service_pb2.SetupResponse()
+
+
+def test_an_in_process_reply_of_another_type_than_the_contract_says_is_refused() -> None:
+    async def run() -> None:
+        with pytest.raises(TypeError):
+            await RulesClient.in_process(_Rules(), "gateway").DescribeGame(rules_service_pb2.DescribeGameRequest())
+
+    asyncio.run(run())
+
+
+def test_the_gateway_may_describe_games_but_not_set_them_up() -> None:
+    assert authz.allowed(f"/{authz.RULES}/DescribeGame", "gateway")
+    assert not authz.allowed(f"/{authz.RULES}/Setup", "gateway")
 
 
 def test_no_deck_response_can_carry_a_pile_order_beyond_the_drawn_cards() -> None:
@@ -75,3 +94,19 @@ def test_no_deck_response_can_carry_a_pile_order_beyond_the_drawn_cards() -> Non
     responses = {m.output_type.name: m.output_type for m in service.methods}
     with_lists = {name for name, message in responses.items() if any(f.is_repeated for f in message.fields)}
     assert with_lists == {"DrawCardsResponse"}  # the cards asked for, at the offset the match keeps
+
+
+class _Matchmaker:
+    async def WatchTicket(self, request: object, context: object) -> object:
+        yield matchmaker_service_pb2.WatchTicketResponse(ticket_id="t")
+
+
+def test_an_in_process_stream_is_checked_and_typed_like_a_call() -> None:
+    async def run() -> None:
+        watch = matchmaker_service_pb2.WatchTicketRequest(ticket_id="t")
+        updates = [u async for u in MatchmakerClient.in_process(_Matchmaker(), "gateway").WatchTicket(watch)]
+        assert [u.ticket_id for u in updates] == ["t"]
+        with pytest.raises(PermissionDenied):
+            [u async for u in MatchmakerClient.in_process(_Matchmaker(), "match").WatchTicket(watch)]
+
+    asyncio.run(run())

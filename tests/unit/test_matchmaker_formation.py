@@ -113,7 +113,7 @@ async def _claimed_job(store: TicketStore) -> Job:
         await store.add(uuid.uuid4().hex, f"p{i}", game, {}, (3, 3), 25.0)
     pool = mm.pool_name(game, {})
     assert await store.claim(pool, uuid.uuid4().hex, Group(tuple(await store.waiting(pool, 10))))
-    entries = await store.redis.xrange(mm.JOBS)
+    entries = await store._redis.xrange(mm.JOBS)
     return Job.from_fields(entries[-1][1])
 
 
@@ -210,7 +210,7 @@ async def _assert_placed_once(store: TicketStore, match: FakeMatch, job: Job) ->
     assert summary.status == mpb.MATCH_STATUS_ACTIVE
     assert [s.player_id for s in summary.seats] == list(job.players)
     assert await store.waiting(job.pool, 10) == []
-    assigned = [f for _, f in await store.redis.xrange(mm.EVENTS) if f[b"k"] == b"assigned"]
+    assigned = [f for _, f in await store._redis.xrange(mm.EVENTS) if f[b"k"] == b"assigned"]
     assert len(assigned) == 1  # one ASSIGN took effect, whoever ran it
 
 
@@ -258,6 +258,6 @@ async def test_a_returned_job_cannot_be_started_by_its_stale_copy(store: TicketS
     assert await _states(store, job) == {"waiting"}
     # The tickets are grouped again into a new job that forms normally.
     assert await store.claim(job.pool, "again", Group(tuple(await store.waiting(job.pool, 10))))
-    again = Job.from_fields((await store.redis.xrange(mm.JOBS))[-1][1])
+    again = Job.from_fields((await store._redis.xrange(mm.JOBS))[-1][1])
     assert await former(match, store).form(again) == "assigned"
     assert await _states(store, again) == {"assigned"}

@@ -10,7 +10,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.match.v1 import events_pb2
 
 from gateway import payloads
-from services.common.playout import play
+from services.dice.playout import play
 from services.games import registry
 from services.match.lifecycle import PLATFORM_EVENTS
 

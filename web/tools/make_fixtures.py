@@ -21,7 +21,7 @@ from typing import Any
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
-from services.common.playout import LocalChance
+from services.dice.playout import LocalChance
 from services.games import registry
 from services.games.common import chance
 from services.games.el_dorado import board as ed_board

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from services.common.playout import play
+from services.dice.playout import play
 from services.games.discover import ENGINE
 from services.games.discover.codec import CODEC
 

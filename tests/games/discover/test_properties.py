@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from services.common.playout import play
+from services.dice.playout import play
 from services.games.common.engine import Audience, IllegalAction, replay
 from services.games.discover import ENGINE
 from services.games.discover import actions as a

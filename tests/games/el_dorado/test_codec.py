@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from services.common.playout import play
+from services.dice.playout import play
 from services.games.el_dorado import ENGINE
 from services.games.el_dorado.codec import CODEC
 from tests.games.el_dorado.builders import racing_policy

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.common.playout import play
+from services.dice.playout import play
 from services.games.common.engine import IllegalAction, replay
 from services.games.el_dorado import ENGINE, content
 from services.games.el_dorado.board import board

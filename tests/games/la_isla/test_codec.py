@@ -7,7 +7,7 @@ import random
 import pytest
 from tabletop.games.la_isla.v1 import actions_pb2
 
-from services.common.playout import play
+from services.dice.playout import play
 from services.games.common.protocodec import ProtoMismatch
 from services.games.la_isla import ENGINE
 from services.games.la_isla.codec import CODEC

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.common.playout import LocalChance, play
+from services.dice.playout import LocalChance, play
 from services.games.common.chance import CHANCE_SEAT
 from services.games.common.engine import IllegalAction, replay
 from services.games.la_isla import ENGINE

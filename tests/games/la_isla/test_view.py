@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.common.playout import play
+from services.dice.playout import play
 from services.games.common.engine import apply
 from services.games.la_isla import ENGINE
 from services.games.la_isla.actions import AssignCards

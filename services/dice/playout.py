@@ -3,7 +3,8 @@
 The resolver follows the same rules as the dice and deck services (one counter
 per random draw, piles dealt from the top), so a playout here is what a match
 through the services would be with the same seed and choices. Tests, bots,
-golden files and benchmarks all use it.
+golden files and benchmarks all use it. It lives with the dice because its
+chance follows theirs (services/dice/fair.py); no service imports it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,97 @@
+"""The gateway process's clients and servicer.
+
+Players reach the gateway in plaintext (tokens identify them); the gateway
+reaches internal services over mutual TLS as the identity "gateway".
+"""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+
+from gateway.callers import Callers
+from gateway.identity import ExternalConfig, ExternalIdentities, Players
+from gateway.limits import RateLimiter
+from gateway.lobby import Lobby
+from gateway.matchmaking import Matchmaking
+from gateway.play import Moves
+from gateway.servicer import GatewayService
+from gateway.signin import SeatTokens, SignIn
+from gateway.subscriptions import Subscriptions
+from gateway.tables import GameCatalog
+from gateway.watching import Watching
+from services.bootstrap import dial, rules_clients
+from services.common import keyring, redis_changes, redis_client
+from services.common.adapters import MatchClient, MatchmakerClient
+from services.common.config import Settings
+from services.common.redis_store import RedisEventStore
+from services.common.tokens import Lifetimes, TokenAuthority
+from services.common.transport import ROUND_ROBIN
+
+
+def token_authority(settings: Settings) -> TokenAuthority:
+    """The signing keys the settings name; KeyRingError without strong ones (no key is built in)."""
+    if settings.token_keys:
+        ring = keyring.loads(settings.token_keys)
+    elif settings.token_keys_file:
+        ring = keyring.load_file(settings.token_keys_file)
+    else:
+        raise keyring.KeyRingError(
+            "no token signing keys: set TABLETOP_TOKEN_KEYS_FILE to a key ring "
+            "(`python -m services.common.keyring create PATH` makes one)"
+        )
+    lifetimes = Lifetimes(settings.session_ttl, settings.refresh_ttl, settings.seat_token_ttl)
+    return TokenAuthority(ring, lifetimes)
+
+
+def external_identities(settings: Settings) -> ExternalIdentities | None:
+    pem = pathlib.Path(settings.auth_jwt_public_key_file).read_text() if settings.auth_jwt_public_key_file else ""
+    if not (settings.auth_jwks_url or pem):
+        return None
+    return ExternalIdentities(
+        ExternalConfig(settings.auth_jwks_url, pem, settings.auth_jwt_issuer, settings.auth_jwt_audience)
+    )
+
+
+@dataclass(frozen=True)
+class Gateway:
+    service: GatewayService
+    games: list[str]  # the games offered, for server reflection
+    close: Callable[[], Awaitable[None]]
+
+
+def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.Redis) -> Gateway:
+    store = RedisEventStore(client)
+    # Live updates: one subscription for every watched match (see subscriptions.py).
+    listener = redis_client.subscriber(settings.redis_url, settings.redis_cluster, client, "tabletop-gateway")
+    feeds = Subscriptions(store, lambda: redis_changes.listen(listener))
+    match = MatchClient.remote(settings.match_addr, dial(settings, "match"), timeout=10.0)
+    # One address or several ("ipv4:host:port,host:port"): any matchmaker replica answers any call.
+    matchmaker = MatchmakerClient.remote(settings.matchmaker_addr, dial(settings, "matchmaker"), options=ROUND_ROBIN)
+    rules = rules_clients(settings)
+    players = Players(client, external_identities(settings), settings.auth_custom)
+    callers, games = Callers(tokens), GameCatalog(rules)
+    seats = SeatTokens(match, tokens)
+    # Creates and tickets per player share one limiter, keyed by purpose.
+    # (Per caller address, the server's admission hook applies gateway.limits.CallerLimits.)
+    per_player = RateLimiter(settings.create_rate, settings.create_burst)
+    moves = Moves(match, callers, RateLimiter(settings.seat_action_rate, settings.seat_action_burst))
+    service = GatewayService(
+        SignIn(players, tokens, callers, seats),
+        Lobby(match, games, callers, tokens, players, per_player),
+        moves,
+        Watching(match, store, feeds, callers, moves),
+        Matchmaking(matchmaker, games, callers, seats, players, per_player),
+    )
+
+    async def close() -> None:
+        await feeds.close()
+        await match.close()
+        await matchmaker.close()
+        if listener is not client:
+            await listener.aclose()
+
+    return Gateway(service, list(rules), close)

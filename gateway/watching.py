@@ -1,0 +1,187 @@
+"""Reads and streams: views, the match log, live updates, and the two-way Play stream.
+
+Logs are read from Redis directly (read-only) and every event is filtered by
+what the caller may see (gateway/views.py); a seat's read or stream fails as
+soon as its token no longer holds the seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator
+
+from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.match.v1 import match_service_pb2 as mpb
+
+from gateway import validate, views
+from gateway.callers import CallContext, Callers, holder, still_holding
+from gateway.play import Moves
+from gateway.subscriptions import Subscriptions
+from services.common.errors import PermissionDenied, ServiceError, Unauthenticated
+from services.common.event_store import EventStore
+from services.common.keys import match_stream
+from services.common.ports import MatchPort
+from services.common.tokens import SeatClaim
+
+WATCH_POLL_SECONDS = 10.0
+MAX_LOG_PAGE = 5000
+SUMMARY_CACHE = 4096
+
+
+class Watching:
+    """GetView, GetMatchLog, WatchMatch and Play."""
+
+    def __init__(
+        self, match: MatchPort, store: EventStore, feeds: Subscriptions, callers: Callers, moves: Moves
+    ) -> None:
+        self._match = match
+        self._store = store
+        self._feeds = feeds
+        self._callers = callers
+        self._moves = moves
+        # (match_id, version) -> the summary at that version, shared by every watcher.
+        self._summaries: dict[tuple[str, int], asyncio.Future[mpb.GetMatchResponse]] = {}
+
+    async def GetView(self, request: pb.GetViewRequest, context: CallContext) -> pb.GetViewResponse:
+        viewer = self._callers.viewer(context, request.match_id)
+        at = validate.version(request.at_version, "at_version") if request.HasField("at_version") else None
+        reply = await self._view(request.match_id, viewer, at)
+        response = pb.GetViewResponse(match=reply.match, view=reply.view)
+        if viewer is not None:
+            response.seat = viewer.seat
+        return response
+
+    async def _view(
+        self, match_id: str, viewer: SeatClaim | None, at_version: int | None = None
+    ) -> mpb.GetViewResponse:
+        request = mpb.GetViewRequest(match_id=match_id)
+        if viewer is not None:
+            request.viewer = viewer.seat
+            request.holder.CopyFrom(holder(viewer))
+        if at_version is not None:
+            request.at_version = at_version
+        return await self._match.GetView(request)
+
+    async def GetMatchLog(self, request: pb.GetMatchLogRequest, context: CallContext) -> pb.GetMatchLogResponse:
+        claim = self._callers.viewer(context, request.match_id)
+        validate.version(request.after_version)
+        validate.limit(request.limit)
+        summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=request.match_id))).match
+        viewer = still_holding(summary, claim)
+        finished = summary.status == mpb.MATCH_STATUS_FINISHED
+        limit = min(request.limit or MAX_LOG_PAGE, MAX_LOG_PAGE)
+        events = await self._store.read(match_stream(request.match_id), request.after_version, limit)
+        return pb.GetMatchLogResponse(entries=views.entries_for(events, viewer, finished), status=summary.status)
+
+    async def WatchMatch(
+        self, request: pb.WatchMatchRequest, context: CallContext
+    ) -> AsyncGenerator[pb.WatchMatchResponse, None]:
+        claim = self._callers.viewer(context, request.match_id)
+        async for update in self._updates(request, claim):
+            yield update
+
+    async def _updates(
+        self, request: pb.WatchMatchRequest, claim: SeatClaim | None
+    ) -> AsyncGenerator[pb.WatchMatchResponse, None]:
+        """Updates from `after_version` on, one per batch of new events, until the match ends.
+        A seat's stream ends (PERMISSION_DENIED) as soon as its token no longer holds the seat."""
+        validate.match_id(request.match_id)
+        validate.version(request.after_version)
+        summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=request.match_id))).match
+        viewer = still_holding(summary, claim)
+        after = request.after_version
+        while True:
+            if summary.status == mpb.MATCH_STATUS_FINISHED and after >= summary.version:
+                return
+            events = await self._feeds.next_batch(request.match_id, after, WATCH_POLL_SECONDS)
+            if not events:
+                continue
+            after = events[-1].version
+            reply = await self._view(request.match_id, claim) if request.with_view else None
+            summary = reply.match if reply is not None else await self._summary_at(request.match_id, after)
+            still_holding(summary, claim)
+            finished = summary.status == mpb.MATCH_STATUS_FINISHED
+            update = pb.WatchMatchResponse(
+                version=after, entries=views.entries_for(events, viewer, finished), match=summary
+            )
+            if reply is not None:
+                update.view.CopyFrom(reply.view)
+            if request.with_legal_actions and claim is not None and claim.seat in summary.to_move:
+                update.legal_actions.extend((await self._moves.legal_actions(claim)).actions)
+            yield update
+
+    async def _summary_at(self, match_id: str, version: int) -> mpb.MatchSummary:
+        """The match summary once it has reached `version`, fetched once for all watchers."""
+        key = (match_id, version)
+        pending = self._summaries.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(self._match.GetMatch(mpb.GetMatchRequest(match_id=match_id)))
+            self._summaries[key] = pending
+            while len(self._summaries) > SUMMARY_CACHE:
+                self._summaries.pop(next(iter(self._summaries)))
+        try:
+            summary = (await asyncio.shield(pending)).match
+        except ServiceError:
+            self._summaries.pop(key, None)
+            raise
+        if summary.version < version:  # fetched from a replica that had not caught up yet
+            self._summaries.pop(key, None)
+            summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=match_id))).match
+        return summary
+
+    async def Play(
+        self, request_iterator: AsyncIterator[pb.PlayRequest], context: CallContext
+    ) -> AsyncGenerator[pb.PlayResponse, None]:
+        claim = self._callers.any_seat(context)
+        # Updates and answers for the client; a refusal of the stream itself
+        # (a malformed message, a watch that is not allowed) ends it with its status.
+        out: asyncio.Queue[pb.PlayResponse | ServiceError | None] = asyncio.Queue()
+        watcher: asyncio.Task[None] | None = None
+
+        async def watch(request: pb.WatchMatchRequest) -> None:
+            try:
+                viewer = self._callers.viewer(context, request.match_id)
+                async for update in self._updates(request, viewer):
+                    await out.put(pb.PlayResponse(update=update))
+            except ServiceError as error:
+                await out.put(error)
+
+        async def read() -> None:
+            nonlocal watcher
+            try:
+                async for message in request_iterator:
+                    kind = message.WhichOneof("kind")
+                    if kind == "watch" and watcher is None:
+                        watcher = asyncio.create_task(watch(message.watch))
+                    elif kind == "submit":
+                        await out.put(await self._play_submit(claim, message.submit))
+            except ServiceError as error:
+                await out.put(error)
+                return
+            await out.put(None)
+
+        reader = asyncio.create_task(read())
+        try:
+            while (item := await out.get()) is not None:
+                if isinstance(item, ServiceError):
+                    raise item
+                yield item
+        finally:
+            for task in (reader, watcher):
+                if task is not None:
+                    task.cancel()
+
+    async def _play_submit(self, claim: SeatClaim | None, request: pb.SubmitActionRequest) -> pb.PlayResponse:
+        """One submit on the Play stream; a refusal becomes a PlayError and the stream goes on."""
+        try:
+            if claim is None:
+                raise Unauthenticated("submitting needs a seat token", "auth.missing")
+            if claim.match_id != request.match_id:
+                raise PermissionDenied("the token is for another match", "auth.other_match")
+            return pb.PlayResponse(accepted=await self._moves.submit(claim, request))
+        except ServiceError as error:
+            return pb.PlayResponse(
+                error=pb.PlayError(
+                    command_id=request.command_id, code=error.code.name, message=error.message, rule=error.reason
+                )
+            )

@@ -1,0 +1,42 @@
+"""What the process bootstraps share: the games hosted here and their rules clients.
+
+Each process builds its own clients and app in its `__main__` (or the
+`bootstrap.py` beside it); the match and the gateway both need one rules client
+per game, remote or in process as the settings say, so that choice is made here,
+above every service package and below the processes.
+"""
+
+from __future__ import annotations
+
+from services.common import tls
+from services.common.adapters import RulesClient
+from services.common.config import Settings
+from services.common.ports import RulesPort
+from services.games import registry
+
+
+def load_extra_games(settings: Settings) -> None:
+    """Register the extra engine packages the settings name."""
+    for name, package in settings.extra_games.items():
+        registry.add_package(name, package)
+
+
+def dial(settings: Settings, target: str) -> tls.Dial:
+    """Credentials for calling the platform identity `target` as this process."""
+    return tls.dial(tls.material(settings), target)
+
+
+def rules_clients(settings: Settings) -> dict[str, RulesPort]:
+    """One client per game: the configured addresses, or every registered engine in process."""
+    load_extra_games(settings)
+    if settings.rules_transport == "inprocess":
+        from services.rules.app import EngineHost
+        from services.rules.servicer import RulesServicer
+
+        caller = tls.identity(settings)
+        return {
+            name: RulesClient.in_process(RulesServicer(EngineHost(registry.game(name))), caller)
+            for name in registry.available()
+        }
+    how = dial(settings, "rules")
+    return {name: RulesClient.remote(addr, how) for name, addr in settings.rules_addrs.items()}

@@ -1,0 +1,192 @@
+"""Adapters that meet the ports (services/common/ports.py) over either transport.
+
+One class per contract lists its rpcs with their request and response types;
+`DiceClient.remote(addr, dial)` carries them over gRPC, `DiceClient.in_process(
+servicer, caller)` to a servicer object in this process. mypy checks each class
+against its Protocol (see the `_meets_*` functions at the end), and every reply is
+checked to be of its declared type at run time, so the declared types cannot lie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any, ClassVar, Generic, Self, TypeVar, overload
+
+from google.protobuf.message import Message
+from tabletop.deck.v1 import deck_service_pb2 as deck_pb
+from tabletop.deck.v1 import deck_service_pb2_grpc as deck_grpc
+from tabletop.dice.v1 import dice_service_pb2 as dice_pb
+from tabletop.dice.v1 import dice_service_pb2_grpc as dice_grpc
+from tabletop.match.v1 import match_service_pb2 as match_pb
+from tabletop.match.v1 import match_service_pb2_grpc as match_grpc
+from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mm_pb
+from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc as mm_grpc
+from tabletop.rules.v1 import rules_service_pb2 as rules_pb
+from tabletop.rules.v1 import rules_service_pb2_grpc as rules_grpc
+
+from services.common import authz
+from services.common.ports import DeckPort, DicePort, MatchmakerPort, MatchPort, RulesPort
+from services.common.tls import Dial
+from services.common.transport import InProcess, Remote, Transport
+
+Req = TypeVar("Req", bound=Message)
+Resp = TypeVar("Resp", bound=Message)
+
+
+class Adapter:
+    """A contract's client over one transport."""
+
+    service: ClassVar[str]  # the full gRPC service name, as the policy table names it
+    # The generated stub class (untyped: protoc writes no stubs for *_pb2_grpc).
+    stub: ClassVar[type[Any]]
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    @classmethod
+    def remote(cls, addr: str, dial: Dial, timeout: float = 5.0, options: list[tuple[str, Any]] | None = None) -> Self:
+        return cls(Remote(cls.stub, addr, dial, timeout, options))
+
+    @classmethod
+    def in_process(cls, servicer: object, caller: str) -> Self:
+        return cls(InProcess(servicer, cls.service, caller))
+
+    async def close(self) -> None:
+        await self.transport.close()
+
+
+def _checked(reply: Message, expected: type[Resp], rpc: str) -> Resp:
+    if not isinstance(reply, expected):
+        raise TypeError(f"{rpc} answered {type(reply).__name__}, not {expected.__name__}")
+    return reply
+
+
+class Rpc(Generic[Req, Resp]):
+    """A unary rpc: on an adapter, `adapter.Name(request)` returns its typed reply.
+
+    `request` only fixes the type mypy checks callers against; `response` is also checked at run time.
+    """
+
+    def __init__(self, request: type[Req], response: type[Resp]) -> None:
+        self.response = response
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, adapter: None, owner: type) -> Rpc[Req, Resp]: ...
+
+    @overload
+    def __get__(self, adapter: Adapter, owner: type) -> Callable[[Req], Coroutine[Any, Any, Resp]]: ...
+
+    def __get__(
+        self, adapter: Adapter | None, owner: type
+    ) -> Rpc[Req, Resp] | Callable[[Req], Coroutine[Any, Any, Resp]]:
+        if adapter is None:
+            return self
+        transport, name, response = adapter.transport, self.name, self.response
+
+        async def call(request: Req) -> Resp:
+            return _checked(await transport.unary(name, request), response, name)
+
+        return call
+
+
+class ServerStream(Generic[Req, Resp]):
+    """A server-streaming rpc: on an adapter, `adapter.Name(request)` iterates its typed replies."""
+
+    def __init__(self, request: type[Req], response: type[Resp]) -> None:
+        self.response = response
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, adapter: None, owner: type) -> ServerStream[Req, Resp]: ...
+
+    @overload
+    def __get__(self, adapter: Adapter, owner: type) -> Callable[[Req], AsyncIterator[Resp]]: ...
+
+    def __get__(
+        self, adapter: Adapter | None, owner: type
+    ) -> ServerStream[Req, Resp] | Callable[[Req], AsyncIterator[Resp]]:
+        if adapter is None:
+            return self
+        transport, name, response = adapter.transport, self.name, self.response
+
+        async def call(request: Req) -> AsyncIterator[Resp]:
+            async for item in transport.stream(name, request):
+                yield _checked(item, response, name)
+
+        return call
+
+
+class DiceClient(Adapter):
+    service, stub = authz.DICE, dice_grpc.DiceServiceStub
+    CommitSeed = Rpc(dice_pb.CommitSeedRequest, dice_pb.CommitSeedResponse)
+    RollDice = Rpc(dice_pb.RollDiceRequest, dice_pb.RollDiceResponse)
+    Permute = Rpc(dice_pb.PermuteRequest, dice_pb.PermuteResponse)
+    RevealSeed = Rpc(dice_pb.RevealSeedRequest, dice_pb.RevealSeedResponse)
+
+
+class DeckClient(Adapter):
+    service, stub = authz.DECK, deck_grpc.DeckServiceStub
+    ShufflePile = Rpc(deck_pb.ShufflePileRequest, deck_pb.ShufflePileResponse)
+    DrawCards = Rpc(deck_pb.DrawCardsRequest, deck_pb.DrawCardsResponse)
+    PutCards = Rpc(deck_pb.PutCardsRequest, deck_pb.PutCardsResponse)
+    ReleaseMatch = Rpc(deck_pb.ReleaseMatchRequest, deck_pb.ReleaseMatchResponse)
+
+
+class RulesClient(Adapter):
+    service, stub = authz.RULES, rules_grpc.RulesServiceStub
+    DescribeGame = Rpc(rules_pb.DescribeGameRequest, rules_pb.DescribeGameResponse)
+    Setup = Rpc(rules_pb.SetupRequest, rules_pb.SetupResponse)
+    Decide = Rpc(rules_pb.DecideRequest, rules_pb.DecideResponse)
+    Replay = Rpc(rules_pb.ReplayRequest, rules_pb.ReplayResponse)
+    ListLegalActions = Rpc(rules_pb.ListLegalActionsRequest, rules_pb.ListLegalActionsResponse)
+    GetView = Rpc(rules_pb.GetViewRequest, rules_pb.GetViewResponse)
+
+
+class MatchClient(Adapter):
+    service, stub = authz.MATCH, match_grpc.MatchServiceStub
+    CreateMatch = Rpc(match_pb.CreateMatchRequest, match_pb.CreateMatchResponse)
+    JoinMatch = Rpc(match_pb.JoinMatchRequest, match_pb.JoinMatchResponse)
+    LeaveMatch = Rpc(match_pb.LeaveMatchRequest, match_pb.LeaveMatchResponse)
+    StartMatch = Rpc(match_pb.StartMatchRequest, match_pb.StartMatchResponse)
+    SubmitAction = Rpc(match_pb.SubmitActionRequest, match_pb.SubmitActionResponse)
+    GetMatch = Rpc(match_pb.GetMatchRequest, match_pb.GetMatchResponse)
+    ListMatches = Rpc(match_pb.ListMatchesRequest, match_pb.ListMatchesResponse)
+    GetView = Rpc(match_pb.GetViewRequest, match_pb.GetViewResponse)
+    ListLegalActions = Rpc(match_pb.ListLegalActionsRequest, match_pb.ListLegalActionsResponse)
+
+
+class MatchmakerClient(Adapter):
+    service, stub = authz.MATCHMAKER, mm_grpc.MatchmakerServiceStub
+    FindMatch = Rpc(mm_pb.FindMatchRequest, mm_pb.FindMatchResponse)
+    WatchTicket = ServerStream(mm_pb.WatchTicketRequest, mm_pb.WatchTicketResponse)
+    CancelTicket = Rpc(mm_pb.CancelTicketRequest, mm_pb.CancelTicketResponse)
+    GetRating = Rpc(mm_pb.GetRatingRequest, mm_pb.GetRatingResponse)
+    ListLeaderboard = Rpc(mm_pb.ListLeaderboardRequest, mm_pb.ListLeaderboardResponse)
+
+
+# mypy checks here that each adapter meets its port, whichever code uses them.
+def _meets_dice(client: DiceClient) -> DicePort:
+    return client
+
+
+def _meets_deck(client: DeckClient) -> DeckPort:
+    return client
+
+
+def _meets_rules(client: RulesClient) -> RulesPort:
+    return client
+
+
+def _meets_match(client: MatchClient) -> MatchPort:
+    return client
+
+
+def _meets_matchmaker(client: MatchmakerClient) -> MatchmakerPort:
+    return client
