@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from services.common.playout import LocalChance, play
+from services.dice.playout import LocalChance, play
 from services.games import registry
 from services.games.common import chance
 from services.games.common.chance import CHANCE_SEAT
