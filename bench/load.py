@@ -1,83 +1,72 @@
-"""A load run through the gateway: many concurrent matches played by bots."""
+"""Load runs through the gateway: concurrent bot matches, their actions/s, submit
+latency, and the CPU all of the stack's processes used meanwhile.
+
+By default each seat plays over its own Play stream (bench/streams.py): every
+seat's client gets every update, as both boardgame.io clients do. BENCH_DRIVER=bots
+uses the project's unary bots instead (gateway/client/bots.py: one spectator
+watch per match, ListLegalActions and SubmitAction calls).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
-from typing import Any
 
-from bench.baselines import grpc_round_trip, summarize
+import grpc
+
+from bench import cpu
+from bench.stats import Run, run_of
+from bench.streams import stream_match
 from deploy.stack import Stack
 from gateway.client import bots
 from gateway.client.api import Gateway
+from services.games import registry
+
+DRIVER = os.environ.get("BENCH_DRIVER", "stream")
 
 
-async def load_run(stack: Stack, game: str, players: int, matches: int, seconds: float) -> dict[str, Any]:
-    """Keep `matches` bot matches going for `seconds`; actions/s and submit latency."""
-    stop_at = time.perf_counter() + seconds
+def stack_pids(stack: Stack) -> list[int]:
+    """Every process of the stack: services, rules, matchmakers, gateway, edge, embedded server."""
+    pids = [proc.process.pid for proc in stack.procs.values() if proc.process is not None]
+    if stack.embedded and stack.redis.process is not None:
+        pids.append(stack.redis.process.pid)
+    return pids
+
+
+def seats_for(game: str) -> int:
+    """Two seats, as in the comparison, unless the game needs more."""
+    engine = registry.game(game).engine
+    return min(max(2, engine.min_seats), engine.max_seats)
+
+
+async def _match(gateway: Gateway, game: str, seats: int, seed: int, stop_at: float) -> list[float]:
+    """One match played until it ends or the run is over; the submit latencies (seconds)."""
+    if DRIVER == "bots":
+        return (await bots.play_match(gateway, game, seats, seed, stop_at=stop_at)).latencies
+    return await stream_match(gateway, game, seats, seed, stop_at)
+
+
+async def load_run(stack: Stack, game: str, matches: int, seconds: float) -> tuple[Run, int]:
+    """`matches` matches kept going for `seconds` (a finished one is replaced by a new one);
+    the run and the number of matches that failed with an RPC error."""
+    seats = seats_for(game)
     latencies: list[float] = []
-    actions = finished = 0
+    failed = 0
 
-    async def lane(index: int) -> None:
-        nonlocal actions, finished
+    async def lane(index: int, stop_at: float) -> None:
+        nonlocal failed
         async with Gateway(stack.gateway_addr) as gateway:
-            seed = index * 1000
+            seed = 1000 * index
             while time.perf_counter() < stop_at:
-                result = await bots.play_match(gateway, game, players, seed, stop_at=stop_at)
-                latencies.extend(result.latencies)
-                actions += result.actions
-                finished += result.summary.status == 3
+                try:
+                    latencies.extend(await _match(gateway, game, seats, seed, stop_at))
+                except grpc.aio.AioRpcError:
+                    failed += 1  # counted and reported; the lane goes on with a new match
                 seed += 1
 
-    started = time.perf_counter()
-    await asyncio.gather(*(lane(i) for i in range(matches)))
-    wall = time.perf_counter() - started
-    figures = summarize(latencies, wall) if latencies else {"per_second": 0.0, "p50_ms": 0.0, "p99_ms": 0.0}
-    return {
-        "game": game,
-        "players": players,
-        "concurrent_matches": matches,
-        "actions": actions,
-        "matches_finished": finished,
-        "actions_per_second": figures["per_second"],
-        "submit_p50_ms": figures["p50_ms"],
-        "submit_p99_ms": figures["p99_ms"],
-    }
-
-
-async def shape_run(stack: Stack, games: list[tuple[str, int]], matches: int, seconds: float) -> dict[str, Any]:
-    """The load runs of one deployment shape, with a gRPC baseline taken against its gateway."""
-    baseline = await grpc_round_trip(stack.gateway_addr)
-    runs = [await load_run(stack, game, players, matches, seconds) for game, players in games]
-    streams = [await stream_run(stack, game, players, matches, seconds) for game, players in games]
-    return {"grpc_round_trip": baseline, "runs": runs, "stream_runs": streams}
-
-
-async def stream_run(stack: Stack, game: str, players: int, matches: int, seconds: float) -> dict[str, Any]:
-    """Like load_run, but every seat plays over one Play stream."""
-    from bench.streams import stream_match
-
-    stop_at = time.perf_counter() + seconds
-    latencies: list[float] = []
-
-    async def lane(index: int) -> None:
-        async with Gateway(stack.gateway_addr) as gateway:
-            seed = index * 1000
-            while time.perf_counter() < stop_at:
-                latencies.extend(await stream_match(gateway, game, players, seed, stop_at))
-                seed += 1
-
-    started = time.perf_counter()
-    await asyncio.gather(*(lane(i) for i in range(matches)))
-    wall = time.perf_counter() - started
-    figures = summarize(latencies, wall) if latencies else {"per_second": 0.0, "p50_ms": 0.0, "p99_ms": 0.0}
-    return {
-        "game": game,
-        "players": players,
-        "concurrent_matches": matches,
-        "transport": "play_stream",
-        "actions": len(latencies),
-        "actions_per_second": figures["per_second"],
-        "submit_p50_ms": figures["p50_ms"],
-        "submit_p99_ms": figures["p99_ms"],
-    }
+    pids = stack_pids(stack)
+    before, started = cpu.cpu_seconds(pids), time.perf_counter()
+    await asyncio.gather(*(lane(i, started + seconds) for i in range(matches)))
+    wall, after = time.perf_counter() - started, cpu.cpu_seconds(pids)
+    return run_of(latencies, wall, cpu.used_between(before, after)), failed
