@@ -73,16 +73,32 @@ def server() -> Iterator[Server]:
 
 
 def load_run(target: Server, matches: int, seconds: float) -> tuple[Run, int]:
-    """`matches` matches kept going for `seconds`; the run and the matches that failed."""
-    before = cpu.cpu_seconds([target.pid])
-    done = subprocess.run(
+    """`matches` matches kept going for `seconds`; the run and the matches that failed.
+
+    The server's CPU is read once the driver has opened every first match and
+    again once it has reported, as the Tabletop runs read the stack's.
+    """
+    driver = subprocess.Popen(
         ["node", "drive.js", target.url, str(matches), str(seconds)],
         cwd=HERE,
         env=NODE_ENV,
-        capture_output=True,
-        check=True,
-        timeout=seconds + 120,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
     )
-    used = cpu.used_between(before, cpu.cpu_seconds([target.pid]))
-    result = json.loads(done.stdout)
+    assert driver.stdin is not None and driver.stdout is not None
+    try:
+        if driver.stdout.readline().strip() != b"opened":
+            raise RuntimeError("the boardgame.io driver failed to open its matches")
+        before = cpu.cpu_seconds([target.pid])
+        driver.stdin.write(b"go\n")
+        driver.stdin.flush()
+        result = json.loads(driver.stdout.readline())
+        used = cpu.used_between(before, cpu.cpu_seconds([target.pid]))
+    finally:
+        driver.stdin.close()
+        try:
+            driver.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            driver.kill()
+            driver.wait()
     return run_of(result["latencies"], result["wall_seconds"], used), int(result["failed"])

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import time
+from dataclasses import dataclass, field
 
 import grpc
+from tabletop.match.v1 import match_service_pb2 as mpb
 
 from bench import cpu
 from bench.stats import Run, run_of
-from bench.streams import stream_match
+from bench.streams import play_seats
 from deploy.stack import Stack
 from gateway.client import bots
-from gateway.client.api import Gateway
+from gateway.client.api import Gateway, Seat
 from services.games import registry
 
 DRIVER = os.environ.get("BENCH_DRIVER", "stream")
@@ -40,33 +43,72 @@ def seats_for(game: str) -> int:
     return min(max(2, engine.min_seats), engine.max_seats)
 
 
-async def _match(gateway: Gateway, game: str, seats: int, seed: int, stop_at: float) -> list[float]:
-    """One match played until it ends or the run is over; the submit latencies (seconds)."""
+async def _play(gateway: Gateway, game: str, seats: list[Seat], seed: int, stop_at: float) -> list[float]:
+    """An opened match played until it ends or the run is over; the submit latencies (seconds)."""
     if DRIVER == "bots":
-        return (await bots.play_match(gateway, game, seats, seed, stop_at=stop_at)).latencies
-    return await stream_match(gateway, game, seats, seed, stop_at)
+        result = bots.BotResult(seats[0].match_id, game, 0, 0.0, mpb.MatchSummary(), [], seats)
+        await bots.drive(gateway, result, random.Random(seed), stop_at=stop_at)
+        return result.latencies
+    return await play_seats(gateway, seats, seed, stop_at)
+
+
+@dataclass
+class Clock:
+    """Starts a run once every lane has opened its first match, so that the 64 matches
+    opening at once are not what the run measures; later matches open inside it."""
+
+    lanes: int
+    opened: int = 0
+    all_opened: asyncio.Event = field(default_factory=asyncio.Event)
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+    stop_at: float = 0.0
+
+    async def ready(self) -> float:
+        """Called by each lane with its first match open; the run's end once it starts."""
+        self.opened += 1
+        if self.opened == self.lanes:
+            self.all_opened.set()
+        await self.go.wait()
+        return self.stop_at
 
 
 async def load_run(stack: Stack, game: str, matches: int, seconds: float) -> tuple[Run, int]:
     """`matches` matches kept going for `seconds` (a finished one is replaced by a new one);
     the run and the number of matches that failed with an RPC error."""
-    seats = seats_for(game)
+    players = seats_for(game)
     latencies: list[float] = []
     failed = 0
+    clock = Clock(matches)
 
-    async def lane(index: int, stop_at: float) -> None:
+    async def lane(index: int) -> None:
         nonlocal failed
+        seed = 1000 * index
         async with Gateway(stack.gateway_addr) as gateway:
-            seed = 1000 * index
-            while time.perf_counter() < stop_at:
+            try:
+                seats = await bots.open_match(gateway, game, players, seed)
+            except grpc.aio.AioRpcError:
+                failed += 1
+                await clock.ready()  # the run goes on without this lane
+                return
+            stop_at = await clock.ready()
+            while True:
                 try:
-                    latencies.extend(await _match(gateway, game, seats, seed, stop_at))
+                    latencies.extend(await _play(gateway, game, seats, seed, stop_at))
+                    if time.perf_counter() >= stop_at:
+                        return
+                    seed += 1
+                    seats = await bots.open_match(gateway, game, players, seed)
                 except grpc.aio.AioRpcError:
                     failed += 1  # counted and reported; the lane goes on with a new match
-                seed += 1
+                    if time.perf_counter() >= stop_at:
+                        return
 
     pids = stack_pids(stack)
+    lanes = [asyncio.ensure_future(lane(i)) for i in range(matches)]
+    await clock.all_opened.wait()
     before, started = cpu.cpu_seconds(pids), time.perf_counter()
-    await asyncio.gather(*(lane(i, started + seconds) for i in range(matches)))
+    clock.stop_at = started + seconds
+    clock.go.set()
+    await asyncio.gather(*lanes)
     wall, after = time.perf_counter() - started, cpu.cpu_seconds(pids)
     return run_of(latencies, wall, cpu.used_between(before, after)), failed

@@ -33,11 +33,11 @@ def plan(env: dict[str, str] | None = None) -> Plan:
     wanted = [g for g in env.get("BENCH_GAMES", "").split(",") if g]
     return Plan(
         quick=quick,
-        seconds=float(env.get("BENCH_SECONDS", "3" if quick else "8")),
+        seconds=float(env.get("BENCH_SECONDS", "3" if quick else "6")),
         levels=tuple(int(n) for n in env.get("BENCH_LEVELS", "1,16,64").split(",")),
         games=tuple(g for g in (*games, MINIMAL) if not wanted or g in wanted),
-        warmup_seconds=1.0 if quick else 2.0,
-        baseline_seconds=2.0 if quick else 3.0,
+        warmup_seconds=1.0,
+        baseline_seconds=2.0,
         replay_events=1000,
         replay_folds=5 if quick else 10,
         extras=env.get("BENCH_EXTRAS", "") not in ("", "0"),

@@ -26,7 +26,7 @@ from gateway.client import bots
 from gateway.client.api import Gateway
 
 GAME = "dice_hand"
-EVENTS_PER_MOVE = 3  # at least: the move, its dice, its card (the log holds more)
+CALIBRATION_MOVES = (2, 6)
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Replay:
 async def replay_run(stack: Stack, pids: list[int], events: int, folds: int) -> Replay:
     """Fold a finished match of more than `events` events `folds` times, at versions `events`, `events`+1, ..."""
     async with Gateway(stack.gateway_addr) as gateway:
-        match_id = await _long_match(gateway, math.ceil((events + folds) / EVENTS_PER_MOVE))
+        match_id = await _long_match(gateway, await _moves_for(gateway, events + folds))
         final = (await gateway.view(match_id)).match.version
         versions = range(events, min(events + folds, final + 1))
         cold, cold_cpu = await _ask(gateway, match_id, versions, pids)
@@ -73,10 +73,22 @@ async def replay_run(stack: Stack, pids: list[int], events: int, folds: int) -> 
     )
 
 
+async def _moves_for(gateway: Gateway, events: int) -> int:
+    """Moves a match needs for its log to hold `events` events, learnt from two short matches:
+    the log's length is a fixed part plus so many entries per move."""
+    short, longer = CALIBRATION_MOVES
+    lengths = []
+    for moves in CALIBRATION_MOVES:
+        lengths.append((await gateway.view(await _long_match(gateway, moves))).match.version)
+    per_move = (lengths[1] - lengths[0]) / (longer - short)
+    fixed = lengths[0] - short * per_move
+    return max(1, math.ceil((events - fixed) / per_move))
+
+
 async def _long_match(gateway: Gateway, moves: int) -> str:
     """The id of a finished match of `moves` moves, played by bots."""
-    seats = await bots.open_match(gateway, GAME, 2, seed=7, config={"moves": str(moves)})
-    rng, stop_at = random.Random(7), time.perf_counter() + 600
+    seats = await bots.open_match(gateway, GAME, 2, seed=moves, config={"moves": str(moves)})
+    rng, stop_at = random.Random(moves), time.perf_counter() + 600
     await asyncio.gather(*(play_seat(gateway, seat, rng, stop_at) for seat in seats))
     return seats[0].match_id
 

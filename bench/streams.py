@@ -97,6 +97,11 @@ async def stream_match(
 ) -> list[float]:
     """A whole match played over Play streams; the submit latencies of all seats."""
     seats = await bots.open_match(gateway, game, players, seed, config)
+    return await play_seats(gateway, seats, seed, stop_at)
+
+
+async def play_seats(gateway: Gateway, seats: list[Seat], seed: int, stop_at: float) -> list[float]:
+    """Every seat of an opened match played over its own Play stream; the submit latencies of all."""
     rng = random.Random(seed)
     lanes = await asyncio.gather(*(play_seat(gateway, seat, rng, stop_at) for seat in seats))
     return [latency for lane in lanes for latency in lane]
