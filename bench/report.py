@@ -65,10 +65,35 @@ def progress_replay(shape: str, replay: Replay) -> None:
     )
 
 
-def with_ratio(value: float, base: float, pattern: str) -> str:
-    """`value` and its ratio to the baseline figure."""
-    share = ratio(value, base)
-    return pattern.format(value) + ("" if math.isnan(share) else f" ({share:.2f}x)")
+def with_ratio(row: dict[str, Any], metric: str, pattern: str) -> str:
+    """A figure of `row` and its ratio to the baseline (see `annotate`)."""
+    share = row["vs_baseline"].get(metric, math.nan)
+    return pattern.format(row[metric]) + ("" if math.isnan(share) else f" ({share:.2f}x)")
+
+
+def annotate(figures: dict[str, Any]) -> None:
+    """Add to every run its ratios to the baseline with as many callers (boardgame.io's to the
+    in-process stack's), and Tabletop's minimal-game runs over boardgame.io's."""
+    for found in figures["shapes"].values():
+        for row in found["runs"]:
+            row["vs_baseline"] = _ratios(row, found["baseline"].get(str(row["matches"]), {}))
+    bgio = figures["bgio"]
+    if "skipped" in bgio:
+        return
+    shape = figures["shapes"].get("inprocess") or next(iter(figures["shapes"].values()))
+    theirs = {row["matches"]: row for row in bgio["runs"]}
+    for row in bgio["runs"]:
+        row["vs_baseline"] = _ratios(row, shape["baseline"].get(str(row["matches"]), {}))
+    bgio["tabletop_over_bgio"] = [
+        {"shape": name, "matches": row["matches"], **_ratios(row, theirs[row["matches"]])}
+        for name, found in figures["shapes"].items()
+        for row in found["runs"]
+        if row["game"] == MINIMAL and row["matches"] in theirs
+    ]
+
+
+def _ratios(row: dict[str, Any], base: dict[str, Any]) -> dict[str, float]:
+    return {metric: ratio(row[metric], base.get(metric, 0.0)) for metric, _, _ in METRICS}
 
 
 def marks(shape: str, row: dict[str, Any]) -> str:
@@ -96,8 +121,7 @@ def runs_table(figures: dict[str, Any]) -> Table:
         table.add_column(header, justify="right")
     for shape, found in figures["shapes"].items():
         for row in found["runs"]:
-            base = found["baseline"][str(row["matches"])]
-            cells = (with_ratio(row[m], base[m], p) for m, _, p in METRICS)
+            cells = (with_ratio(row, m, p) for m, _, p in METRICS)
             table.add_row(shape, row["game"], str(row["matches"]), *cells, str(row["failed"]), marks(shape, row))
     return table
 
@@ -106,25 +130,18 @@ def bgio_tables(figures: dict[str, Any]) -> list[Table]:
     bgio = figures["bgio"]
     if "skipped" in bgio:
         return []
-    base_shape = figures["shapes"].get("inprocess") or next(iter(figures["shapes"].values()))
     own = Table(title="boardgame.io 0.50.2 on the same minimal game (x = ratio to the in-process run's baseline)")
     for header in ("matches", "moves/s", "CPU ms/move", "p50 ms", "p99 ms", "failed"):
         own.add_column(header, justify="right")
     for row in bgio["runs"]:
-        base = base_shape["baseline"].get(str(row["matches"]), {})
-        cells = (with_ratio(row[m], base.get(m, 0.0), p) for m, _, p in METRICS)
+        cells = (with_ratio(row, m, p) for m, _, p in METRICS)
         own.add_row(str(row["matches"]), *cells, str(row["failed"]))
     side = Table(title=f"Tabletop / boardgame.io on {MINIMAL} (CPU and p99: lower is better; moves/s: higher)")
     for header in ("shape", "matches", "moves/s", "CPU ms/move", "p99 ms"):
         side.add_column(header, justify="right")
-    theirs = {row["matches"]: row for row in bgio["runs"]}
-    for shape, found in figures["shapes"].items():
-        for row in found["runs"]:
-            other = theirs.get(row["matches"])
-            if row["game"] != MINIMAL or other is None:
-                continue
-            cells = (f"{ratio(row[m], other[m]):.2f}x" for m in ("per_second", "cpu_ms_each", "p99_ms"))
-            side.add_row(shape, str(row["matches"]), *cells)
+    for row in bgio["tabletop_over_bgio"]:
+        cells = (f"{row[m]:.2f}x" for m in ("per_second", "cpu_ms_each", "p99_ms"))
+        side.add_row(row["shape"], str(row["matches"]), *cells)
     return [own, side]
 
 
@@ -171,6 +188,7 @@ def target_summary(figures: dict[str, Any]) -> list[dict[str, Any]]:
 
 def finish(figures: dict[str, Any]) -> None:
     """Print every table, then write the JSON."""
+    annotate(figures)
     figures["targets"] = target_summary(figures)
     for table in (baseline_table(figures), runs_table(figures), *bgio_tables(figures), replay_table(figures)):
         console.print(table)

@@ -95,3 +95,24 @@ def test_the_games_come_from_the_registry_then_the_minimal_game() -> None:
     assert set(registry.GAMES) <= set(chosen.games)
     assert plan.plan({"BENCH_GAMES": "dice_hand"}).games == ("dice_hand",)
     assert plan.plan({"BENCH_QUICK": "1"}).seconds < chosen.seconds
+
+
+def test_every_figure_gets_its_ratio_to_the_baseline_and_tabletop_its_ratio_to_boardgameio() -> None:
+    from bench import report
+
+    def row(game: str, matches: int, rate: float, cpu_ms: float, p99: float) -> dict[str, object]:
+        return {"game": game, "matches": matches, "per_second": rate, "cpu_ms_each": cpu_ms, "p50_ms": 1.0,
+                "p99_ms": p99}
+
+    base = {"per_second": 1000.0, "cpu_ms_each": 0.5, "p50_ms": 2.0, "p99_ms": 10.0}
+    figures: dict[str, object] = {
+        "shapes": {"inprocess": {"baseline": {"16": base}, "runs": [row(plan.MINIMAL, 16, 100.0, 10.0, 200.0)]}},
+        "bgio": {"runs": [row(plan.MINIMAL, 16, 500.0, 0.5, 50.0)]},
+    }
+    report.annotate(figures)
+    ours = figures["shapes"]["inprocess"]["runs"][0]  # type: ignore[index]
+    assert ours["vs_baseline"] == {"per_second": 0.1, "cpu_ms_each": 20.0, "p50_ms": 0.5, "p99_ms": 20.0}
+    theirs = figures["bgio"]["runs"][0]  # type: ignore[index]
+    assert theirs["vs_baseline"]["cpu_ms_each"] == 1.0
+    (side,) = figures["bgio"]["tabletop_over_bgio"]  # type: ignore[index]
+    assert (side["shape"], side["per_second"], side["cpu_ms_each"], side["p99_ms"]) == ("inprocess", 0.2, 20.0, 4.0)
