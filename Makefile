@@ -56,7 +56,7 @@ lint: $(GEN) ## ruff, mypy strict, proto style check
 	$(PY) -m mypy services gateway
 	$(PY) tools/proto_lint.py
 
-bench: $(GEN) ## load run through the gateway and engine speed, as ratios to in-run baselines
+bench: $(GEN) ## CPU ms/action, actions/s, p50/p99 in both shapes, replay, boardgame.io beside them; ratios to an in-run baseline (BENCH_QUICK=1: smaller)
 	$(PY) -m bench
 
 golden: $(GEN) ## regenerate golden seeded playthroughs

@@ -1,83 +1,114 @@
-"""A load run through the gateway: many concurrent matches played by bots."""
+"""Load runs through the gateway: concurrent bot matches, their actions/s, submit
+latency, and the CPU all of the stack's processes used meanwhile.
+
+By default each seat plays over its own Play stream (bench/streams.py): every
+seat's client gets every update, as both boardgame.io clients do. BENCH_DRIVER=bots
+uses the project's unary bots instead (gateway/client/bots.py: one spectator
+watch per match, ListLegalActions and SubmitAction calls).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import random
 import time
-from typing import Any
+from dataclasses import dataclass, field
 
-from bench.baselines import grpc_round_trip, summarize
+import grpc
+from tabletop.match.v1 import match_service_pb2 as mpb
+
+from bench import cpu
+from bench.stats import Run, run_of
+from bench.streams import play_seats
 from deploy.stack import Stack
 from gateway.client import bots
-from gateway.client.api import Gateway
+from gateway.client.api import Gateway, Seat
+from services.games import registry
+
+DRIVER = os.environ.get("BENCH_DRIVER", "stream")
 
 
-async def load_run(stack: Stack, game: str, players: int, matches: int, seconds: float) -> dict[str, Any]:
-    """Keep `matches` bot matches going for `seconds`; actions/s and submit latency."""
-    stop_at = time.perf_counter() + seconds
+def stack_pids(stack: Stack) -> list[int]:
+    """Every process of the stack: services, rules, matchmakers, gateway, edge, embedded server."""
+    pids = [proc.process.pid for proc in stack.procs.values() if proc.process is not None]
+    if stack.embedded and stack.redis.process is not None:
+        pids.append(stack.redis.process.pid)
+    return pids
+
+
+def seats_for(game: str) -> int:
+    """Two seats, as in the comparison, unless the game needs more."""
+    engine = registry.game(game).engine
+    return min(max(2, engine.min_seats), engine.max_seats)
+
+
+async def _play(gateway: Gateway, game: str, seats: list[Seat], seed: int, stop_at: float) -> list[float]:
+    """An opened match played until it ends or the run is over; the submit latencies (seconds)."""
+    if DRIVER == "bots":
+        result = bots.BotResult(seats[0].match_id, game, 0, 0.0, mpb.MatchSummary(), [], seats)
+        await bots.drive(gateway, result, random.Random(seed), stop_at=stop_at)
+        return result.latencies
+    return await play_seats(gateway, seats, seed, stop_at)
+
+
+@dataclass
+class Clock:
+    """Starts a run once every lane has opened its first match, so that the 64 matches
+    opening at once are not what the run measures; later matches open inside it."""
+
+    lanes: int
+    opened: int = 0
+    all_opened: asyncio.Event = field(default_factory=asyncio.Event)
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+    stop_at: float = 0.0
+
+    async def ready(self) -> float:
+        """Called by each lane with its first match open; the run's end once it starts."""
+        self.opened += 1
+        if self.opened == self.lanes:
+            self.all_opened.set()
+        await self.go.wait()
+        return self.stop_at
+
+
+async def load_run(stack: Stack, game: str, matches: int, seconds: float) -> tuple[Run, int]:
+    """`matches` matches kept going for `seconds` (a finished one is replaced by a new one);
+    the run and the number of matches that failed with an RPC error."""
+    players = seats_for(game)
     latencies: list[float] = []
-    actions = finished = 0
+    failed = 0
+    clock = Clock(matches)
 
     async def lane(index: int) -> None:
-        nonlocal actions, finished
+        nonlocal failed
+        seed = 1000 * index
         async with Gateway(stack.gateway_addr) as gateway:
-            seed = index * 1000
-            while time.perf_counter() < stop_at:
-                result = await bots.play_match(gateway, game, players, seed, stop_at=stop_at)
-                latencies.extend(result.latencies)
-                actions += result.actions
-                finished += result.summary.status == 3
-                seed += 1
+            try:
+                seats = await bots.open_match(gateway, game, players, seed)
+            except grpc.aio.AioRpcError:
+                failed += 1
+                await clock.ready()  # the run goes on without this lane
+                return
+            stop_at = await clock.ready()
+            while True:
+                try:
+                    latencies.extend(await _play(gateway, game, seats, seed, stop_at))
+                    if time.perf_counter() >= stop_at:
+                        return
+                    seed += 1
+                    seats = await bots.open_match(gateway, game, players, seed)
+                except grpc.aio.AioRpcError:
+                    failed += 1  # counted and reported; the lane goes on with a new match
+                    if time.perf_counter() >= stop_at:
+                        return
 
-    started = time.perf_counter()
-    await asyncio.gather(*(lane(i) for i in range(matches)))
-    wall = time.perf_counter() - started
-    figures = summarize(latencies, wall) if latencies else {"per_second": 0.0, "p50_ms": 0.0, "p99_ms": 0.0}
-    return {
-        "game": game,
-        "players": players,
-        "concurrent_matches": matches,
-        "actions": actions,
-        "matches_finished": finished,
-        "actions_per_second": figures["per_second"],
-        "submit_p50_ms": figures["p50_ms"],
-        "submit_p99_ms": figures["p99_ms"],
-    }
-
-
-async def shape_run(stack: Stack, games: list[tuple[str, int]], matches: int, seconds: float) -> dict[str, Any]:
-    """The load runs of one deployment shape, with a gRPC baseline taken against its gateway."""
-    baseline = await grpc_round_trip(stack.gateway_addr)
-    runs = [await load_run(stack, game, players, matches, seconds) for game, players in games]
-    streams = [await stream_run(stack, game, players, matches, seconds) for game, players in games]
-    return {"grpc_round_trip": baseline, "runs": runs, "stream_runs": streams}
-
-
-async def stream_run(stack: Stack, game: str, players: int, matches: int, seconds: float) -> dict[str, Any]:
-    """Like load_run, but every seat plays over one Play stream."""
-    from bench.streams import stream_match
-
-    stop_at = time.perf_counter() + seconds
-    latencies: list[float] = []
-
-    async def lane(index: int) -> None:
-        async with Gateway(stack.gateway_addr) as gateway:
-            seed = index * 1000
-            while time.perf_counter() < stop_at:
-                latencies.extend(await stream_match(gateway, game, players, seed, stop_at))
-                seed += 1
-
-    started = time.perf_counter()
-    await asyncio.gather(*(lane(i) for i in range(matches)))
-    wall = time.perf_counter() - started
-    figures = summarize(latencies, wall) if latencies else {"per_second": 0.0, "p50_ms": 0.0, "p99_ms": 0.0}
-    return {
-        "game": game,
-        "players": players,
-        "concurrent_matches": matches,
-        "transport": "play_stream",
-        "actions": len(latencies),
-        "actions_per_second": figures["per_second"],
-        "submit_p50_ms": figures["p50_ms"],
-        "submit_p99_ms": figures["p99_ms"],
-    }
+    pids = stack_pids(stack)
+    lanes = [asyncio.ensure_future(lane(i)) for i in range(matches)]
+    await clock.all_opened.wait()
+    before, started = cpu.cpu_seconds(pids), time.perf_counter()
+    clock.stop_at = started + seconds
+    clock.go.set()
+    await asyncio.gather(*lanes)
+    wall, after = time.perf_counter() - started, cpu.cpu_seconds(pids)
+    return run_of(latencies, wall, cpu.used_between(before, after)), failed

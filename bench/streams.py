@@ -9,11 +9,15 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+import grpc
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from gateway.client import bots
 from gateway.client.api import Gateway, Seat
+
+# Seconds past the run's end a submit may still take to be answered.
+GRACE_SECONDS = 5.0
 
 
 async def play_seat(gateway: Gateway, seat: Seat, rng: random.Random, stop_at: float) -> list[float]:
@@ -29,10 +33,10 @@ async def play_seat(gateway: Gateway, seat: Seat, rng: random.Random, stop_at: f
     await outbox.put(pb.PlayRequest(watch=watch))
     call: Any = gateway.stub.Play(requests(), metadata=seat.metadata)
     try:
-        async with asyncio.timeout(max(0.0, stop_at - time.perf_counter()) + 1.0):
+        async with asyncio.timeout(max(0.0, stop_at - time.perf_counter()) + GRACE_SECONDS):
             await _play(call, outbox, seat, rng, stop_at, latencies)
     except TimeoutError:
-        pass  # the run is over while other seats had left
+        pass  # a submit never answered: the run is over anyway
     finally:
         await outbox.put(None)
         call.cancel()
@@ -50,7 +54,17 @@ async def _play(
     in_flight: float | None = None  # when the one submit awaiting its answer was sent
     offer: pb.WatchMatchResponse | None = None  # the newest update that asked this seat to act
     acted_at = -1  # the version the last submit was chosen at
-    async for response in call:
+    finished = False
+    while True:
+        # With no submit awaiting its answer, a seat stops at stop_at even if nothing arrives:
+        # the other seat may have stopped already and will send nothing more.
+        patience = None if in_flight is not None else max(0.0, stop_at - time.perf_counter())
+        try:
+            response = await asyncio.wait_for(call.read(), patience)
+        except TimeoutError:
+            return
+        if response is grpc.aio.EOF:
+            return
         kind = response.WhichOneof("kind")
         if kind in ("accepted", "error"):
             if in_flight is not None and kind == "accepted":
@@ -61,10 +75,14 @@ async def _play(
                 acted_at = -1
         else:
             update = response.update
-            if update.match.status == mpb.MATCH_STATUS_FINISHED or time.perf_counter() > stop_at:
-                return
+            finished = finished or update.match.status == mpb.MATCH_STATUS_FINISHED
             if update.legal_actions:
                 offer = update
+        # The update a move caused may come before the move's own answer: wait for that.
+        if finished or time.perf_counter() > stop_at:
+            if in_flight is None:
+                return
+            continue
         # Act on the newest offer once the previous submit has been answered.
         if offer is not None and in_flight is None and offer.match.version > acted_at:
             action = offer.legal_actions[rng.randrange(len(offer.legal_actions))]
@@ -74,9 +92,16 @@ async def _play(
             await outbox.put(pb.PlayRequest(submit=submit))
 
 
-async def stream_match(gateway: Gateway, game: str, players: int, seed: int, stop_at: float) -> list[float]:
+async def stream_match(
+    gateway: Gateway, game: str, players: int, seed: int, stop_at: float, config: dict[str, str] | None = None
+) -> list[float]:
     """A whole match played over Play streams; the submit latencies of all seats."""
-    seats = await bots.open_match(gateway, game, players, seed)
+    seats = await bots.open_match(gateway, game, players, seed, config)
+    return await play_seats(gateway, seats, seed, stop_at)
+
+
+async def play_seats(gateway: Gateway, seats: list[Seat], seed: int, stop_at: float) -> list[float]:
+    """Every seat of an opened match played over its own Play stream; the submit latencies of all."""
     rng = random.Random(seed)
     lanes = await asyncio.gather(*(play_seat(gateway, seat, rng, stop_at) for seat in seats))
     return [latency for lane in lanes for latency in lane]

@@ -1,0 +1,74 @@
+"""Server CPU time read from /proc: what a set of processes (and their children) used.
+
+Each process's utime + stime (fields 14 and 15 of /proc/<pid>/stat) covers all
+of its threads. Children are found by their parent pid, so a helper a service
+starts is counted with it.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+PROC = pathlib.Path("/proc")
+TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Stat:
+    pid: int
+    parent: int
+    ticks: int  # utime + stime
+
+
+def parse_stat(text: str) -> Stat:
+    """The fields of one /proc/<pid>/stat line that matter here.
+
+    The command name (field 2) is in parentheses and may hold spaces or
+    parentheses itself, so the fields are counted from the last ')'.
+    """
+    pid = int(text[: text.index("(")])
+    rest = text[text.rindex(")") + 2 :].split()
+    # rest[0] is field 3 (state): parent is field 4, utime and stime fields 14 and 15.
+    return Stat(pid=pid, parent=int(rest[1]), ticks=int(rest[11]) + int(rest[12]))
+
+
+def _stats() -> dict[int, Stat]:
+    found = {}
+    for entry in PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            found[int(entry.name)] = parse_stat((entry / "stat").read_text())
+        except (OSError, ValueError):
+            continue  # gone while we looked, or not ours to read
+    return found
+
+
+def with_descendants(roots: Iterable[int], stats: dict[int, Stat]) -> set[int]:
+    """`roots` and every process below them in `stats`."""
+    children: dict[int, list[int]] = {}
+    for stat in stats.values():
+        children.setdefault(stat.parent, []).append(stat.pid)
+    found: set[int] = set()
+    todo = [pid for pid in roots if pid in stats]
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(children.get(pid, ()))
+    return found
+
+
+def cpu_seconds(roots: Iterable[int]) -> dict[int, float]:
+    """CPU seconds used so far by each of `roots` and their descendants, by pid."""
+    stats = _stats()
+    return {pid: stats[pid].ticks / TICKS_PER_SECOND for pid in with_descendants(roots, stats)}
+
+
+def used_between(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds used between two readings; a process that started in between counts from zero,
+    one that ended in between is lost (the kernel keeps its time only for its parent's wait)."""
+    return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())

@@ -1,0 +1,55 @@
+"""Latency percentiles and rates, the same arithmetic for every side of the bench."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    """The nearest-rank percentile: the smallest sample with at least `q` of all at or below it."""
+    if not samples:
+        return 0.0
+    if not 0 < q <= 1:
+        raise ValueError(f"q must be in (0, 1], got {q}")
+    ordered = sorted(samples)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One measured run: what was done, in what time, with what server CPU."""
+
+    count: int  # actions, moves or calls
+    wall_seconds: float
+    cpu_seconds: float
+    p50_ms: float
+    p99_ms: float
+
+    @property
+    def per_second(self) -> float:
+        return self.count / self.wall_seconds if self.wall_seconds else 0.0
+
+    @property
+    def cpu_ms_each(self) -> float:
+        return 1000 * self.cpu_seconds / self.count if self.count else math.inf
+
+    def figures(self) -> dict[str, float]:
+        return {**asdict(self), "per_second": self.per_second, "cpu_ms_each": self.cpu_ms_each}
+
+
+def run_of(latencies: Sequence[float], wall_seconds: float, cpu_seconds: float) -> Run:
+    """A Run from latencies in seconds (one per action)."""
+    return Run(
+        count=len(latencies),
+        wall_seconds=wall_seconds,
+        cpu_seconds=cpu_seconds,
+        p50_ms=1000 * percentile(latencies, 0.5),
+        p99_ms=1000 * percentile(latencies, 0.99),
+    )
+
+
+def ratio(a: float, b: float) -> float:
+    """a / b, or NaN when b is zero (printed as "-")."""
+    return a / b if b else math.nan

@@ -1,0 +1,118 @@
+"""The bench's pure parts: /proc parsing, process trees, percentiles, rates, targets."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+
+from bench import cpu, plan
+from bench.stats import Run, percentile, ratio, run_of
+
+
+def stat_line(pid: int, comm: str, parent: int, utime: int, stime: int) -> str:
+    """A /proc/<pid>/stat line with the fields bench.cpu reads in their real places."""
+    after_comm = ["S", str(parent), *["0"] * 9, str(utime), str(stime), *["0"] * 37]
+    return f"{pid} ({comm}) " + " ".join(after_comm) + "\n"
+
+
+def test_stat_fields_are_counted_from_the_last_parenthesis_of_the_command_name() -> None:
+    parsed = cpu.parse_stat(stat_line(4242, "python -m (odd) name)", 7, utime=130, stime=25))
+    assert (parsed.pid, parsed.parent, parsed.ticks) == (4242, 7, 155)
+
+
+def test_a_real_stat_line_of_this_process_parses() -> None:
+    with open(f"/proc/{os.getpid()}/stat") as stat:
+        parsed = cpu.parse_stat(stat.read())
+    assert parsed.pid == os.getpid()
+    assert parsed.parent == os.getppid()
+    assert parsed.ticks >= 0
+
+
+def test_descendants_are_found_through_every_generation_and_nothing_else() -> None:
+    stats = {
+        pid: cpu.Stat(pid, parent, 0)
+        for pid, parent in [(1, 0), (10, 1), (11, 10), (12, 11), (20, 1), (21, 20)]
+    }
+    assert cpu.with_descendants([10], stats) == {10, 11, 12}
+    assert cpu.with_descendants([10, 21, 99], stats) == {10, 11, 12, 21}
+
+
+def test_cpu_used_counts_a_process_that_started_between_readings_from_zero() -> None:
+    before = {1: 2.0, 2: 0.5}
+    after = {1: 2.75, 2: 0.5, 3: 0.25}
+    assert cpu.used_between(before, after) == pytest.approx(1.0)
+
+
+def test_this_process_cpu_is_read() -> None:
+    assert os.getpid() in cpu.cpu_seconds([os.getpid()])
+
+
+@pytest.mark.parametrize(
+    ("q", "expected"),
+    [(0.5, 50.0), (0.99, 99.0), (1.0, 100.0), (0.001, 1.0)],
+)
+def test_percentile_is_the_nearest_rank(q: float, expected: float) -> None:
+    samples = [float(n) for n in range(100, 0, -1)]  # unsorted on purpose
+    assert percentile(samples, q) == expected
+
+
+def test_percentile_of_few_samples_and_of_none() -> None:
+    assert percentile([3.0], 0.99) == 3.0
+    assert percentile([1.0, 2.0], 0.5) == 1.0
+    assert percentile([], 0.5) == 0.0
+    with pytest.raises(ValueError, match="q must be"):
+        percentile([1.0], 0.0)
+
+
+def test_a_run_reports_rates_cpu_per_action_and_percentiles_in_ms() -> None:
+    run = run_of([0.001] * 98 + [0.05, 0.2], wall_seconds=4.0, cpu_seconds=0.5)
+    assert run.count == 100
+    assert run.per_second == 25.0
+    assert run.cpu_ms_each == pytest.approx(5.0)
+    assert run.p50_ms == pytest.approx(1.0)
+    assert run.p99_ms == pytest.approx(50.0)
+    assert Run(0, 1.0, 0.1, 0.0, 0.0).cpu_ms_each == math.inf
+    assert math.isnan(ratio(1.0, 0.0))
+
+
+def test_targets_follow_the_issue() -> None:
+    minimal, real = plan.MINIMAL, "el_dorado"
+    assert plan.targets_for("inprocess", minimal, 16) == (plan.CPU_MINIMAL_INPROCESS,)
+    assert plan.targets_for("inprocess", real, 64) == (plan.CPU_GAME_INPROCESS, plan.P99_INPROCESS_64)
+    assert plan.targets_for("services", minimal, 64) == (plan.CPU_MINIMAL_SERVICES,)
+    assert plan.targets_for("services", real, 64) == ()
+    assert plan.CPU_MINIMAL_INPROCESS.met(1.5) and not plan.CPU_MINIMAL_INPROCESS.met(1.51)
+    assert plan.REPLAY.met(300_000) and not plan.REPLAY.met(299_999)
+
+
+def test_the_games_come_from_the_registry_then_the_minimal_game() -> None:
+    from services.games import registry
+
+    chosen = plan.plan({})
+    assert chosen.games == (*[g for g in registry.available() if g != plan.MINIMAL], plan.MINIMAL)
+    assert set(registry.GAMES) <= set(chosen.games)
+    assert plan.plan({"BENCH_GAMES": "dice_hand"}).games == ("dice_hand",)
+    assert plan.plan({"BENCH_QUICK": "1"}).seconds < chosen.seconds
+
+
+def test_every_figure_gets_its_ratio_to_the_baseline_and_tabletop_its_ratio_to_boardgameio() -> None:
+    from bench import report
+
+    def row(game: str, matches: int, rate: float, cpu_ms: float, p99: float) -> dict[str, object]:
+        return {"game": game, "matches": matches, "per_second": rate, "cpu_ms_each": cpu_ms, "p50_ms": 1.0,
+                "p99_ms": p99}
+
+    base = {"per_second": 1000.0, "cpu_ms_each": 0.5, "p50_ms": 2.0, "p99_ms": 10.0}
+    figures: dict[str, object] = {
+        "shapes": {"inprocess": {"baseline": {"16": base}, "runs": [row(plan.MINIMAL, 16, 100.0, 10.0, 200.0)]}},
+        "bgio": {"runs": [row(plan.MINIMAL, 16, 500.0, 0.5, 50.0)]},
+    }
+    report.annotate(figures)
+    ours = figures["shapes"]["inprocess"]["runs"][0]  # type: ignore[index]
+    assert ours["vs_baseline"] == {"per_second": 0.1, "cpu_ms_each": 20.0, "p50_ms": 0.5, "p99_ms": 20.0}
+    theirs = figures["bgio"]["runs"][0]  # type: ignore[index]
+    assert theirs["vs_baseline"]["cpu_ms_each"] == 1.0
+    (side,) = figures["bgio"]["tabletop_over_bgio"]  # type: ignore[index]
+    assert (side["shape"], side["per_second"], side["cpu_ms_each"], side["p99_ms"]) == ("inprocess", 0.2, 20.0, 4.0)
