@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from services.games import registry
 
-MINIMAL = "dice_hand"  # bench/dice_hand: each move rolls two dice and draws a card into a hidden hand
-MINIMAL_PACKAGE = "bench.dice_hand"
+MINIMAL = "dice_hand"  # tests/fixtures/dice_hand: each move rolls two dice and draws a card into a hidden hand
+MINIMAL_PACKAGE = "tests.fixtures.dice_hand"
 SHAPES = {"services": False, "inprocess": True}  # name -> Stack(inprocess=...)
 
 

@@ -1,4 +1,4 @@
-// Dice and a hidden hand (bench/dice_hand in Tabletop), as a boardgame.io game:
+// Dice and a hidden hand (tests/fixtures/dice_hand in Tabletop), as a boardgame.io game:
 // two seats take turns; every move rolls two dice and draws a card from a hidden,
 // shuffled deck into the mover's hand, which only that seat sees.
 const { PlayerView } = require('boardgame.io/core');

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
 import subprocess
@@ -15,7 +16,6 @@ from grpc_tools import protoc
 
 from services.games import registry
 from services.games.common.gamecodec import GameSchema, OneOf
-from tests.fixtures.pig import codec as pig_codec
 from tools import gen_game_protos as gen
 
 ROOT = gen.ROOT
@@ -39,9 +39,9 @@ def test_committed_protos_and_locks_match_the_dataclasses(rendered: dict[Path, s
 
 def test_the_codecs_decode_the_options_of_the_schema_unions() -> None:
     codecs = {name: registry.game(name).codec for name in registry.GAMES}
-    codecs["pig"] = pig_codec.CODEC
     for schema in gen.schemas():
-        codec = codecs[schema.game]
+        # The test games (Pig, the bench's dice-and-hand) live in tests/fixtures.
+        codec = codecs.get(schema.game) or importlib.import_module(f"tests.fixtures.{schema.game}.codec").CODEC
         assert codec.action_types == schema.action.options
         assert codec.event_types == schema.event.options
         assert codec.view_type is schema.view

@@ -7,22 +7,21 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench import dice_hand
 from services.games import registry
 from services.games.common import chance
 from services.games.common.engine import Audience, ToMove, apply
+from tests.fixtures import dice_hand
 from tests.games.test_conformance import conformance_game
 
 ENGINE = dice_hand.ENGINE
 
 
 @pytest.fixture
-def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def registered() -> Iterator[None]:
     """dice_hand known to the registry for one test only."""
-    monkeypatch.setitem(registry._packages, "dice_hand", "bench.dice_hand")
-    registry.game.cache_clear()
+    registry.add_package("dice_hand", "tests.fixtures.dice_hand")
     yield
-    registry.game.cache_clear()
+    registry.forget("dice_hand")
 
 
 def shuffled(moves: int = 4) -> dice_hand.State:
@@ -38,7 +37,7 @@ def test_each_move_is_one_action_two_dice_and_one_private_draw_then_the_other_se
     for seat in (0, 1, 0, 1):
         assert ENGINE.to_move(state).seats == (seat,)
         assert ENGINE.legal_actions(state, seat) == (dice_hand.Move(),)
-        assert ENGINE.legal_actions(state, 1 - seat) == ()
+        assert ENGINE.legal_actions(state, 1 - seat) == ()  # the host answers for a seat not asked
         state, _ = apply(ENGINE, state, seat, dice_hand.Move())
         assert ENGINE.to_move(state).chance == chance.RollDice(2, 6)
         state, _ = apply(ENGINE, state, chance.CHANCE_SEAT, chance.DiceRolled((3, 5)))

@@ -34,7 +34,8 @@ class OneOf:
 
     @property
     def options(self) -> tuple[type, ...]:
-        return typing.get_args(self.alias)
+        # A union of one is the class itself: its only option.
+        return typing.get_args(self.alias) or (self.alias,)
 
 
 ROLES = ("action", "event", "view")
