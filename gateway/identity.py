@@ -22,6 +22,7 @@ import redis.asyncio as aioredis
 
 from services.common import players
 from services.common.errors import FailedPrecondition, InvalidArgument, Unauthenticated, Unavailable
+from services.common.redis_commands import commands
 
 MIN_SECRET_ID, MAX_SECRET_ID = 16, 128
 MAX_EXTERNAL_TOKEN = 8192
@@ -48,7 +49,7 @@ class Players:
     def __init__(
         self, redis: aioredis.Redis, external: ExternalIdentities | None = None, custom_enabled: bool = True
     ) -> None:
-        self._redis: Any = redis  # redis-py's reply types are unions; the replies here are known
+        self._redis = commands(redis)
         self._external = external
         self._custom_enabled = custom_enabled
 
