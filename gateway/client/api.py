@@ -54,8 +54,12 @@ class Seat:
         return bearer(self.token)
 
 
-class WatchCall(AsyncIterator[pb.WatchMatchResponse], Protocol):
+class WatchCall(Protocol):
     """A WatchMatch call (the generated stub is untyped): iterate it, or read it one update at a time."""
+
+    def __aiter__(self) -> AsyncIterator[pb.WatchMatchResponse]: ...
+
+    async def __anext__(self) -> pb.WatchMatchResponse: ...
 
     async def read(self) -> pb.WatchMatchResponse:
         """The next update, or grpc.aio.EOF once the stream has ended."""
