@@ -1,11 +1,12 @@
 """The Redis commands this code base sends, with the replies it gets.
 
 redis-py types a command's reply as `Awaitable[T] | T` (one signature serves the
-blocking and the asyncio client), or as Any, so mypy can neither await it nor
-check what comes back. `Commands` states each command as the asyncio client
-answers it: every client here is made by services/common/redis_client.py with
-bytes replies (`decode_responses=False`) and RESP2, so strings arrive as bytes
-and stream reads as lists. `commands(client)` is the one place that says so.
+blocking and the asyncio client), or leaves it untyped, so mypy can neither
+await it nor check what comes back. `Commands` states each command as the
+asyncio client answers it: every client here is made by
+services/common/redis_client.py with bytes replies (`decode_responses=False`)
+and RESP2, so strings arrive as bytes and stream reads as lists.
+`commands(client)` is the one place that says so.
 """
 
 from __future__ import annotations

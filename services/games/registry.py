@@ -22,7 +22,7 @@ from services.games.common.gamecodec import GameCodec
 from services.games.common.host import GameDeclaration, HostedEngine
 
 # A game looked up by name: its state, action, event and view types are known
-# only at run time, so the registry holds every game as Any of each.
+# only at run time, so the registry leaves them untyped.
 SomeDeclaration: TypeAlias = GameDeclaration[Any, Any, Any]
 SomeEngine: TypeAlias = HostedEngine[Any, Any, Any]
 SomeCodec: TypeAlias = GameCodec[Any, Any, Any, Any]

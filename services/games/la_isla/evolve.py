@@ -37,7 +37,7 @@ from services.games.la_isla.state import Assignment, Phase, State
 
 
 class _PlayerChanges(TypedDict, total=False):
-    """Any of a Player's fields, for `replace`."""
+    """Fields of a Player to replace; each is optional."""
 
     hand: tuple[str, ...]
     slots: tuple[tuple[str, ...], ...]
