@@ -33,6 +33,9 @@ def _emitted(type_name: str, audience: int, seat: int | None = None, redacted: s
 class CoinRules:
     """Seat 0 flips (and peeks at a secret); the coin lands by a die roll; then it is over."""
 
+    def __init__(self) -> None:
+        self.asked: list[str] = []  # the view and legal-action calls, in order
+
     async def Setup(self, request: rpb.SetupRequest) -> rpb.SetupResponse:
         return rpb.SetupResponse(state=rpb.EngineState(game="coin", data=b"ready"), turn=rpb.Turn(seats=[0]))
 
@@ -55,11 +58,25 @@ class CoinRules:
         )
 
     async def GetView(self, request: rpb.GetViewRequest) -> rpb.GetViewResponse:
+        self.asked.append("GetView")
         seen = request.state.data + (b"@%d" % request.viewer if request.HasField("viewer") else b"")
         return rpb.GetViewResponse(view=any_pb2.Any(type_url="type.googleapis.com/test.View", value=seen))
 
     async def ListLegalActions(self, request: rpb.ListLegalActionsRequest) -> rpb.ListLegalActionsResponse:
+        self.asked.append("ListLegalActions")
         return rpb.ListLegalActionsResponse(actions=[FLIP])
+
+    async def GetPosition(self, request: rpb.GetPositionRequest) -> rpb.GetPositionResponse:
+        self.asked.append("GetPosition")
+        position = rpb.Position(spectator_view=_view(request.state.data))
+        for seat in range(request.seat_count):
+            acts = [FLIP] if seat == 0 and request.state.data == b"ready" else []
+            position.seats.add(seat=seat, view=_view(request.state.data + b"@%d" % seat), legal_actions=acts)
+        return rpb.GetPositionResponse(position=position)
+
+
+def _view(seen: bytes) -> any_pb2.Any:
+    return any_pb2.Any(type_url="type.googleapis.com/test.View", value=seen)
 
 
 class Dice:
@@ -94,13 +111,14 @@ class Table:
         self.dice, self.deck = Dice(), Deck()
         self.directory = MemoryDirectory()
         self.finished: list[tuple[str, str]] = []
+        self.rules = CoinRules()
 
     def replica(self) -> MatchApp:
         async def announce(match_id: str, game: str) -> None:
             self.finished.append((match_id, game))
 
         return MatchApp(
-            self.store, {"coin": CoinRules()}, self.dice, self.deck,  # type: ignore[dict-item, arg-type]
+            self.store, {"coin": self.rules}, self.dice, self.deck,  # type: ignore[dict-item, arg-type]
             on_finished=announce, directory=self.directory,
         )
 
@@ -183,3 +201,36 @@ async def test_views_are_the_seats_own_and_replays_wait_for_the_end():
     await app.submit("m1", 0, FLIP)
     past, then = await app.view_at("m1", 4, None)
     assert past.version == 4 and then is not None and then.value == b"ready"
+
+
+async def test_a_submit_answers_the_whole_next_position_computed_once_for_every_reader():
+    table = Table()
+    app = table.replica()
+    await ready(app)
+    await app.start("m1")
+    match, position = await app.position("m1")
+    assert position is not None and table.rules.asked == ["GetPosition"]
+    assert [p.view.value for p in position.seats] == [b"ready@0", b"ready@1"]
+    assert position.spectator_view.value == b"ready"
+    assert [list(p.legal_actions) for p in position.seats] == [[FLIP], []]
+    # The reads of that version come from the same position: no more rules calls.
+    assert await app.legal_actions("m1", 0) == (match.version, [FLIP])
+    _, seen = await app.view("m1", 1, Holder("p-ben", 1))
+    assert seen is not None and seen.value == b"ready@1"
+    assert table.rules.asked == ["GetPosition"]
+
+    done = await app.submit("m1", 0, FLIP, "c:flip", Holder("p-ana", 1))
+    assert done.match is not None and done.match.version == done.version == 10
+    assert done.position is not None and [p.view.value for p in done.position.seats] == [b"landed@0", b"landed@1"]
+    assert (await app.position("m1"))[1] == done.position
+    assert table.rules.asked == ["GetPosition", "GetPosition"]
+    again = await app.submit("m1", 0, FLIP, "c:flip", Holder("p-ana", 1))
+    assert again.duplicate and again.position is None
+
+
+async def test_no_position_before_the_start():
+    table = Table()
+    app = table.replica()
+    await ready(app)
+    match, position = await app.position("m1")
+    assert position is None and match.status == Status.LOBBY and table.rules.asked == []

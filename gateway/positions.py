@@ -1,0 +1,65 @@
+"""Whole positions by (match, version), shared by every watcher on this gateway.
+
+The match service computes each committed version's position once: every
+seat's view and legal actions and the spectator view (services/match/app.py).
+A submit's reply carries it; a watcher that hears of a version this gateway has
+not seen fetches it with ONE GetPosition call, however many watch that match.
+A whole position holds every seat's secrets: what each viewer is shown of it is
+chosen in gateway/views.py, after the caller's seat token has been checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from tabletop.match.v1 import match_service_pb2 as mpb
+
+from services.common.errors import ServiceError
+from services.common.ports import MatchPort
+
+# Positions kept: a few per match followed (a watcher asks for the newest).
+CACHE_SIZE = 4096
+
+
+class Positions:
+    def __init__(self, match: MatchPort, size: int = CACHE_SIZE) -> None:
+        self._match = match
+        self._size = size
+        self._known: dict[tuple[str, int], asyncio.Future[mpb.GetPositionResponse]] = {}
+        self.fetches = 0  # GetPosition calls made: one per version nobody brought
+
+    def remember(self, summary: mpb.MatchSummary, reply: mpb.SubmitActionResponse) -> None:
+        """Keep the position a submit's reply brought, for the watchers of its version."""
+        known = mpb.GetPositionResponse(match=summary)
+        if reply.HasField("position"):
+            known.position.CopyFrom(reply.position)
+        done: asyncio.Future[mpb.GetPositionResponse] = asyncio.get_running_loop().create_future()
+        done.set_result(known)
+        self._keep((summary.match_id, summary.version), done)
+
+    async def at(self, match_id: str, version: int) -> mpb.GetPositionResponse:
+        """The match and its position once it has reached `version` (perhaps later), fetched
+        once for every watcher."""
+        key = (match_id, version)
+        pending = self._known.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(self._fetch(match_id))
+            self._keep(key, pending)
+        try:
+            known = await asyncio.shield(pending)
+        except ServiceError:
+            self._known.pop(key, None)
+            raise
+        if known.match.version < version:  # from a replica that had not caught up yet
+            self._known.pop(key, None)
+            known = await self._fetch(match_id)
+        return known
+
+    async def _fetch(self, match_id: str) -> mpb.GetPositionResponse:
+        self.fetches += 1
+        return await self._match.GetPosition(mpb.GetPositionRequest(match_id=match_id))
+
+    def _keep(self, key: tuple[str, int], known: asyncio.Future[mpb.GetPositionResponse]) -> None:
+        self._known[key] = known
+        while len(self._known) > self._size:
+            self._known.pop(next(iter(self._known)))
