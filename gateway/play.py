@@ -44,7 +44,7 @@ class Moves:
         carries the seat's next view and legal actions (the match accepted the seat's
         holder, so they are the caller's to see)."""
         self._limiter.take(f"{claim.match_id}/{claim.seat}", "actions from this seat")
-        reply = await self._match.SubmitAction(
+        call = self._match.SubmitAction(
             mpb.SubmitActionRequest(
                 match_id=request.match_id,
                 seat=claim.seat,
@@ -53,9 +53,9 @@ class Moves:
                 holder=holder(claim),
             )
         )
+        reply = await self.positions.submitted(request.match_id, call)
         response = pb.SubmitActionResponse(version=reply.version, duplicate=reply.duplicate)
         if reply.HasField("match"):
-            self.positions.remember(reply.match, reply)
             response.match.CopyFrom(reply.match)
             response.view.CopyFrom(views.view_for(reply.position, claim.seat))
             if claim.seat in reply.match.to_move:

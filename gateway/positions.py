@@ -2,8 +2,10 @@
 
 The match service computes each committed version's position once: every
 seat's view and legal actions and the spectator view (services/match/app.py).
-A submit's reply carries it; a watcher that hears of a version this gateway has
-not seen fetches it with ONE GetPosition call, however many watch that match.
+A submit's reply carries it (and a watcher that hears of the append while this
+gateway's submit to that match is still on its way waits for that reply); a
+watcher that hears of a version this gateway has not seen otherwise fetches it
+with ONE GetPosition call, however many watch that match.
 A whole position holds every seat's secrets: what each viewer is shown of it is
 chosen in gateway/views.py, after the caller's seat token has been checked.
 """
@@ -11,6 +13,7 @@ chosen in gateway/views.py, after the caller's seat token has been checked.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 
 from tabletop.match.v1 import match_service_pb2 as mpb
 
@@ -26,21 +29,46 @@ class Positions:
         self._match = match
         self._size = size
         self._known: dict[tuple[str, int], asyncio.Future[mpb.GetPositionResponse]] = {}
+        # Submits to a match on their way, each answering the position it brought (None: none).
+        self._submits: dict[str, list[asyncio.Future[mpb.GetPositionResponse | None]]] = {}
         self.fetches = 0  # GetPosition calls made: one per version nobody brought
 
-    def remember(self, summary: mpb.MatchSummary, reply: mpb.SubmitActionResponse) -> None:
-        """Keep the position a submit's reply brought, for the watchers of its version."""
-        known = mpb.GetPositionResponse(match=summary)
+    async def submitted(self, match_id: str, call: Awaitable[mpb.SubmitActionResponse]) -> mpb.SubmitActionResponse:
+        """Run a submit to `match_id`, keeping the position its reply brings; watchers
+        of the match wait for that reply rather than fetching the same position."""
+        waiting: asyncio.Future[mpb.GetPositionResponse | None] = asyncio.get_running_loop().create_future()
+        self._submits.setdefault(match_id, []).append(waiting)
+        known = None
+        try:
+            reply = await call
+            if reply.HasField("match"):
+                known = self._remember(reply)
+            return reply
+        finally:
+            waiting.set_result(known)
+            pending = self._submits[match_id]
+            pending.remove(waiting)
+            if not pending:
+                del self._submits[match_id]
+
+    def _remember(self, reply: mpb.SubmitActionResponse) -> mpb.GetPositionResponse:
+        known = mpb.GetPositionResponse(match=reply.match)
         if reply.HasField("position"):
             known.position.CopyFrom(reply.position)
         done: asyncio.Future[mpb.GetPositionResponse] = asyncio.get_running_loop().create_future()
         done.set_result(known)
-        self._keep((summary.match_id, summary.version), done)
+        self._keep((reply.match.match_id, reply.match.version), done)
+        return known
 
     async def at(self, match_id: str, version: int) -> mpb.GetPositionResponse:
         """The match and its position once it has reached `version` (perhaps later), fetched
         once for every watcher."""
         key = (match_id, version)
+        if key not in self._known:
+            for submit in list(self._submits.get(match_id, ())):
+                brought = await asyncio.shield(submit)
+                if brought is not None and brought.match.version >= version:
+                    return brought
         pending = self._known.get(key)
         if pending is None:
             pending = asyncio.ensure_future(self._fetch(match_id))

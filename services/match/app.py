@@ -95,8 +95,6 @@ class MatchApp:
         # Told (match_id, game) once a match has ended, after its last append.
         self._on_finished = on_finished
         self._views: OrderedDict[tuple[str, int, int], any_pb2.Any] = OrderedDict()
-        # (match_id, version) -> the whole position there, computed once (one rules call).
-        self._positions: OrderedDict[tuple[str, int], rpb.Position] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
 
     # ------------------------------------------------------------ commands
@@ -221,7 +219,7 @@ class MatchApp:
         lifecycle.require_holder(match, seat, holder)
         if match.status != Status.ACTIVE or seat not in match.turn.seats:
             return match.version, []
-        known = self._positions.get((match_id, match.version))
+        known = self._rules.known_position(match)
         if known is not None:
             return match.version, list(known.seats[seat].legal_actions)
         reply = await self._rules.of(match.game).ListLegalActions(
@@ -243,20 +241,9 @@ class MatchApp:
         return [m for m in matches if (not game or m.game == game) and (not status or m.status == status)]
 
     async def _position_of(self, match: Match) -> rpb.Position | None:
-        """The match's whole position at its version, computed once per version: a
-        position never changes, so submits, watchers and reads share it."""
-        if match.engine_state is None:
-            return None
-        key = (match.match_id, match.version)
-        position = self._positions.get(key)
-        if position is None:
-            reply = await self._rules.of(match.game).GetPosition(
-                rpb.GetPositionRequest(state=records.engine_state(match), seat_count=match.seat_count)
-            )
-            position = self._positions[key] = reply.position
-            while len(self._positions) > CACHE_SIZE:
-                self._positions.popitem(last=False)
-        return position
+        """The match's whole position, computed once (mostly by the decision that led
+        there): submits, watchers and reads share it."""
+        return await self._rules.position(match)
 
     async def _seen_by(self, match: Match, viewer: int | None) -> any_pb2.Any | None:
         """What `viewer` sees of the game at the match's version (None before the start),
@@ -264,7 +251,7 @@ class MatchApp:
         views and replays share the cache (and a position computed already answers it)."""
         if match.engine_state is None:
             return None
-        known = self._positions.get((match.match_id, match.version))
+        known = self._rules.known_position(match)
         if known is not None:
             return known.spectator_view if viewer is None else known.seats[viewer].view
         key = (match.match_id, match.version, -2 if viewer is None else viewer)

@@ -32,6 +32,7 @@ class Decision:
     data: bytes
     turn: ToMove
     outcome: Outcome | None
+    position: Position | None = None
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,18 @@ class EngineHost:
             raise InvalidArgument(detail, "config", {"option": bad.option} if bad.option else None) from None
         return state, self.encode(state)
 
-    def decide(self, data: bytes, seat: int, move: object) -> Decision:
-        """Apply one move; IllegalAction becomes FailedPrecondition naming the rule."""
+    def _check_seat_count(self, seat_count: int) -> None:
+        if not self.engine.min_seats <= seat_count <= self.engine.max_seats:
+            raise InvalidArgument(
+                f"{self.entry.name} is for {self.engine.min_seats}-{self.engine.max_seats} seats", "seat_count"
+            )
+
+    def decide(self, data: bytes, seat: int, move: object, position_seats: int = 0) -> Decision:
+        """Apply one move; IllegalAction becomes FailedPrecondition naming the rule. With
+        `position_seats`, a decision that leaves players to act (no chance pending) also
+        carries the new position."""
+        if position_seats:
+            self._check_seat_count(position_seats)
         state = self.state(data)
         try:
             events = self.engine.decide(state, seat, move)
@@ -109,9 +120,9 @@ class EngineHost:
             visibility = self.engine.visibility(event)
             hidden = visibility.audience is not Audience.PUBLIC
             emitted.append((event, visibility, self.engine.redact(event) if hidden else None))
-        return Decision(
-            tuple(emitted), state, self.encode(state), self.engine.to_move(state), self.engine.result(state)
-        )
+        turn = self.engine.to_move(state)
+        position = self._position(state, position_seats) if position_seats and turn.chance is None else None
+        return Decision(tuple(emitted), state, self.encode(state), turn, self.engine.result(state), position)
 
     def replay(self, data: bytes, events: Sequence[object]) -> tuple[object, bytes]:
         state = replay(self.engine, self.state(data), events)
@@ -119,11 +130,10 @@ class EngineHost:
 
     def position(self, data: bytes, seat_count: int) -> Position:
         """Every seat's view and legal actions and the spectator's view, in one pass."""
-        if not self.engine.min_seats <= seat_count <= self.engine.max_seats:
-            raise InvalidArgument(
-                f"{self.entry.name} is for {self.engine.min_seats}-{self.engine.max_seats} seats", "seat_count"
-            )
-        state = self.state(data)
+        self._check_seat_count(seat_count)
+        return self._position(self.state(data), seat_count)
+
+    def _position(self, state: object, seat_count: int) -> Position:
         seats = tuple(
             SeatPosition(seat, self.engine.view(state, seat), tuple(self.engine.legal_actions(state, seat)))
             for seat in range(seat_count)

@@ -14,7 +14,7 @@ from services.common.errors import InvalidArgument
 from services.games.common import chance, protocodec
 from services.games.common.engine import Outcome, ToMove, Visibility
 from services.games.common.options import OptionSpec, OptionType
-from services.rules.app import EngineHost
+from services.rules.app import EngineHost, Position
 
 
 def pack(message: Message) -> any_pb2.Any:
@@ -125,7 +125,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             move = self._action(request.action)
         else:
             raise InvalidArgument("a move (action or chance outcome) is required")
-        decision = self._host.decide(data, request.seat, move)
+        decision = self._host.decide(data, request.seat, move, request.position_seats)
         response = pb.DecideResponse(state=self._state(decision.data), turn=turn_message(decision.turn))
         codec = self._host.codec
         for event, visibility, redacted in decision.events:
@@ -136,6 +136,8 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
                 emitted.redacted.CopyFrom(pack(codec.encode_event(redacted)))
         if decision.outcome is not None:
             response.outcome.CopyFrom(outcome_message(decision.outcome))
+        if decision.position is not None:
+            response.position.CopyFrom(self._position_message(decision.position))
         return response
 
     async def Replay(self, request: pb.ReplayRequest, context: object) -> pb.ReplayResponse:
@@ -164,19 +166,20 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
 
     async def GetPosition(self, request: pb.GetPositionRequest, context: object) -> pb.GetPositionResponse:
         position = self._host.position(self._data(request.state), request.seat_count)
+        return pb.GetPositionResponse(position=self._position_message(position))
+
+    def _position_message(self, position: Position) -> pb.Position:
         codec = self._host.codec
-        return pb.GetPositionResponse(
-            position=pb.Position(
-                seats=[
-                    pb.SeatPosition(
-                        seat=part.seat,
-                        view=pack(codec.encode_view(part.view)),
-                        legal_actions=[pack(codec.encode_action(a)) for a in part.legal_actions],
-                    )
-                    for part in position.seats
-                ],
-                spectator_view=pack(codec.encode_view(position.spectator_view)),
-            )
+        return pb.Position(
+            seats=[
+                pb.SeatPosition(
+                    seat=part.seat,
+                    view=pack(codec.encode_view(part.view)),
+                    legal_actions=[pack(codec.encode_action(a)) for a in part.legal_actions],
+                )
+                for part in position.seats
+            ],
+            spectator_view=pack(codec.encode_view(position.spectator_view)),
         )
 
 

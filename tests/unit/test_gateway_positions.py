@@ -34,12 +34,23 @@ def _view(text: str) -> any_pb2.Any:
     return any_pb2.Any(type_url="type.googleapis.com/test.View", value=text.encode())
 
 
+class Channel:
+    def __init__(self) -> None:
+        self.notes: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+
+    async def listen(self) -> AsyncIterator[tuple[str, int]]:
+        yield SUBSCRIBED
+        while True:
+            yield await self.notes.get()
+
+
 class Board:
     """A match service for two seats: each version's position names its version and
     each seat's secret; seat (version % 2) moves. It counts the calls it answers."""
 
-    def __init__(self, store: MemoryEventStore) -> None:
+    def __init__(self, store: MemoryEventStore, channel: Channel) -> None:
         self.store = store
+        self.channel = channel
         self.calls: dict[str, int] = {}
 
     def _count(self, name: str) -> None:
@@ -79,20 +90,13 @@ class Board:
         stream = match_stream(MATCH)
         await self.store.append(stream, await self.store.version(stream), [NewEvent("test.Moved", b"")])
         summary = await self._summary()
+        # Watchers hear of the append before this reply reaches the gateway.
+        self.channel.notes.put_nowait((stream, summary.version))
+        await asyncio.sleep(0.05)
         return mpb.SubmitActionResponse(version=summary.version, match=summary, position=self.position(summary))
 
     def __getattr__(self, name: str) -> object:
         raise AssertionError(f"the gateway asked the match for {name}")
-
-
-class Channel:
-    def __init__(self) -> None:
-        self.notes: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
-
-    async def listen(self) -> AsyncIterator[tuple[str, int]]:
-        yield SUBSCRIBED
-        while True:
-            yield await self.notes.get()
 
 
 class Context:
@@ -107,7 +111,7 @@ class Gateway:
     def __init__(self) -> None:
         self.store = MemoryEventStore()
         self.channel = Channel()
-        self.board = Board(self.store)
+        self.board = Board(self.store, self.channel)
         self.tokens = TokenAuthority(keyring.generate())
         self.feeds = Subscriptions(self.store, self.channel.listen)
         callers = Callers(self.tokens)
@@ -165,12 +169,11 @@ async def test_a_submit_answers_the_next_view_and_actions_and_its_watchers_fetch
     # The mover's own next view and (not being asked again) no legal actions.
     assert reply.version == 2 and reply.match.version == 2
     assert reply.view.value == b"v2 secret of seat 1" and not reply.legal_actions
-    gateway.channel.notes.put_nowait((match_stream(MATCH), 2))
     seen_by_other, seen_by_spectator = await asyncio.wait_for(asyncio.gather(*watchers), 5)
     # Nobody else is shown the mover's secret: each its own part.
     assert seen_by_other.view.value == b"v2 secret of seat 0" and list(seen_by_other.legal_actions) == [MOVE]
     assert seen_by_spectator.view.value == b"v2 public"
-    assert "GetPosition" not in gateway.board.calls, "the submit's reply served them"
+    assert "GetPosition" not in gateway.board.calls, "the submit's reply served them, though they heard first"
 
 
 async def test_a_seat_token_that_no_longer_holds_the_seat_is_shown_nothing(gateway: Gateway) -> None:

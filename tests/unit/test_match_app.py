@@ -50,12 +50,16 @@ class CoinRules:
                 ],
             )
         heads = request.chance.dice_rolled.values[0] == 2
-        return rpb.DecideResponse(
+        landed = rpb.DecideResponse(
             state=rpb.EngineState(game="coin", data=b"landed"),
             turn=rpb.Turn(finished=True),
             events=[_emitted("test.Landed", common_pb2.AUDIENCE_PUBLIC)],
             outcome=common_pb2.Outcome(ranking=[1, 2] if heads else [2, 1], scores=[1, 0]),
         )
+        if request.position_seats:  # no chance pending after this one: the position comes along
+            asked = rpb.GetPositionRequest(state=landed.state, seat_count=request.position_seats)
+            landed.position.CopyFrom(self._position(asked))
+        return landed
 
     async def GetView(self, request: rpb.GetViewRequest) -> rpb.GetViewResponse:
         self.asked.append("GetView")
@@ -68,11 +72,15 @@ class CoinRules:
 
     async def GetPosition(self, request: rpb.GetPositionRequest) -> rpb.GetPositionResponse:
         self.asked.append("GetPosition")
+        return rpb.GetPositionResponse(position=self._position(request))
+
+    @staticmethod
+    def _position(request: rpb.GetPositionRequest) -> rpb.Position:
         position = rpb.Position(spectator_view=_view(request.state.data))
         for seat in range(request.seat_count):
             acts = [FLIP] if seat == 0 and request.state.data == b"ready" else []
             position.seats.add(seat=seat, view=_view(request.state.data + b"@%d" % seat), legal_actions=acts)
-        return rpb.GetPositionResponse(position=position)
+        return position
 
 
 def _view(seen: bytes) -> any_pb2.Any:
@@ -223,7 +231,9 @@ async def test_a_submit_answers_the_whole_next_position_computed_once_for_every_
     assert done.match is not None and done.match.version == done.version == 10
     assert done.position is not None and [p.view.value for p in done.position.seats] == [b"landed@0", b"landed@1"]
     assert (await app.position("m1"))[1] == done.position
-    assert table.rules.asked == ["GetPosition", "GetPosition"]
+    assert table.rules.asked == ["GetPosition"], "the deciding call brought the position along"
+    _, seen = await app.view("m1", None)
+    assert seen is not None and seen.value == b"landed" and table.rules.asked == ["GetPosition"]
     again = await app.submit("m1", 0, FLIP, "c:flip", Holder("p-ana", 1))
     assert again.duplicate and again.position is None
 

@@ -49,3 +49,28 @@ async def test_a_position_of_an_impossible_seat_count_is_refused() -> None:
     state = rpb.EngineState(game=host.entry.name, data=states[0])
     with pytest.raises(InvalidArgument):
         await RulesServicer(host).GetPosition(rpb.GetPositionRequest(state=state, seat_count=0), None)
+
+
+@pytest.mark.parametrize("game", registry.available())
+async def test_a_decision_asked_for_it_carries_the_position_unless_chance_is_pending(game: str) -> None:
+    host, seats, states = _states(game)
+    servicer = RulesServicer(host)
+    decided = 0
+    for data in states:
+        state = rpb.EngineState(game=game, data=data)
+        turn = host.engine.to_move(host.state(data))
+        if not turn.seats:
+            continue
+        position = (await servicer.GetPosition(rpb.GetPositionRequest(state=state, seat_count=seats), None)).position
+        action = position.seats[turn.seats[0]].legal_actions[0]
+        request = rpb.DecideRequest(state=state, seat=turn.seats[0], action=action, position_seats=seats)
+        decision = await servicer.Decide(request, None)
+        if decision.turn.HasField("chance"):
+            assert not decision.HasField("position")
+        else:
+            after = rpb.GetPositionRequest(state=decision.state, seat_count=seats)
+            assert decision.position == (await servicer.GetPosition(after, None)).position
+            decided += 1
+        request.position_seats = 0
+        assert not (await servicer.Decide(request, None)).HasField("position"), "only when asked"
+    assert decided, "some decision left players to act"
