@@ -51,6 +51,7 @@ class Moves:
                 action=validate.action(request.action),
                 command_id=client_command(request.command_id),
                 holder=holder(claim),
+                with_position=True,
             )
         )
         reply = await self.positions.submitted(request.match_id, call)

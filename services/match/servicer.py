@@ -44,10 +44,10 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             request.match_id, request.seat, request.action, request.command_id, _holder(request)
         )
         response = pb.SubmitActionResponse(version=done.version, duplicate=done.duplicate)
-        if done.match is not None:
+        if request.with_position and done.match is not None:
             response.match.CopyFrom(summary(done.match))
-        if done.position is not None:
-            response.position.CopyFrom(done.position)
+            if done.position is not None:
+                response.position.CopyFrom(done.position)
         return response
 
     async def GetPosition(self, request: pb.GetPositionRequest, context: object) -> pb.GetPositionResponse:

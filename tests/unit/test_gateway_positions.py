@@ -87,6 +87,7 @@ class Board:
 
     async def SubmitAction(self, request: mpb.SubmitActionRequest) -> mpb.SubmitActionResponse:
         self._count("SubmitAction")
+        assert request.with_position, "the gateway asks for the position with its submit"
         stream = match_stream(MATCH)
         await self.store.append(stream, await self.store.version(stream), [NewEvent("test.Moved", b"")])
         summary = await self._summary()

@@ -244,3 +244,28 @@ async def test_no_position_before_the_start():
     await ready(app)
     match, position = await app.position("m1")
     assert position is None and match.status == Status.LOBBY and table.rules.asked == []
+
+
+async def test_only_a_caller_that_asks_gets_the_whole_position_with_a_submit():
+    from tabletop.match.v1 import match_service_pb2 as mpb
+
+    from services.match.servicer import MatchServicer
+
+    table = Table()
+    app = table.replica()
+    await ready(app)
+    await app.start("m1")
+    servicer = MatchServicer(app)
+    ana = mpb.SeatHolder(player_id="p-ana", tenure=1)
+    # The matchmaker's bots do not ask: no seat's secrets reach them.
+    plain = mpb.SubmitActionRequest(match_id="m1", seat=0, action=FLIP, command_id="c:1", holder=ana)
+    reply = await servicer.SubmitAction(plain, None)
+    assert reply.version == 10 and not reply.HasField("match") and not reply.HasField("position")
+    table2 = Table()
+    app2 = table2.replica()
+    await ready(app2)
+    await app2.start("m1")
+    plain.with_position = True
+    reply = await MatchServicer(app2).SubmitAction(plain, None)
+    assert reply.match.version == reply.version == 10
+    assert [p.view.value for p in reply.position.seats] == [b"landed@0", b"landed@1"]
