@@ -108,6 +108,9 @@ class AppendResult:
 
 # How long a stream's write lease lasts after its holder's last append, unless configured.
 DEFAULT_LEASE_MS = 3000
+# How long a waiting writer's ask outlives the lease it waits for: its holder must
+# not renew between the lease running out and the waiter's next attempt.
+WANT_MARGIN_S = 1.0
 
 
 class Leased(Exception):
@@ -118,20 +121,21 @@ class Leased(Exception):
         self.remaining_ms = remaining_ms
 
 
-async def waiting_out_leases(
-    stream: str, attempt: Callable[[], Awaitable[AppendResult]], lease_ms: int
-) -> AppendResult:
+async def waiting_out_leases(stream: str, attempt: Callable[[], Awaitable[AppendResult]]) -> AppendResult:
     """`attempt` until no other writer's lease stands in its way. A holder that is
-    asked to let go stops renewing, so this waits about one lease at most; twice
-    that (a holder that keeps writing despite the ask) is a contention error."""
-    deadline = time.monotonic() + 2 * max(lease_ms, 1) / 1000 + 1.0
+    asked to let go stops renewing, so this waits about what was left of its lease;
+    twice that (a holder that keeps writing despite the ask) is a contention error."""
+    deadline: float | None = None
     while True:
         try:
             return await attempt()
         except Leased as leased:
-            if time.monotonic() > deadline:
+            now, wait = time.monotonic(), max(leased.remaining_ms, 1) / 1000
+            if deadline is None:
+                deadline = now + 2 * wait + WANT_MARGIN_S
+            if now > deadline:
                 raise Aborted(f"stream {stream} is held by another writer, retry", "store.leased") from None
-            await asyncio.sleep(max(leased.remaining_ms, 1) / 1000)
+            await asyncio.sleep(wait)
 
 
 @dataclass(frozen=True)
@@ -219,7 +223,7 @@ class MemoryEventStore:
         async def attempt() -> AppendResult:
             return await self._append(stream, expected_version, events, command_id, fingerprint, owner)
 
-        return await waiting_out_leases(stream, attempt, self._lease_ms)
+        return await waiting_out_leases(stream, attempt)
 
     async def _append(
         self,
@@ -237,7 +241,7 @@ class MemoryEventStore:
         if s.holder and s.held_until <= now:
             s.holder = ""
         if s.holder and s.holder != owner:
-            s.wanted_until = now + self._lease_ms / 1000
+            s.wanted_until = s.held_until + WANT_MARGIN_S
             raise Leased(stream, int((s.held_until - now) * 1000) + 1)
         current = len(s.events)
         if current != expected_version:

@@ -28,6 +28,7 @@ from services.common import redis_client
 from services.common.audience import Audience
 from services.common.event_store import (
     DEFAULT_LEASE_MS,
+    WANT_MARGIN_S,
     AppendResult,
     CommandReused,
     Leased,
@@ -50,7 +51,7 @@ _STORED_AUDIENCE = {Audience.PUBLIC: "public", Audience.SEAT: "seat", Audience.S
 _READ_AUDIENCE = {word.encode(): audience for audience, word in _STORED_AUDIENCE.items()}
 
 # KEYS: log, commands, once, lease, want. ARGV: expected, command_id, n, fingerprint,
-# owner, lease ms, then 6 fields per event, then the stream name and the channel
+# owner, lease ms, want margin ms, then 6 fields per event, then the stream name and the channel
 # to announce the append on.
 # A command's answer is stored as "first:last:fingerprint"; the same id with
 # another fingerprint answers {-2, stored} and appends nothing.
@@ -76,13 +77,14 @@ if done then return {1, done, 0} end
 local owner = ARGV[5]
 local holder = redis.call('GET', KEYS[4])
 if holder and holder ~= owner then
-  redis.call('SET', KEYS[5], '1', 'PX', ARGV[6])
-  return {-4, tostring(redis.call('PTTL', KEYS[4]))}
+  local left = math.max(redis.call('PTTL', KEYS[4]), 1)
+  redis.call('SET', KEYS[5], '1', 'PX', left + tonumber(ARGV[7]))
+  return {-4, tostring(left)}
 end
 local cur = redis.call('XLEN', KEYS[1])
 if cur ~= tonumber(ARGV[1]) then return {-1, tostring(cur)} end
 local n = tonumber(ARGV[3])
-local i = 7
+local i = 8
 for k = 1, n do
   redis.call('XADD', KEYS[1], (cur + k) .. '-0',
     't', ARGV[i], 'd', ARGV[i + 1], 'a', ARGV[i + 2], 's', ARGV[i + 3],
@@ -115,6 +117,9 @@ local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '-1')
 if tonumber(ARGV[1]) > v then redis.call('HSET', KEYS[1], 'v', ARGV[1], 'd', ARGV[2]) end
 return 1
 """
+
+
+_WANT_MARGIN_MS = int(WANT_MARGIN_S * 1000)
 
 
 def _keys(stream: str) -> tuple[str, str, str]:
@@ -165,7 +170,9 @@ class RedisEventStore:
         log, commands, _ = _keys(stream)
         lease, want = _lease_keys(stream)
         once = f"{{{stream}}}:once:{uuid.uuid4().hex}"
-        args: list[str | bytes | int] = [expected_version, command_id, len(events), fingerprint, owner, self._lease_ms]
+        args: list[str | bytes | int] = [
+            expected_version, command_id, len(events), fingerprint, owner, self._lease_ms, _WANT_MARGIN_MS
+        ]
         for e in events:
             args += [e.type, e.data, _STORED_AUDIENCE[e.audience], e.seat, e.redacted_type, e.redacted]
         args += [stream, APPENDED_CHANNEL]
@@ -182,7 +189,7 @@ class RedisEventStore:
             first, last = _versions(payload)
             return AppendResult(first, last, duplicate=status == 0, lease_ms=int(reply[2]) if status == 1 else 0)
 
-        result = await waiting_out_leases(stream, attempt, self._lease_ms)
+        result = await waiting_out_leases(stream, attempt)
         if not result.duplicate and expected_version == 0:
             await self._redis.zadd(INDEX_KEY, {stream: time.time()}, nx=True)
         return result

@@ -40,6 +40,6 @@ def match_app(settings: Settings, redis: aioredis.Redis) -> MatchApp:
         await redis.xadd(keys.FINISHED_STREAM, {"match_id": match_id, "game": game})
 
     return MatchApp(
-        RedisEventStore(redis), rules_clients(settings), dice, deck, settings.snapshot_every, announce,
+        RedisEventStore(redis, settings.match_lease_ms), rules_clients(settings), dice, deck, settings.snapshot_every, announce,
         RedisDirectory(redis),
     )
