@@ -3,6 +3,8 @@ on the action path, the same answers, and the matchmaker still served."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -10,7 +12,8 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 
 from deploy.stack import Stack
 from gateway.client import bots
-from gateway.client.api import Gateway
+from gateway.client.api import Gateway, Seat
+from gateway.client.queue import queue
 from services.dice.verify import verify
 from tests.integration.conftest import PIG
 from tests.integration.test_platform import ROLL, started_pig, to_move
@@ -45,10 +48,20 @@ async def test_a_retried_action_answers_as_the_first_time(embedded: Stack):
         assert (await gateway.view(mover.match_id)).match.version == first.version
 
 
-def test_with_matchmakers_a_match_process_serves_them_without_leases(redis_url: str):
+async def test_the_matchmaker_forms_matches_through_a_match_process_that_never_holds_the_gateway_up(
+    redis_url: str,
+):
     stack = Stack(redis_url=redis_url, extra_env=PIG, games=("pig",), matchmakers=1, inprocess=True,
                   match_in_gateway=True)
     with stack:
-        match = stack.procs["match"]
-        assert match.env["TABLETOP_MATCH_LEASE_MS"] == "0"
-        assert stack.procs["gateway"].env["TABLETOP_MATCH_TRANSPORT"] == "inprocess"
+        assert stack.procs["match"].env["TABLETOP_MATCH_LEASE_MS"] == "0", "it takes no leases"
+        found = await asyncio.gather(*(queue(stack.gateway_addr, "pig", 2, 2, {}, f"embedded-device-{i}") for i in range(2)))
+        assert found[0]["match_id"] == found[1]["match_id"]
+        seats = [Seat(str(f["match_id"]), int(f["seat"]), str(f["token"])) for f in found]
+        async with Gateway(stack.gateway_addr) as gateway:
+            moving = await to_move(gateway, seats[0].match_id)
+            mover = next(s for s in seats if s.seat in moving)
+            started = time.monotonic()
+            moved = await gateway.submit(mover, ROLL)
+            assert time.monotonic() - started < 1.0, "the gateway's app waits out no lease of the match process"
+            assert (await gateway.view(mover.match_id)).match.version == moved.version
