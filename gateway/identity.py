@@ -15,17 +15,24 @@ import asyncio
 import hashlib
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 import jwt
 import redis.asyncio as aioredis
 
 from services.common import players
 from services.common.errors import FailedPrecondition, InvalidArgument, Unauthenticated, Unavailable
+from services.common.redis_commands import commands
+
+if TYPE_CHECKING:
+    import jwt.types
+    from jwt.algorithms import AllowedPublicKeys
 
 MIN_SECRET_ID, MAX_SECRET_ID = 16, 128
 MAX_EXTERNAL_TOKEN = 8192
 KEY_PREFIX = "tabletop:identity:"
+# A provider's key: the configured PEM, or one fetched from its JWKS.
+PublicKey: TypeAlias = "str | AllowedPublicKeys"
 
 
 @dataclass(frozen=True)
@@ -48,7 +55,7 @@ class Players:
     def __init__(
         self, redis: aioredis.Redis, external: ExternalIdentities | None = None, custom_enabled: bool = True
     ) -> None:
-        self._redis: Any = redis  # redis-py's reply types are unions; the replies here are known
+        self._redis = commands(redis)
         self._external = external
         self._custom_enabled = custom_enabled
 
@@ -122,7 +129,7 @@ class ExternalIdentities:
         if not token or len(token) > MAX_EXTERNAL_TOKEN:
             raise InvalidArgument(f"external_token is 1-{MAX_EXTERNAL_TOKEN} characters", "external_token")
         key = await self._key_for(token)
-        options: Any = {"require": ["exp", "sub"], "verify_aud": bool(self._config.audience)}
+        options: jwt.types.Options = {"require": ["exp", "sub"], "verify_aud": bool(self._config.audience)}
         try:
             claims = jwt.decode(
                 token, key, algorithms=list(self._config.algorithms), audience=self._config.audience or None,
@@ -137,7 +144,7 @@ class ExternalIdentities:
             raise Unauthenticated("the external token names no subject", "auth.external_invalid")
         return str(claims.get("iss", "")), subject
 
-    async def _key_for(self, token: str) -> Any:
+    async def _key_for(self, token: str) -> PublicKey:
         if self._jwks is None:
             return self._config.public_key_pem
         try:

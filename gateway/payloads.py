@@ -30,32 +30,64 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Unpack
 
-from google.protobuf import descriptor_pb2, json_format
+from google.protobuf import descriptor, descriptor_pb2, json_format
 from google.protobuf import descriptor_pool as _pool
-from google.protobuf.descriptor import FileDescriptor
 from google.protobuf.message import Message
 
 from services.games import registry
 from services.match.lifecycle import PLATFORM_EVENTS
 
+if TYPE_CHECKING:
+    from google._upb import _message as upb
+
+    # A message's descriptor comes from the pure-Python or the upb runtime.
+    MessageShape: TypeAlias = descriptor.Descriptor | upb.Descriptor
+    FileShape: TypeAlias = descriptor.FileDescriptor | upb.FileDescriptor
+
 TYPE_URL_PREFIX = "type.googleapis.com/"
+
+JsonObject: TypeAlias = dict[str, Any]
+"""A JSON object as json_format writes and reads it: its values are of any JSON type."""
+
+
+class DictOptions(TypedDict, total=False):
+    """json_format.MessageToDict's options."""
+
+    preserving_proto_field_name: bool
+    always_print_fields_with_no_presence: bool
+    use_integers_for_enums: bool
+
+
+class JsonOptions(DictOptions, total=False):
+    """json_format.MessageToJson's options."""
+
+    indent: int | None
+    sort_keys: bool
+    ensure_ascii: bool
+
+
+class ParseOptions(TypedDict, total=False):
+    """json_format.Parse's and ParseDict's options."""
+
+    ignore_unknown_fields: bool
+    max_recursion_depth: int
 
 
 def _games(games: Iterable[str] | None) -> tuple[str, ...]:
     return tuple(sorted(set(registry.available() if games is None else games)))
 
 
-def payload_types(games: Iterable[str] | None = None) -> dict[str, Any]:
+def payload_types(games: Iterable[str] | None = None) -> dict[str, MessageShape]:
     """Full name -> descriptor of every payload of `games` and of the platform's
     events; raises registry.UnknownGame for a game this build lacks."""
     return dict(_payload_types(_games(games)))
 
 
 @cache
-def _payload_types(games: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
-    found: dict[str, Any] = {}
+def _payload_types(games: tuple[str, ...]) -> tuple[tuple[str, MessageShape], ...]:
+    found: dict[str, MessageShape] = {}
     for name in games:
         codec = registry.game(name).codec
         for message_cls in (codec.action_message, codec.event_message, codec.view_message):
@@ -79,12 +111,12 @@ def descriptor_pool(games: Iterable[str] | None = None) -> _pool.DescriptorPool:
 def _descriptor_pool(games: tuple[str, ...]) -> _pool.DescriptorPool:
     pool = _pool.DescriptorPool()
     added: set[str] = set()
-    for _, descriptor in _payload_types(games):
-        _add_file(pool, descriptor.file, added)
+    for _, shape in _payload_types(games):
+        _add_file(pool, shape.file, added)
     return pool
 
 
-def _add_file(pool: _pool.DescriptorPool, file: FileDescriptor, added: set[str]) -> None:
+def _add_file(pool: _pool.DescriptorPool, file: FileShape, added: set[str]) -> None:
     if file.name in added:
         return
     for dependency in file.dependencies:
@@ -100,18 +132,21 @@ def type_url(full_name: str) -> str:
     return TYPE_URL_PREFIX + full_name
 
 
-def to_json(message: Message, games: Iterable[str] | None = None, **options: Any) -> str:
+def to_json(message: Message, games: Iterable[str] | None = None, **options: Unpack[JsonOptions]) -> str:
     """`message` as JSON with every Any it holds resolved (json_format.MessageToJson options pass through)."""
     return json_format.MessageToJson(message, descriptor_pool=descriptor_pool(games), **options)
 
 
-def to_dict(message: Message, games: Iterable[str] | None = None, **options: Any) -> dict[str, Any]:
+def to_dict(message: Message, games: Iterable[str] | None = None, **options: Unpack[DictOptions]) -> JsonObject:
     """`message` as a JSON-ready dict with every Any it holds resolved."""
     return json_format.MessageToDict(message, descriptor_pool=descriptor_pool(games), **options)
 
 
 def parse_json(
-    text: str | bytes | Mapping[str, Any], message: Message, games: Iterable[str] | None = None, **options: Any
+    text: str | bytes | Mapping[str, object],
+    message: Message,
+    games: Iterable[str] | None = None,
+    **options: Unpack[ParseOptions],
 ) -> Message:
     """Fill `message` from JSON text (or an already decoded dict); an Any must name a
     payload with its "@type". Raises json_format.ParseError on anything else."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
-from gateway import validate
+from gateway import validate, views
 from gateway.callers import CallContext, Callers, client_command, holder
 from gateway.limits import RateLimiter
+from gateway.positions import Positions
 from services.common.ports import MatchPort
 from services.common.tokens import SeatClaim
 
@@ -15,10 +16,14 @@ from services.common.tokens import SeatClaim
 class Moves:
     """ListLegalActions and SubmitAction, for the seat the caller's token holds."""
 
-    def __init__(self, match: MatchPort, callers: Callers, limiter: RateLimiter) -> None:
+    def __init__(
+        self, match: MatchPort, callers: Callers, limiter: RateLimiter, positions: Positions | None = None
+    ) -> None:
         self._match = match
         self._callers = callers
         self._limiter = limiter
+        # Shared with the watchers (gateway/watching.py): a submit's reply brings its position.
+        self.positions = positions or Positions(match)
 
     async def ListLegalActions(
         self, request: pb.ListLegalActionsRequest, context: CallContext
@@ -35,15 +40,25 @@ class Moves:
         return pb.ListLegalActionsResponse(version=reply.version, actions=reply.actions)
 
     async def submit(self, claim: SeatClaim, request: pb.SubmitActionRequest) -> pb.SubmitActionResponse:
-        """One action for the claimed seat, within the seat's action rate."""
+        """One action for the claimed seat, within the seat's action rate; the answer
+        carries the seat's next view and legal actions (the match accepted the seat's
+        holder, so they are the caller's to see)."""
         self._limiter.take(f"{claim.match_id}/{claim.seat}", "actions from this seat")
-        reply = await self._match.SubmitAction(
+        call = self._match.SubmitAction(
             mpb.SubmitActionRequest(
                 match_id=request.match_id,
                 seat=claim.seat,
                 action=validate.action(request.action),
                 command_id=client_command(request.command_id),
                 holder=holder(claim),
+                with_position=True,
             )
         )
-        return pb.SubmitActionResponse(version=reply.version, duplicate=reply.duplicate)
+        reply = await self.positions.submitted(request.match_id, call)
+        response = pb.SubmitActionResponse(version=reply.version, duplicate=reply.duplicate)
+        if reply.HasField("match"):
+            response.match.CopyFrom(reply.match)
+            response.view.CopyFrom(views.view_for(reply.position, claim.seat))
+            if claim.seat in reply.match.to_move:
+                response.legal_actions.extend(views.legal_actions_for(reply.position, claim.seat))
+        return response

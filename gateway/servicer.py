@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from typing import Any
 
+import grpc
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 
@@ -127,7 +127,6 @@ class GatewayService(pb_grpc.GatewayServiceServicer):
         return await self._matchmaking.ListLeaderboard(request, context)
 
 
-def register(server: Any, servicer: GatewayService) -> list[str]:
-    # `server` is a grpc.aio.Server: grpc ships no types, so it is Any to mypy either way.
+def register(server: grpc.aio.Server, servicer: GatewayService) -> list[str]:
     pb_grpc.add_GatewayServiceServicer_to_server(servicer, server)
     return [pb.DESCRIPTOR.services_by_name["GatewayService"].full_name]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from google.protobuf import any_pb2
 from tabletop.common.v1 import common_pb2
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.audience import entitled, to_wire
 from services.common.event_store import StoredEvent
@@ -40,3 +41,26 @@ def entry_for(event: StoredEvent, viewer: int | None, finished: bool) -> pb.LogE
 
 def entries_for(events: list[StoredEvent], viewer: int | None, finished: bool) -> list[pb.LogEntry]:
     return [e for e in (entry_for(event, viewer, finished) for event in events) if e is not None]
+
+
+def view_for(position: rpb.Position, viewer: int | None) -> any_pb2.Any:
+    """What `viewer` sees of a whole position: its own seat's view, or the spectator's.
+
+    `viewer` must be a seat the caller's token still holds (callers.still_holding):
+    another seat's view holds that seat's secrets.
+    """
+    if viewer is None:
+        return position.spectator_view
+    return _seat(position, viewer).view
+
+
+def legal_actions_for(position: rpb.Position, seat: int) -> list[any_pb2.Any]:
+    """The legal actions of `seat` (a seat the caller holds) in a whole position."""
+    return list(_seat(position, seat).legal_actions)
+
+
+def _seat(position: rpb.Position, seat: int) -> rpb.SeatPosition:
+    for part in position.seats:
+        if part.seat == seat:
+            return part
+    return rpb.SeatPosition(seat=seat)

@@ -97,17 +97,19 @@ class Watching:
             if not events:
                 continue
             after = events[-1].version
-            reply = await self._view(request.match_id, claim) if request.with_view else None
-            summary = reply.match if reply is not None else await self._summary_at(request.match_id, after)
-            still_holding(summary, claim)
+            wants_position = request.with_view or (request.with_legal_actions and claim is not None)
+            known = await self._moves.positions.at(request.match_id, after) if wants_position else None
+            summary = known.match if known is not None else await self._summary_at(request.match_id, after)
+            # Checked before any part of the position is shown: a seat's view is its holder's only.
+            seat = still_holding(summary, claim)
             finished = summary.status == mpb.MATCH_STATUS_FINISHED
             update = pb.WatchMatchResponse(
                 version=after, entries=views.entries_for(events, viewer, finished), match=summary
             )
-            if reply is not None:
-                update.view.CopyFrom(reply.view)
-            if request.with_legal_actions and claim is not None and claim.seat in summary.to_move:
-                update.legal_actions.extend((await self._moves.legal_actions(claim)).actions)
+            if known is not None and request.with_view:
+                update.view.CopyFrom(views.view_for(known.position, seat))
+            if known is not None and seat is not None and request.with_legal_actions and seat in summary.to_move:
+                update.legal_actions.extend(views.legal_actions_for(known.position, seat))
             yield update
 
     async def _summary_at(self, match_id: str, version: int) -> mpb.MatchSummary:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
 import grpc
 from google.protobuf import any_pb2, json_format
+from google.protobuf.message import Message
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 
@@ -53,11 +54,26 @@ class Seat:
         return bearer(self.token)
 
 
+class WatchCall(Protocol):
+    """A WatchMatch call (the generated stub is untyped): iterate it, or read it one update at a time."""
+
+    def __aiter__(self) -> AsyncIterator[pb.WatchMatchResponse]: ...
+
+    async def __anext__(self) -> pb.WatchMatchResponse: ...
+
+    async def read(self) -> pb.WatchMatchResponse:
+        """The next update, or grpc.aio.EOF once the stream has ended."""
+
+    def done(self) -> bool: ...
+
+    def cancel(self) -> bool: ...
+
+
 @dataclass
 class Gateway:
     addr: str = DEFAULT_GATEWAY
     channel: grpc.aio.Channel = field(init=False)
-    stub: Any = field(init=False)
+    stub: pb_grpc.GatewayServiceStub = field(init=False)
     # Signed-in players by name.
     players: dict[str, Player] = field(default_factory=dict)
 
@@ -137,7 +153,7 @@ class Gateway:
 
     def watch(
         self, match_id: str, seat: Seat | None = None, after: int = 0, with_view: bool = False
-    ) -> AsyncIterator[pb.WatchMatchResponse]:
+    ) -> WatchCall:
         request = pb.WatchMatchRequest(match_id=match_id, after_version=after, with_view=with_view)
         return self.stub.WatchMatch(request, metadata=seat.metadata if seat else None)  # type: ignore[no-any-return]
 
@@ -161,7 +177,7 @@ class Gateway:
                     raise
 
 
-def to_dict(packed: any_pb2.Any, game: str) -> dict[str, Any]:
+def to_dict(packed: any_pb2.Any, game: str) -> payloads.JsonObject:
     """A game payload (view, action or event) as a JSON-ready dict (without its "@type")."""
     name = packed.type_url.rsplit("/", 1)[-1]
     if name not in payloads.payload_types([game]):
@@ -173,7 +189,7 @@ def to_dict(packed: any_pb2.Any, game: str) -> dict[str, Any]:
     return found
 
 
-def message_dict(message: Any) -> dict[str, Any]:
+def message_dict(message: Message) -> payloads.JsonObject:
     return json_format.MessageToDict(
         message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
     )

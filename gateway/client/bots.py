@@ -12,12 +12,12 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import grpc
+from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
-from gateway.client.api import Gateway, Seat
+from gateway.client.api import Gateway, Seat, WatchCall
 
 # Refusals a bot may meet when its view of the match is a step behind.
 RACE_CODES = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED)
@@ -100,12 +100,12 @@ async def drive(
 class _Updates:
     """A watch stream read with a patience limit; reopened where it left off if it ends."""
 
-    def __init__(self, open_from: Callable[[int], Any], after: int) -> None:
+    def __init__(self, open_from: Callable[[int], WatchCall], after: int) -> None:
         self._open_from = open_from
         self._call = open_from(after)
-        self._pending: asyncio.Task[Any] | None = None
+        self._pending: asyncio.Task[pb.WatchMatchResponse] | None = None
 
-    async def next(self, timeout: float) -> Any:
+    async def next(self, timeout: float) -> pb.WatchMatchResponse | None:
         """The next update, or None if none came in time (the read stays pending)."""
         if self._pending is None:
             self._pending = asyncio.ensure_future(self._call.read())
@@ -151,7 +151,7 @@ async def _next_summary(gateway: Gateway, watch: _Updates, current: mpb.MatchSum
                 watch.reopen(fresh.version)
             return fresh
         if update.match.version > current.version or update.match.status == mpb.MATCH_STATUS_FINISHED:
-            return update.match  # type: ignore[no-any-return]
+            return update.match
 
 
 async def _act(gateway: Gateway, seat: Seat, version: int, rng: random.Random, latencies: list[float]) -> int:

@@ -10,7 +10,7 @@ import random
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypeVar
 
 import grpc
 import typer
@@ -42,7 +42,7 @@ def _seats_file() -> pathlib.Path:
     return _home() / "seats.json"
 
 
-def _write_private(path: pathlib.Path, data: Any) -> None:
+def _write_private(path: pathlib.Path, data: object) -> None:
     """Tokens and device ids are credentials: files only their owner may read."""
     path.parent.mkdir(parents=True, exist_ok=True)
     write_private(path, json.dumps(data, indent=2))
@@ -106,7 +106,7 @@ def _run(gateway: str, work: Callable[[Gateway], Awaitable[T]]) -> T:
         raise typer.Exit(1) from None
 
 
-def _print(data: Any, as_json: bool = True) -> None:
+def _print(data: object, as_json: bool = True) -> None:
     print(json.dumps(data, indent=None if as_json else 2, sort_keys=True))
 
 
@@ -121,7 +121,7 @@ def games(gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
                           f"{option.description}", markup=False, highlight=False)
 
 
-def _allowed(option: Any) -> str:
+def _allowed(option: common_pb.GameOption) -> str:
     """What an option accepts, in a few words."""
     if option.allowed_values:
         return "one of " + "|".join(option.allowed_values)
@@ -139,7 +139,7 @@ def create(
     gateway: GatewayOpt = DEFAULT_GATEWAY,
 ) -> None:
     """Create a match and print its id."""
-    async def work(g: Gateway) -> Any:
+    async def work(g: Gateway) -> gateway_pb.CreateMatchResponse:
         return await g.create(game, players, _options(option), by=await _signed_in(g, name))
 
     reply = _run(gateway, work)
@@ -193,7 +193,7 @@ def actions(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_G
     """List your legal actions, numbered for `tabletop act`."""
     mine = _seat(match_id, seat)
 
-    async def work(g: Gateway) -> tuple[str, Any]:
+    async def work(g: Gateway) -> tuple[str, gateway_pb.ListLegalActionsResponse]:
         return (await g.view(match_id, mine)).match.game, await g.legal_actions(mine)  # type: ignore[arg-type]
 
     game, reply = _run(gateway, work)
@@ -213,7 +213,7 @@ def act(
     mine = _seat(match_id, seat)
     assert mine is not None
 
-    async def work(g: Gateway) -> Any:
+    async def work(g: Gateway) -> gateway_pb.SubmitActionResponse:
         if action_json:
             game = (await g.view(match_id, mine)).match.game
             message = registry.game(game).codec.action_message()
@@ -290,14 +290,12 @@ def bots_command(
     seed = random.randrange(2**31) if seed is None else seed
     result = _run(gateway, lambda g: bots.play_match(g, game, players, seed, config))
     outcome = result.summary.outcome
-    report: dict[str, Any] = {
-        "match_id": result.match_id,
-        "game": game,
-        "actions": result.actions,
-        "result": {"ranking": list(outcome.ranking), "scores": list(outcome.scores), "detail": dict(outcome.detail)},
+    ended: dict[str, object] = {
+        "ranking": list(outcome.ranking), "scores": list(outcome.scores), "detail": dict(outcome.detail)
     }
     if outcome.HasField("cooperative_win"):
-        report["result"]["cooperative_win"] = outcome.cooperative_win
+        ended["cooperative_win"] = outcome.cooperative_win
+    report = {"match_id": result.match_id, "game": game, "actions": result.actions, "result": ended}
     if as_json:
         _print(report)
     else:
@@ -360,7 +358,7 @@ def queue(
         raise typer.Exit(1) from None
     _save_seat(Seat(found["match_id"], int(found["seat"]), found["token"]))
     if as_json:
-        _print({k: found[k] for k in ("ticket_id", "match_id", "seat")})
+        _print({"ticket_id": found["ticket_id"], "match_id": found["match_id"], "seat": found["seat"]})
     else:
         console.print(f"match {found['match_id']} seat {found['seat']} (ticket {found['ticket_id']})")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from typing import Any
+from typing import TypedDict
 
 import grpc
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
@@ -18,6 +18,16 @@ RECONNECTS = 5
 Metadata = tuple[tuple[str, str], ...]
 
 
+class Queued(TypedDict):
+    """A seat the matchmaker found: the ticket, the match, the seat and its token, the player."""
+
+    ticket_id: str
+    match_id: str
+    seat: int
+    token: str
+    player_id: str
+
+
 async def queue(
     gateway_addr: str,
     game: str,
@@ -26,7 +36,7 @@ async def queue(
     options: dict[str, str],
     device_id: str,
     display_name: str = "",
-) -> dict[str, Any]:
+) -> Queued:
     """Sign in as the guest `device_id`, queue and wait; returns
     {"ticket_id", "match_id", "seat", "token", "player_id"}.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from connectrpc.codec import Codec
 from connectrpc.compat import google_protobuf_binary_codec
@@ -14,7 +14,7 @@ from gateway.edge import types
 M = TypeVar("M", bound=Message)
 
 
-class JsonCodec(Codec[Message, Any]):
+class JsonCodec(Codec[Message, Message]):
     """The proto3 JSON mapping; unknown fields are refused, as the gateway refuses malformed input."""
 
     def name(self) -> str:
@@ -35,6 +35,6 @@ class JsonCodec(Codec[Message, Any]):
         return message
 
 
-def codecs() -> list[Codec[Any, Any]]:
+def codecs() -> list[Codec[Message, Message]]:
     """Binary protobuf and JSON, the two encodings Connect and gRPC-Web clients send."""
     return [google_protobuf_binary_codec(), JsonCodec()]

@@ -11,17 +11,43 @@ proto` has run.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import grpc
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
+from google.protobuf.message import Message
 from tabletop.gateway.v1 import gateway_service_pb2, gateway_service_pb2_grpc
 
 from gateway import forwarded
 from gateway.edge.errors import mapped
+
+if TYPE_CHECKING:
+    from google._upb import _message as upb
+    from google.protobuf import descriptor
+
+    # An rpc's descriptor comes from the pure-Python or the upb runtime.
+    Method: TypeAlias = descriptor.MethodDescriptor | upb.MethodDescriptor
+
+Context: TypeAlias = RequestContext[Message, Message]
+
+
+class _ResponseStream(Protocol):
+    """A server-streaming call of the (untyped) generated gRPC stub."""
+
+    def __aiter__(self) -> AsyncIterator[Message]: ...
+
+    def cancel(self) -> bool: ...
+
+
+# A method of the generated gRPC stub: the request, then metadata= and timeout=.
+UnaryCall: TypeAlias = Callable[..., Awaitable[Message]]
+StreamCall: TypeAlias = Callable[..., _ResponseStream]
+Unary: TypeAlias = Callable[[Message, Context], Awaitable[Message]]
+Streaming: TypeAlias = Callable[[Message, Context], AsyncIterator[Message]]
+ClientStreaming: TypeAlias = Callable[[AsyncIterator[Message], Context], AsyncIterator[Message]]
 
 # Headers a browser may send that mean something to the gateway. Anything else
 # (cookies, the forwarded address) stays at the edge.
@@ -38,7 +64,7 @@ def snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def metadata(ctx: RequestContext[Any, Any]) -> list[tuple[str, str]]:
+def metadata(ctx: Context) -> list[tuple[str, str]]:
     """The gRPC metadata of a relayed call: the credentials sent and where the call came from."""
     found = [(key, ctx.request_headers[key]) for key in PASSED_HEADERS if key in ctx.request_headers]
     if ctx.client_address:
@@ -47,7 +73,7 @@ def metadata(ctx: RequestContext[Any, Any]) -> list[tuple[str, str]]:
     return found
 
 
-def timeout(ctx: RequestContext[Any, Any]) -> float | None:
+def timeout(ctx: Context) -> float | None:
     """The caller's deadline (Connect-Timeout-Ms, grpc-timeout), in seconds, for the relayed call."""
     return None if ctx.timeout_ms is None else max(ctx.timeout_ms, 0.0) / 1000
 
@@ -60,7 +86,7 @@ class Relay:
         for method in SERVICE.methods:
             setattr(self, snake(method.name), self._relay(method))
 
-    def _relay(self, method: Any) -> Callable[..., Any]:
+    def _relay(self, method: Method) -> Unary | Streaming | ClientStreaming:
         call = getattr(self._stub, method.name)
         if method.client_streaming:
             return _refuse_play
@@ -69,16 +95,16 @@ class Relay:
         return _unary(call)
 
 
-def _unary(call: Any) -> Callable[..., Any]:
-    async def relay(request: Any, ctx: RequestContext[Any, Any]) -> Any:
+def _unary(call: UnaryCall) -> Unary:
+    async def relay(request: Message, ctx: Context) -> Message:
         with mapped():
             return await call(request, metadata=metadata(ctx), timeout=timeout(ctx))
 
     return relay
 
 
-def _streaming(call: Any) -> Callable[..., AsyncIterator[Any]]:
-    async def relay(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+def _streaming(call: StreamCall) -> Streaming:
+    async def relay(request: Message, ctx: Context) -> AsyncIterator[Message]:
         stream = call(request, metadata=metadata(ctx), timeout=timeout(ctx))
         try:
             with mapped():
@@ -91,6 +117,6 @@ def _streaming(call: Any) -> Callable[..., AsyncIterator[Any]]:
     return relay
 
 
-async def _refuse_play(requests: AsyncIterator[Any], ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+async def _refuse_play(requests: AsyncIterator[Message], ctx: Context) -> AsyncIterator[Message]:
     raise ConnectError(Code.UNIMPLEMENTED, PLAY_REFUSED)
     yield  # an async generator, as the endpoint expects

@@ -147,6 +147,7 @@ class RulesClient(Adapter):
     Replay = Rpc(rules_pb.ReplayRequest, rules_pb.ReplayResponse)
     ListLegalActions = Rpc(rules_pb.ListLegalActionsRequest, rules_pb.ListLegalActionsResponse)
     GetView = Rpc(rules_pb.GetViewRequest, rules_pb.GetViewResponse)
+    GetPosition = Rpc(rules_pb.GetPositionRequest, rules_pb.GetPositionResponse)
 
 
 class MatchClient(Adapter):
@@ -160,6 +161,7 @@ class MatchClient(Adapter):
     ListMatches = Rpc(match_pb.ListMatchesRequest, match_pb.ListMatchesResponse)
     GetView = Rpc(match_pb.GetViewRequest, match_pb.GetViewResponse)
     ListLegalActions = Rpc(match_pb.ListLegalActionsRequest, match_pb.ListLegalActionsResponse)
+    GetPosition = Rpc(match_pb.GetPositionRequest, match_pb.GetPositionResponse)
 
 
 class MatchmakerClient(Adapter):

@@ -14,12 +14,13 @@ import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TypeGuard, TypeVar
 
 import grpc
+import redis.asyncio as aioredis
 import structlog
 from google.protobuf import descriptor_pool
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -32,9 +33,10 @@ from services.common.gate import Gate, draining_error
 log = tlog.get("grpc")
 _CONTEXT_FIELDS = ("match_id", "seat", "command_id", "ticket_id")
 STOP_FLUSH_SECONDS = 1.0
+T = TypeVar("T")
 
 
-def _bind_request(request: Any) -> None:
+def _bind_request(request: object) -> None:
     """Put the ids a request carries into the log context of this call."""
     fields = {}
     for name in _CONTEXT_FIELDS:
@@ -50,13 +52,17 @@ class _Malformed:
 MALFORMED = _Malformed()
 
 
-def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+Request = Message | _Malformed
+"""What a handler receives: a parsed request, or MALFORMED."""
+
+
+def _tolerant(deserializer: Callable[[bytes], Message] | None) -> Callable[[bytes], Request] | None:
     """A deserializer that hands the handler MALFORMED instead of raising: grpc would
     answer a body that does not parse with INTERNAL, a client's mistake as a server fault."""
     if deserializer is None:
         return None
 
-    def parse(data: bytes) -> Any:
+    def parse(data: bytes) -> Request:
         try:
             return deserializer(data)
         except (DecodeError, RecursionError):
@@ -65,13 +71,17 @@ def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], 
     return parse
 
 
-def _refuse_malformed(request: Any) -> None:
+def _refuse_malformed(request: object) -> None:
     if request is MALFORMED:
         raise InvalidArgument("the request body is not a valid message of this method's request type",
                               "request.malformed")
 
 
-async def _checked(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+def _is_client_stream(request: object) -> TypeGuard[AsyncIterator[object]]:
+    return hasattr(request, "__aiter__")
+
+
+async def _checked(requests: AsyncIterator[T]) -> AsyncIterator[T]:
     async for request in requests:
         _refuse_malformed(request)
         yield request
@@ -89,16 +99,16 @@ def _as_service_error(fault: Exception, method: str) -> ServiceError:
     return redis_faults.to_service_error(fault)
 
 
-Admission = Callable[[str, str], AbstractContextManager[Any]]
+Admission = Callable[[str, str], AbstractContextManager[object]]
 """(method name, peer) -> a context held for the call; raises ServiceError to refuse it."""
 
 
-def _admit_all(method: str, peer: str) -> AbstractContextManager[Any]:
+def _admit_all(method: str, peer: str) -> AbstractContextManager[object]:
     return contextlib.nullcontext()
 
 
 CallerAddress = Callable[[grpc.aio.ServicerContext], str]
-_Admit = Callable[[str, grpc.aio.ServicerContext], AbstractContextManager[Any]]
+_Admit = Callable[[str, grpc.aio.ServicerContext], AbstractContextManager[object]]
 """The address a call's admission is keyed by; by default the connection's peer."""
 
 
@@ -171,8 +181,16 @@ def _authorize(guard: str, context: grpc.aio.ServicerContext) -> None:
         authz.check(guard, caller)
 
 
-def _unary(inner: Any, method: str, guard: str, gate: Gate, admit: _Admit) -> Any:
-    async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+# A servicer method as grpc hands it to the interceptor: the request (for a
+# client stream, an async iterator of requests) and the call's context.
+UnaryBehavior = Callable[[object, grpc.aio.ServicerContext], Awaitable[Message]]
+StreamBehavior = Callable[[object, grpc.aio.ServicerContext], AsyncIterator[Message]]
+
+
+def _unary(
+    inner: UnaryBehavior, method: str, guard: str, gate: Gate, admit: _Admit
+) -> Callable[[object, grpc.aio.ServicerContext], Awaitable[Message | None]]:
+    async def call(request: object, context: grpc.aio.ServicerContext) -> Message | None:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
         started = time.perf_counter()
@@ -196,8 +214,10 @@ def _unary(inner: Any, method: str, guard: str, gate: Gate, admit: _Admit) -> An
     return call
 
 
-def _streaming(inner: Any, method: str, guard: str, gate: Gate, admit: _Admit) -> Any:
-    async def call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+def _streaming(
+    inner: StreamBehavior, method: str, guard: str, gate: Gate, admit: _Admit
+) -> Callable[[object, grpc.aio.ServicerContext], AsyncIterator[Message]]:
+    async def call(request: object, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
         try:
@@ -205,7 +225,7 @@ def _streaming(inner: Any, method: str, guard: str, gate: Gate, admit: _Admit) -
                 _authorize(guard, context)
                 with admit(method, context):
                     _refuse_malformed(request)
-                    if hasattr(request, "__aiter__"):  # a client stream: check each message as it comes
+                    if _is_client_stream(request):  # a client stream: check each message as it comes
                         request = _checked(request)
                     async for response in _until(inner(request, context), stop):
                         yield response
@@ -220,15 +240,16 @@ def _streaming(inner: Any, method: str, guard: str, gate: Gate, admit: _Admit) -
     return call
 
 
-async def _until(responses: AsyncIterator[Any], stop: asyncio.Future[None]) -> AsyncIterator[Any]:
+async def _until(responses: AsyncIterator[T], stop: asyncio.Future[None]) -> AsyncIterator[T]:
     """`responses` until they end or `stop` completes (drain: the stream ends UNAVAILABLE
     with reason server.draining, and the client resumes it elsewhere)."""
     iterator = aiter(responses)
-    step: asyncio.Future[Any] | None = None
+    step: asyncio.Future[T] | None = None
     try:
         while True:
             step = asyncio.ensure_future(anext(iterator))
-            await asyncio.wait({step, stop}, return_when=asyncio.FIRST_COMPLETED)
+            racing: set[asyncio.Future[T] | asyncio.Future[None]] = {step, stop}
+            await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
             if not step.done():
                 raise draining_error()
             try:
@@ -246,7 +267,7 @@ async def _until(responses: AsyncIterator[Any], stop: asyncio.Future[None]) -> A
             await closing()
 
 
-async def _cancel(step: asyncio.Future[Any]) -> None:
+async def _cancel(step: asyncio.Future[T]) -> None:
     step.cancel()
     await asyncio.wait({step})
     if not step.cancelled():
@@ -264,7 +285,7 @@ async def serve(
     on_stop: Callable[[], Awaitable[None]] | None = None,
     public: bool = False,
     *,
-    redis: Any = None,
+    redis: aioredis.Redis | None = None,
     admission: Admission | None = None,
     reflect: Sequence[str] = (),
     caller: CallerAddress | None = None,
@@ -346,7 +367,11 @@ async def serve(
 
 
 async def _drain(
-    server: grpc.aio.Server, gate: Gate, health_servicer: Any, watcher: asyncio.Task[None] | None, grace: float
+    server: grpc.aio.Server,
+    gate: Gate,
+    health_servicer: health.aio.HealthServicer,
+    watcher: asyncio.Task[None] | None,
+    grace: float,
 ) -> None:
     """NOT_SERVING, refuse new calls, end streams (UNAVAILABLE server.draining),
     let unary calls in flight finish within `grace` s, then close the server."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+
+from services.common.redis_commands import Commands
 
 MAX_DISPLAY_NAME = 32
 
@@ -19,11 +20,11 @@ def key(player_id: str) -> str:
     return f"tabletop:player:{player_id}"
 
 
-async def set_display_name(redis: Any, player_id: str, name: str) -> None:
+async def set_display_name(redis: Commands, player_id: str, name: str) -> None:
     await redis.hset(key(player_id), "name", name)
 
 
-async def display_names(redis: Any, player_ids: Sequence[str]) -> list[str]:
+async def display_names(redis: Commands, player_ids: Sequence[str]) -> list[str]:
     """Each player's display name, "" for one who never gave one (or a bot)."""
     found = await asyncio.gather(*(redis.hget(key(p), "name") for p in player_ids))
     return [n.decode() if isinstance(n, bytes) else (n or "") for n in found]

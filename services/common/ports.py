@@ -63,6 +63,8 @@ class RulesPort(Protocol):
 
     async def GetView(self, request: rules_pb.GetViewRequest) -> rules_pb.GetViewResponse: ...
 
+    async def GetPosition(self, request: rules_pb.GetPositionRequest) -> rules_pb.GetPositionResponse: ...
+
 
 class MatchPort(Protocol):
     """The only writer of match logs (tabletop.match.v1.MatchService)."""
@@ -86,6 +88,8 @@ class MatchPort(Protocol):
     async def ListLegalActions(
         self, request: match_pb.ListLegalActionsRequest
     ) -> match_pb.ListLegalActionsResponse: ...
+
+    async def GetPosition(self, request: match_pb.GetPositionRequest) -> match_pb.GetPositionResponse: ...
 
 
 class MatchmakerPort(Protocol):

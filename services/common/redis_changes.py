@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
 
+import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.common.redis_store import APPENDED_CHANNEL
@@ -29,7 +29,7 @@ def parse(data: bytes) -> tuple[str, int]:
     return stream, int(version)
 
 
-async def listen(client: Any) -> AsyncIterator[tuple[str, int]]:
+async def listen(client: aioredis.Redis) -> AsyncIterator[tuple[str, int]]:
     """SUBSCRIBED, then (stream, last version) for every append, until the
     connection fails (a redis-py error is raised; the caller resubscribes)."""
     pubsub = client.pubsub()
@@ -49,4 +49,4 @@ async def listen(client: Any) -> AsyncIterator[tuple[str, int]]:
             if message["type"] == "message":
                 yield parse(message["data"])
     finally:
-        await pubsub.aclose()
+        await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated

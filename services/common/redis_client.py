@@ -13,15 +13,27 @@ which the server maps to UNAVAILABLE) instead of opening one more.
 from __future__ import annotations
 
 import urllib.parse
-from typing import Any
+from typing import TypedDict, cast
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+
+from services.common.config import Settings
 
 # Blocking reads (XREAD/XREADGROUP BLOCK, at most 2 s in this code base) must fit
 # in the socket timeout, so it is never shorter than this.
 LONGEST_BLOCK = 2.0
 CONNECT_TIMEOUT = 2.0
+
+
+class _Options(TypedDict, total=False):
+    """The connection options this module sets (redis-py takes them as keywords)."""
+
+    decode_responses: bool
+    socket_timeout: float
+    socket_connect_timeout: float
+    max_connections: int
+    client_name: str
 
 
 def connect(
@@ -31,13 +43,13 @@ def connect(
     pool_timeout: float = 2.0,
     timeout: float = 5.0,
     name: str = "",
-) -> Any:
+) -> aioredis.Redis:
     """An asyncio client with bytes replies and a bounded pool.
 
     `timeout` bounds every command, so a paused server fails calls instead of
     hanging them; `name` (CLIENT SETNAME) lets operators and tests count a
     process's connections with CLIENT LIST."""
-    options: dict[str, Any] = {
+    options: _Options = {
         "decode_responses": False,
         "socket_timeout": max(timeout, LONGEST_BLOCK + 1.0),
         "socket_connect_timeout": CONNECT_TIMEOUT,
@@ -48,12 +60,14 @@ def connect(
     if cluster:
         # The cluster client has no blocking pool: past the bound it raises
         # MaxConnectionsError at once (mapped to RESOURCE_EXHAUSTED).
-        return RedisCluster.from_url(url, **options)  # type: ignore[no-untyped-call]
+        # Typed as the one-server client its callers are written against: every
+        # call touches keys of one hash tag, so the cluster client serves it alike.
+        return cast(aioredis.Redis, RedisCluster.from_url(url, **options))  # type: ignore[no-untyped-call]
     pool = aioredis.BlockingConnectionPool.from_url(url, timeout=pool_timeout, **options)
     return aioredis.Redis(connection_pool=pool)
 
 
-def connect_settings(settings: Any, name: str, max_connections: int | None = None) -> Any:
+def connect_settings(settings: Settings, name: str, max_connections: int | None = None) -> aioredis.Redis:
     """`connect` as configured by Settings (REDIS_URL, REDIS_CLUSTER, TABLETOP_REDIS_*).
 
     A service refuses to start against a server it would reach without a
@@ -75,13 +89,13 @@ def connect_settings(settings: Any, name: str, max_connections: int | None = Non
     )
 
 
-def subscriber(url: str, cluster: bool, client: Any, name: str = "") -> Any:
+def subscriber(url: str, cluster: bool, client: aioredis.Redis, name: str = "") -> aioredis.Redis:
     """A client for SUBSCRIBE. On one server: `client` itself (the subscription
     takes one connection of its pool). On a cluster, PUBLISH reaches every node,
     so one plain connection to the node in `url` hears every channel."""
     if not cluster:
         return client
-    options: dict[str, Any] = {
+    options: _Options = {
         "decode_responses": False,
         "socket_connect_timeout": CONNECT_TIMEOUT,
         "socket_timeout": LONGEST_BLOCK + 3.0,

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+
+import redis.asyncio as aioredis
 
 from services.common import logging as tlog
+from services.common.redis_commands import commands
 from services.common.redis_faults import FAULTS_AND_TIMEOUTS
 
 log = tlog.get("redis_health")
@@ -21,8 +23,8 @@ class Probe:
     with calls is not a Redis that is down. (The cluster client pings through
     its own per-node pools.)"""
 
-    def __init__(self, client: Any) -> None:
-        self._client = client
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._client = commands(client)
         pool = getattr(client, "connection_pool", None)
         self._connection = pool.make_connection() if pool is not None else None
 

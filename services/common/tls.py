@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pathlib
 from dataclasses import dataclass
-from typing import Any
 
 import grpc
 
@@ -42,12 +41,16 @@ class Material:
         return cls(pathlib.Path(ca).read_bytes(), pathlib.Path(cert).read_bytes(), pathlib.Path(key).read_bytes())
 
 
+ChannelOption = tuple[str, int | str]
+"""One grpc channel argument, e.g. ("grpc.keepalive_time_ms", 30_000)."""
+
+
 @dataclass(frozen=True)
 class Dial:
     """What a channel to one platform identity needs: credentials and the name to verify."""
 
     credentials: grpc.ChannelCredentials
-    options: list[tuple[str, Any]]
+    options: list[ChannelOption]
 
 
 def material(settings: Settings) -> Material:

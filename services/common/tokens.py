@@ -26,6 +26,8 @@ from services.common.keyring import KeyRing
 
 ISSUER = "tabletop"
 MAX_TOKEN_CHARS = 4096
+# A verified token's payload: JSON a client sent, read key by key with checks.
+Claims = dict[str, Any]
 SESSION, REFRESH, SEAT = "session", "refresh", "seat"
 
 
@@ -114,7 +116,7 @@ class TokenAuthority:
             raise Unauthenticated("invalid seat token", "auth.bad_token")
         return SeatClaim(match_id, seat, claims["sub"], tenure, claims["exp"])
 
-    def _verify(self, token: str, kind: str) -> dict[str, Any]:
+    def _verify(self, token: str, kind: str) -> Claims:
         if not token or len(token) > MAX_TOKEN_CHARS:
             raise Unauthenticated("invalid token", "auth.bad_token")
         try:
@@ -122,7 +124,7 @@ class TokenAuthority:
             key = self._ring.key(str(kid))
             if key is None:
                 raise Unauthenticated("the token's signing key is not known here", "auth.unknown_key")
-            claims: dict[str, Any] = jwt.decode(
+            claims: Claims = jwt.decode(
                 token, key, algorithms=["HS256"], issuer=ISSUER, leeway=5,
                 options={"require": ["exp", "iat", "sub", "typ"], "verify_iat": False},
             )

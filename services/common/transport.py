@@ -13,8 +13,8 @@ in-process call here against the identity of the calling process.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any, Protocol
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Protocol
 
 import grpc
 from google.protobuf.message import Message
@@ -22,18 +22,18 @@ from google.protobuf.message import Message
 from services.common import authz
 from services.common import logging as tlog
 from services.common.errors import Unavailable, from_rpc_error
-from services.common.tls import Dial
+from services.common.tls import ChannelOption, Dial
 
 log = tlog.get("transport")
 
-CHANNEL_OPTIONS: list[tuple[str, Any]] = [
+CHANNEL_OPTIONS: list[ChannelOption] = [
     ("grpc.keepalive_time_ms", 30_000),
     ("grpc.max_receive_message_length", 8 * 1024 * 1024),
     ("grpc.enable_retries", 1),
 ]
 # For a target that lists several replicas ("ipv4:h:p,h:p"): calls are spread over
 # the ones that are up, and a replica that goes away is skipped.
-ROUND_ROBIN: list[tuple[str, Any]] = [("grpc.lb_policy_name", "round_robin")]
+ROUND_ROBIN: list[ChannelOption] = [("grpc.lb_policy_name", "round_robin")]
 
 
 class Transport(Protocol):
@@ -72,7 +72,11 @@ class InProcess:
         return None
 
 
-def _service_name(stub_cls: type[Any]) -> str:
+# A generated stub class, called with a channel (protoc writes no types for *_pb2_grpc).
+StubClass = Callable[[grpc.aio.Channel], object]
+
+
+def _service_name(stub_cls: StubClass) -> str:
     """'match' for MatchServiceStub: how error messages name a dependency."""
     name = stub_cls.__name__
     return name.removesuffix("Stub").removesuffix("Service").lower() or "internal"
@@ -87,11 +91,11 @@ class Remote:
 
     def __init__(
         self,
-        stub_cls: type[Any],
+        stub_cls: StubClass,
         addr: str,
         dial: Dial,
         timeout: float = 5.0,
-        options: list[tuple[str, Any]] | None = None,
+        options: Sequence[ChannelOption] | None = None,
     ) -> None:
         # Calls wait for a restarting server (wait_for_ready) up to `timeout` s,
         # then fail UNAVAILABLE. Callers of callers get longer timeouts (the

@@ -9,12 +9,13 @@ and a replay needs no deck at all.
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Protocol
 
 import redis.asyncio as aioredis
 
 from services.common import keys
 from services.common.errors import FailedPrecondition, InvalidArgument
+from services.common.redis_commands import commands
 
 MAX_PILE = 10_000
 
@@ -27,7 +28,7 @@ class Permuter(Protocol):
 
 class DeckApp:
     def __init__(self, redis: aioredis.Redis, dice: Permuter) -> None:
-        self._redis: Any = redis  # redis-py's reply types are unions; the replies here are known
+        self._redis = commands(redis)
         self._dice = dice
 
     async def shuffle(self, match_id: str, pile: str, counter: int, cards: tuple[str, ...], keep_order: bool) -> int:
@@ -77,7 +78,9 @@ class DeckApp:
         key = keys.deck_pile(match_id, pile, counter)
         await self._redis.set(key, json.dumps(order), nx=True)
         await self._redis.sadd(keys.deck_index(match_id), key)
-        return len(json.loads(await self._redis.get(key)))
+        stored = await self._redis.get(key)
+        assert stored is not None  # set just above (or before, by an earlier try)
+        return len(json.loads(stored))
 
     async def _order(self, match_id: str, pile: str, counter: int) -> tuple[str, ...]:
         raw = await self._redis.get(keys.deck_pile(match_id, pile, counter))

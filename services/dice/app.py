@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
 
 import redis.asyncio as aioredis
 
 from services.common import keys
 from services.common.errors import FailedPrecondition, InvalidArgument, NotFound
+from services.common.redis_commands import commands
 from services.dice import fair
 
 MAX_DICE = 64
@@ -26,7 +26,7 @@ class DiceApp:
     """
 
     def __init__(self, redis: aioredis.Redis) -> None:
-        self._redis: Any = redis  # redis-py's reply types are unions; the replies here are known
+        self._redis = commands(redis)
         self._seeds: OrderedDict[str, bytes] = OrderedDict()
 
     async def commit(self, match_id: str) -> str:

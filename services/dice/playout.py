@@ -12,11 +12,15 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Generic, TypeVar
 
 from services.dice import fair
 from services.games.common import chance
 from services.games.common.engine import Engine, Outcome
+
+S = TypeVar("S")
+A = TypeVar("A")
+E = TypeVar("E")
 
 
 @dataclass
@@ -60,47 +64,51 @@ class LocalChance:
 
 
 @dataclass
-class Playout:
+class Playout(Generic[S, E]):
     """A finished (or abandoned) in-process game."""
 
-    initial: Any
-    state: Any
-    events: list[Any]
+    initial: S
+    state: S
+    events: list[E]
     steps: int
     outcome: Outcome | None
 
 
-Check = Callable[[Any, Any], None]
+Check = Callable[[S, E], None]
 """Called as check(state, event) after every event: raise to flag a broken invariant."""
 
+Policy = Callable[[S, int, Sequence[A]], A]
+"""A bot: given the state, its seat and the legal actions, the action it takes."""
 
-def random_policy(rng: random.Random) -> Callable[[Any, int, Sequence[Any]], Any]:
+
+def random_policy(rng: random.Random) -> Policy[object, A]:
     """A bot that picks uniformly among the legal actions."""
 
-    def choose(state: Any, seat: int, actions: Sequence[Any]) -> Any:
+    def choose(state: object, seat: int, actions: Sequence[A]) -> A:
         return actions[rng.randrange(len(actions))]
 
     return choose
 
 
 def play(
-    engine: Engine[Any, Any, Any],
+    engine: Engine[S, A, E],
     config: dict[str, str],
     seats: int,
     seed: int,
     max_steps: int = 200_000,
-    check: Check | None = None,
-    policy: Callable[[Any, int, Sequence[Any]], Any] | None = None,
-) -> Playout:
+    check: Check[S, E] | None = None,
+    policy: Policy[S, A] | None = None,
+) -> Playout[S, E]:
     """Play one game with random bots; chance and bot choices both derive from `seed`."""
     rng = random.Random(seed)
     resolver = LocalChance(seed=seed.to_bytes(32, "big"))
-    choose = policy or random_policy(rng)
+    choose: Policy[S, A] = policy or random_policy(rng)
     state = initial = engine.setup(config, seats)
-    events: list[Any] = []
+    events: list[E] = []
     steps = 0
     while steps < max_steps:
         turn = engine.to_move(state)
+        action: A | chance.ChanceOutcome
         if turn.chance is not None:
             seat, action = chance.CHANCE_SEAT, resolver.resolve(turn.chance)
         elif turn.seats:

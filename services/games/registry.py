@@ -14,11 +14,18 @@ import importlib
 import pkgutil
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from types import ModuleType
+from typing import Any, TypeAlias
 
 import services.games
 from services.games.common.gamecodec import GameCodec
 from services.games.common.host import GameDeclaration, HostedEngine
+
+# A game looked up by name: its state, action, event and view types are known
+# only at run time, so the registry leaves them untyped.
+SomeDeclaration: TypeAlias = GameDeclaration[Any, Any, Any]
+SomeEngine: TypeAlias = HostedEngine[Any, Any, Any]
+SomeCodec: TypeAlias = GameCodec[Any, Any, Any, Any]
 
 
 class UnknownGame(LookupError):
@@ -47,9 +54,9 @@ class GameEntry:
     """One game as the platform runs it: its declaration, hosted engine and codec."""
 
     name: str
-    declaration: GameDeclaration[Any, Any, Any]
-    engine: HostedEngine[Any, Any, Any]
-    codec: GameCodec
+    declaration: SomeDeclaration
+    engine: SomeEngine
+    codec: SomeCodec
 
 
 def add_package(name: str, package: str) -> None:
@@ -68,7 +75,7 @@ def forget(name: str) -> None:
     game.cache_clear()
 
 
-def _import(name: str, module: str) -> Any:
+def _import(name: str, module: str) -> ModuleType:
     """`module`, or UnknownGame if it (not one of its own imports) is missing."""
     try:
         return importlib.import_module(module)
@@ -79,7 +86,7 @@ def _import(name: str, module: str) -> Any:
 
 
 @cache
-def declaration(name: str) -> GameDeclaration[Any, Any, Any]:
+def declaration(name: str) -> SomeDeclaration:
     """The declaration of `name`; raises UnknownGame."""
     package_name = _packages.get(name)
     if package_name is None:

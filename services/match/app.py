@@ -45,8 +45,13 @@ Plan = Callable[[Match], Awaitable[Progress]]
 
 @dataclass(frozen=True)
 class Submitted:
+    """A submit's answer; for a new action also the match it led to and that match's
+    whole position (every seat's view and legal actions), so nobody asks again."""
+
     version: int
     duplicate: bool
+    match: Match | None = None
+    position: rpb.Position | None = None
 
 
 @dataclass(frozen=True)
@@ -177,7 +182,9 @@ class MatchApp:
         written = await self._write(match_id, command_id, plan, asked)
         cached = self._matches.cached(match_id)
         metrics.ACTIONS.labels(cached.game if cached is not None else "", "ok").inc()
-        return Submitted(written.version, written.match is None)
+        if written.match is None:
+            return Submitted(written.version, True)
+        return Submitted(written.version, False, written.match, await self._position_of(written.match))
 
     # ------------------------------------------------------------ reads
 
@@ -212,10 +219,19 @@ class MatchApp:
         lifecycle.require_holder(match, seat, holder)
         if match.status != Status.ACTIVE or seat not in match.turn.seats:
             return match.version, []
+        known = self._rules.known_position(match)
+        if known is not None:
+            return match.version, list(known.seats[seat].legal_actions)
         reply = await self._rules.of(match.game).ListLegalActions(
             rpb.ListLegalActionsRequest(state=records.engine_state(match), seat=seat)
         )
         return match.version, list(reply.actions)
+
+    async def position(self, match_id: str) -> tuple[Match, rpb.Position | None]:
+        """The match now and its whole position (None before the start). Every seat's
+        secrets are in it: for the trusted gateway, which shows each viewer its part."""
+        match = await self.current(match_id)
+        return match, await self._position_of(match)
 
     async def list_matches(self, game: str = "", status: int = 0, limit: int = 50) -> list[Match]:
         """Newest matches first, filtered through the directory, each fresh."""
@@ -224,12 +240,20 @@ class MatchApp:
         # The directory may lag behind a log: filter on the fresh matches again.
         return [m for m in matches if (not game or m.game == game) and (not status or m.status == status)]
 
+    async def _position_of(self, match: Match) -> rpb.Position | None:
+        """The match's whole position, computed once (mostly by the decision that led
+        there): submits, watchers and reads share it."""
+        return await self._rules.position(match)
+
     async def _seen_by(self, match: Match, viewer: int | None) -> any_pb2.Any | None:
         """What `viewer` sees of the game at the match's version (None before the start),
         computed once per (version, viewer): a view at a version never changes, so live
-        views and replays share the cache."""
+        views and replays share the cache (and a position computed already answers it)."""
         if match.engine_state is None:
             return None
+        known = self._rules.known_position(match)
+        if known is not None:
+            return known.spectator_view if viewer is None else known.seats[viewer].view
         key = (match.match_id, match.version, -2 if viewer is None else viewer)
         view = self._views.get(key)
         if view is None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
+import grpc
 from tabletop.match.v1 import match_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2_grpc as pb_grpc
 
@@ -16,42 +17,54 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
     def __init__(self, app: MatchApp) -> None:
         self._app = app
 
-    async def CreateMatch(self, request: pb.CreateMatchRequest, context: Any) -> pb.CreateMatchResponse:
+    async def CreateMatch(self, request: pb.CreateMatchRequest, context: object) -> pb.CreateMatchResponse:
         match = await self._app.create(
             request.game, dict(request.config), request.seat_count, request.command_id, request.match_id
         )
         return pb.CreateMatchResponse(match=summary(match))
 
-    async def JoinMatch(self, request: pb.JoinMatchRequest, context: Any) -> pb.JoinMatchResponse:
+    async def JoinMatch(self, request: pb.JoinMatchRequest, context: object) -> pb.JoinMatchResponse:
         wanted = request.seat if request.HasField("seat") else None
         joined = await self._app.join(
             request.match_id, request.player_id, wanted, request.command_id, request.display_name
         )
         return pb.JoinMatchResponse(seat=joined.seat, version=joined.version, tenure=joined.tenure)
 
-    async def LeaveMatch(self, request: pb.LeaveMatchRequest, context: Any) -> pb.LeaveMatchResponse:
+    async def LeaveMatch(self, request: pb.LeaveMatchRequest, context: object) -> pb.LeaveMatchResponse:
         version = await self._app.leave(request.match_id, request.seat, request.command_id, _holder(request))
         return pb.LeaveMatchResponse(version=version)
 
-    async def StartMatch(self, request: pb.StartMatchRequest, context: Any) -> pb.StartMatchResponse:
+    async def StartMatch(self, request: pb.StartMatchRequest, context: object) -> pb.StartMatchResponse:
         seat = request.seat if request.HasField("seat") else None
         version = await self._app.start(request.match_id, request.command_id, seat, _holder(request))
         return pb.StartMatchResponse(version=version)
 
-    async def SubmitAction(self, request: pb.SubmitActionRequest, context: Any) -> pb.SubmitActionResponse:
+    async def SubmitAction(self, request: pb.SubmitActionRequest, context: object) -> pb.SubmitActionResponse:
         done = await self._app.submit(
             request.match_id, request.seat, request.action, request.command_id, _holder(request)
         )
-        return pb.SubmitActionResponse(version=done.version, duplicate=done.duplicate)
+        response = pb.SubmitActionResponse(version=done.version, duplicate=done.duplicate)
+        if request.with_position and done.match is not None:
+            response.match.CopyFrom(summary(done.match))
+            if done.position is not None:
+                response.position.CopyFrom(done.position)
+        return response
 
-    async def GetMatch(self, request: pb.GetMatchRequest, context: Any) -> pb.GetMatchResponse:
+    async def GetPosition(self, request: pb.GetPositionRequest, context: object) -> pb.GetPositionResponse:
+        match, position = await self._app.position(request.match_id)
+        response = pb.GetPositionResponse(match=summary(match))
+        if position is not None:
+            response.position.CopyFrom(position)
+        return response
+
+    async def GetMatch(self, request: pb.GetMatchRequest, context: object) -> pb.GetMatchResponse:
         return pb.GetMatchResponse(match=summary(await self._app.current(request.match_id)))
 
-    async def ListMatches(self, request: pb.ListMatchesRequest, context: Any) -> pb.ListMatchesResponse:
+    async def ListMatches(self, request: pb.ListMatchesRequest, context: object) -> pb.ListMatchesResponse:
         matches = await self._app.list_matches(request.game, request.status, request.limit)
         return pb.ListMatchesResponse(matches=[summary(m) for m in matches])
 
-    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
+    async def GetView(self, request: pb.GetViewRequest, context: object) -> pb.GetViewResponse:
         viewer = request.viewer if request.HasField("viewer") else None
         if request.HasField("at_version"):
             match, view = await self._app.view_at(request.match_id, request.at_version, viewer, _holder(request))
@@ -62,15 +75,26 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             response.view.CopyFrom(view)
         return response
 
-    async def ListLegalActions(self, request: pb.ListLegalActionsRequest, context: Any) -> pb.ListLegalActionsResponse:
+    async def ListLegalActions(
+        self, request: pb.ListLegalActionsRequest, context: object
+    ) -> pb.ListLegalActionsResponse:
         version, actions = await self._app.legal_actions(request.match_id, request.seat, _holder(request))
         return pb.ListLegalActionsResponse(version=version, actions=actions)
 
 
-def _holder(request: Any) -> Holder | None:
+class _HeldRequest(Protocol):
+    """A seat call's request: it may name who claims the seat."""
+
+    @property
+    def holder(self) -> pb.SeatHolder: ...
+
+    def HasField(self, field_name: str) -> bool: ...
+
+
+def _holder(request: _HeldRequest) -> Holder | None:
     return holder_of(request.holder if request.HasField("holder") else None)
 
 
-def register(server: Any, app: MatchApp) -> list[str]:
+def register(server: grpc.aio.Server, app: MatchApp) -> list[str]:
     pb_grpc.add_MatchServiceServicer_to_server(MatchServicer(app), server)
     return [pb.DESCRIPTOR.services_by_name["MatchService"].full_name]

@@ -10,6 +10,7 @@ landed, `release` lets the deck drop a finished match's piles.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -31,6 +32,8 @@ from services.match.lifecycle import Match
 # The seat number the rules know the chance player by.
 CHANCE_SEAT = -1
 MAX_CHANCE_STEPS = 10_000
+# Whole positions kept: a few per match being played.
+POSITIONS = 4096
 
 
 @dataclass(frozen=True)
@@ -45,16 +48,52 @@ class Progress:
 
 
 class RulesBook:
-    """The rules of every game this service hosts, by game name."""
+    """The rules of every game this service hosts, by game name, and the positions
+    they have answered (a position is a pure function of the game, its seat count and
+    the engine state, so one is kept by those and never goes stale)."""
 
     def __init__(self, rules: Mapping[str, RulesPort]) -> None:
         self._rules = dict(rules)
+        self._positions: OrderedDict[tuple[str, int, bytes], rpb.Position] = OrderedDict()
 
     def of(self, game: str) -> RulesPort:
         rules = self._rules.get(game)
         if rules is None:
             raise InvalidArgument(f"unknown game {game!r}; known: {', '.join(sorted(self._rules))}", "game")
         return rules
+
+    def known_position(self, match: Match) -> rpb.Position | None:
+        """The match's position if the rules have answered it already."""
+        if match.engine_state is None:
+            return None
+        return self._positions.get((match.game, match.seat_count, match.engine_state))
+
+    async def position(self, match: Match) -> rpb.Position | None:
+        """Every seat's view and legal actions and the spectator view of the match's game
+        (None before the start): kept from a decision, or asked once."""
+        if match.engine_state is None:
+            return None
+        known = self.known_position(match)
+        if known is None:
+            reply = await self.of(match.game).GetPosition(
+                rpb.GetPositionRequest(state=records.engine_state(match), seat_count=match.seat_count)
+            )
+            known = reply.position
+            self._keep(match.game, match.seat_count, match.engine_state, known)
+        return known
+
+    async def decide(self, match: Match, request: rpb.DecideRequest) -> rpb.DecideResponse:
+        """A decision on the match's game, asking for the position it leads to as well."""
+        request.position_seats = match.seat_count
+        decision = await self.of(match.game).Decide(request)
+        if decision.HasField("position"):
+            self._keep(match.game, match.seat_count, decision.state.data, decision.position)
+        return decision
+
+    def _keep(self, game: str, seat_count: int, state: bytes, position: rpb.Position) -> None:
+        self._positions[(game, seat_count, state)] = position
+        while len(self._positions) > POSITIONS:
+            self._positions.popitem(last=False)
 
     async def set_up(self, match: Match) -> Match:
         """The match at its opening position (after MatchStarted)."""
@@ -91,8 +130,8 @@ class TurnRunner:
 
     async def act(self, match: Match, seat: int, action: any_pb2.Any) -> Progress:
         """One seat's action as the rules decide it, then the chance it triggers."""
-        decision = await self._rules.of(match.game).Decide(
-            rpb.DecideRequest(state=records.engine_state(match), seat=seat, action=action)
+        decision = await self._rules.decide(
+            match, rpb.DecideRequest(state=records.engine_state(match), seat=seat, action=action)
         )
         return await self._settle(_decided(Progress(match), decision))
 
@@ -109,8 +148,8 @@ class TurnRunner:
                 break
             outcome, resolved = await self._chance.resolve(match, request)
             progress = progress.then(lifecycle.evolve(match, resolved), log_events.chance_event(resolved))
-            decision = await self._rules.of(match.game).Decide(
-                rpb.DecideRequest(state=records.engine_state(progress.match), seat=CHANCE_SEAT, chance=outcome)
+            decision = await self._rules.decide(
+                match, rpb.DecideRequest(state=records.engine_state(progress.match), seat=CHANCE_SEAT, chance=outcome)
             )
             progress = _decided(progress, decision)
         return await self._close(progress)

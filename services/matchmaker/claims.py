@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
 from services.common import logging as tlog
 from services.common.errors import Aborted
+from services.common.redis_commands import commands
 
 log = tlog.get("matchmaker.claims")
 
@@ -59,7 +59,7 @@ class WorkQueue:
 
     def __init__(self, client: aioredis.Redis, stream: str, group: str, consumer: str, handle: Handler,
                  idle_ms: int = 3000, concurrency: int = 16, block_ms: int = 1000) -> None:
-        self._redis: Any = client  # redis-py's reply types are unions; the replies here are known
+        self._redis = commands(client)
         self.stream, self.group, self.consumer = stream, group, consumer
         self._handle = handle
         self._idle_ms = idle_ms

@@ -17,14 +17,13 @@ match is counted once however often it is announced or replayed.
 
 from __future__ import annotations
 
-from typing import Any
-
 import redis.asyncio as aioredis
 from tabletop.match.v1 import events_pb2 as ev
 
 from services.common import keys
 from services.common import logging as tlog
 from services.common.event_store import EventStore
+from services.common.redis_commands import commands
 from services.common.redis_store import INDEX_KEY
 from services.matchmaker.ratings import DEFAULT, Rating, Result, is_bot, rate
 
@@ -84,7 +83,7 @@ class RatingsProjection:
     """Applies finished matches to the ratings, in finish order, each once."""
 
     def __init__(self, client: aioredis.Redis, store: EventStore) -> None:
-        self._redis: Any = client  # redis-py's reply types are unions; the replies here are known
+        self._redis = commands(client)
         self._store = store
         self._apply = client.register_script(_APPLY)
 

@@ -35,12 +35,12 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import redis.asyncio as aioredis
 
 from services.common import players
 from services.common.errors import Aborted
+from services.common.redis_commands import commands
 from services.matchmaker.pool import Group, Ticket
 
 PREFIX = "tabletop:{mm}:"
@@ -251,7 +251,7 @@ class TicketStore:
     """The matchmaker's Redis adapter."""
 
     def __init__(self, client: aioredis.Redis) -> None:
-        self._redis: Any = client  # redis-py's reply types are unions; the replies here are known
+        self._redis = commands(client)
         self._find = client.register_script(_FIND)
         self._claim = client.register_script(_CLAIM)
         self._assign = client.register_script(_ASSIGN)
@@ -287,6 +287,7 @@ class TicketStore:
         pool, low, high = await self._redis.hmget(ticket_key(ticket_id), ["pool", "lo", "hi"])
         if pool is None:
             return None
+        assert low is not None and high is not None  # a ticket's fields are written together
         return pool.decode(), int(low), int(high)
 
     async def cancel(self, ticket_id: str) -> int:
@@ -324,7 +325,7 @@ class TicketStore:
             return []
         async with self._redis.pipeline(transaction=False) as pipe:
             for ticket_id in ids:
-                pipe.hmget(ticket_key(ticket_id), "p", "lo", "hi", "r", "q")
+                pipe.hmget(ticket_key(ticket_id), ["p", "lo", "hi", "r", "q"])
             rows = await pipe.execute()
         return [
             Ticket(ticket_id, p.decode(), int(lo), int(hi), float(r), int(q) / 1000)

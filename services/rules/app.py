@@ -21,15 +21,35 @@ from services.games.registry import GameEntry
 CACHE_SIZE = 4096
 
 
+# A game's states, actions, events and views are its own dataclasses: to this
+# host, which serves any game, they are opaque objects its codec translates.
 @dataclass(frozen=True)
 class Decision:
     """What one move did: events with their audience and redaction, and where it leads."""
 
-    events: tuple[tuple[Any, Visibility, Any | None], ...]
-    state: Any
+    events: tuple[tuple[object, Visibility, object | None], ...]
+    state: object
     data: bytes
     turn: ToMove
     outcome: Outcome | None
+    position: Position | None = None
+
+
+@dataclass(frozen=True)
+class SeatPosition:
+    """What one seat sees of a state, and its legal actions there (none unless asked to act)."""
+
+    seat: int
+    view: object
+    legal_actions: tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class Position:
+    """Every viewer's part of one state: each seat's, and the spectator's."""
+
+    seats: tuple[SeatPosition, ...]
+    spectator_view: object
 
 
 class EngineHost:
@@ -39,9 +59,9 @@ class EngineHost:
         self.entry = entry
         self.engine: HostedEngine[Any, Any, Any] = entry.engine
         self.codec = entry.codec
-        self._decoded: OrderedDict[bytes, Any] = OrderedDict()
+        self._decoded: OrderedDict[bytes, object] = OrderedDict()
 
-    def state(self, data: bytes) -> Any:
+    def state(self, data: bytes) -> object:
         """The state encoded in `data` (decoded once, then cached)."""
         cached = self._decoded.get(data)
         if cached is not None:
@@ -53,18 +73,18 @@ class EngineHost:
             raise InvalidArgument(f"not a {self.entry.name} state") from broken
         return self._remember(data, state)
 
-    def _remember(self, data: bytes, state: Any) -> Any:
+    def _remember(self, data: bytes, state: object) -> object:
         self._decoded[data] = state
         if len(self._decoded) > CACHE_SIZE:
             self._decoded.popitem(last=False)
         return state
 
-    def encode(self, state: Any) -> bytes:
+    def encode(self, state: object) -> bytes:
         data = self.codec.encode_state(state)
         self._remember(data, state)
         return data
 
-    def setup(self, config: Mapping[str, str], seats: int) -> tuple[Any, bytes]:
+    def setup(self, config: Mapping[str, str], seats: int) -> tuple[object, bytes]:
         if not self.engine.min_seats <= seats <= self.engine.max_seats:
             raise InvalidArgument(
                 f"{self.entry.name} is for {self.engine.min_seats}-{self.engine.max_seats} seats", "seat_count"
@@ -77,23 +97,45 @@ class EngineHost:
             raise InvalidArgument(detail, "config", {"option": bad.option} if bad.option else None) from None
         return state, self.encode(state)
 
-    def decide(self, data: bytes, seat: int, move: Any) -> Decision:
-        """Apply one move; IllegalAction becomes FailedPrecondition naming the rule."""
+    def _check_seat_count(self, seat_count: int) -> None:
+        if not self.engine.min_seats <= seat_count <= self.engine.max_seats:
+            raise InvalidArgument(
+                f"{self.entry.name} is for {self.engine.min_seats}-{self.engine.max_seats} seats", "seat_count"
+            )
+
+    def decide(self, data: bytes, seat: int, move: object, position_seats: int = 0) -> Decision:
+        """Apply one move; IllegalAction becomes FailedPrecondition naming the rule. With
+        `position_seats`, a decision that leaves players to act (no chance pending) also
+        carries the new position."""
+        if position_seats:
+            self._check_seat_count(position_seats)
         state = self.state(data)
         try:
             events = self.engine.decide(state, seat, move)
         except IllegalAction as illegal:
             raise FailedPrecondition(illegal.detail or illegal.rule, illegal.rule) from None
-        emitted = []
+        emitted: list[tuple[object, Visibility, object | None]] = []
         for event in events:
             state = self.engine.evolve(state, event)
             visibility = self.engine.visibility(event)
             hidden = visibility.audience is not Audience.PUBLIC
             emitted.append((event, visibility, self.engine.redact(event) if hidden else None))
-        return Decision(
-            tuple(emitted), state, self.encode(state), self.engine.to_move(state), self.engine.result(state)
-        )
+        turn = self.engine.to_move(state)
+        position = self._position(state, position_seats) if position_seats and turn.chance is None else None
+        return Decision(tuple(emitted), state, self.encode(state), turn, self.engine.result(state), position)
 
-    def replay(self, data: bytes, events: Sequence[Any]) -> tuple[Any, bytes]:
+    def replay(self, data: bytes, events: Sequence[object]) -> tuple[object, bytes]:
         state = replay(self.engine, self.state(data), events)
         return state, self.encode(state)
+
+    def position(self, data: bytes, seat_count: int) -> Position:
+        """Every seat's view and legal actions and the spectator's view, in one pass."""
+        self._check_seat_count(seat_count)
+        return self._position(self.state(data), seat_count)
+
+    def _position(self, state: object, seat_count: int) -> Position:
+        seats = tuple(
+            SeatPosition(seat, self.engine.view(state, seat), tuple(self.engine.legal_actions(state, seat)))
+            for seat in range(seat_count)
+        )
+        return Position(seats, self.engine.view(state, None))

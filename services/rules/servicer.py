@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+import grpc
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError, Message
 from tabletop.common.v1 import chance_pb2, common_pb2
@@ -15,7 +14,7 @@ from services.common.errors import InvalidArgument
 from services.games.common import chance, protocodec
 from services.games.common.engine import Outcome, ToMove, Visibility
 from services.games.common.options import OptionSpec, OptionType
-from services.rules.app import EngineHost
+from services.rules.app import EngineHost, Position
 
 
 def pack(message: Message) -> any_pb2.Any:
@@ -90,7 +89,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             raise InvalidArgument(f"expected a {message_cls.DESCRIPTOR.full_name} {what}", "payload_type")
         return message
 
-    def _action(self, packed: any_pb2.Any) -> Any:
+    def _action(self, packed: any_pb2.Any) -> object:
         message = self._unpack(packed, self._host.codec.action_message, "action")
         try:
             return self._host.codec.decode_action(message)
@@ -100,7 +99,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
     def _state(self, data: bytes) -> pb.EngineState:
         return pb.EngineState(game=self._game, data=data)
 
-    async def DescribeGame(self, request: pb.DescribeGameRequest, context: Any) -> pb.DescribeGameResponse:
+    async def DescribeGame(self, request: pb.DescribeGameRequest, context: object) -> pb.DescribeGameResponse:
         engine = self._host.engine
         return pb.DescribeGameResponse(
             game=self._game,
@@ -109,13 +108,13 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             options=[option_message(spec) for spec in engine.options],
         )
 
-    async def Setup(self, request: pb.SetupRequest, context: Any) -> pb.SetupResponse:
+    async def Setup(self, request: pb.SetupRequest, context: object) -> pb.SetupResponse:
         if request.game and request.game != self._game:
             raise InvalidArgument(f"this rules service plays {self._game}", "game")
         state, data = self._host.setup(dict(request.config), request.seat_count)
         return pb.SetupResponse(state=self._state(data), turn=turn_message(self._host.engine.to_move(state)))
 
-    async def Decide(self, request: pb.DecideRequest, context: Any) -> pb.DecideResponse:
+    async def Decide(self, request: pb.DecideRequest, context: object) -> pb.DecideResponse:
         data = self._data(request.state)
         if request.WhichOneof("move") == "chance":
             try:
@@ -126,7 +125,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             move = self._action(request.action)
         else:
             raise InvalidArgument("a move (action or chance outcome) is required")
-        decision = self._host.decide(data, request.seat, move)
+        decision = self._host.decide(data, request.seat, move, request.position_seats)
         response = pb.DecideResponse(state=self._state(decision.data), turn=turn_message(decision.turn))
         codec = self._host.codec
         for event, visibility, redacted in decision.events:
@@ -137,9 +136,11 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
                 emitted.redacted.CopyFrom(pack(codec.encode_event(redacted)))
         if decision.outcome is not None:
             response.outcome.CopyFrom(outcome_message(decision.outcome))
+        if decision.position is not None:
+            response.position.CopyFrom(self._position_message(decision.position))
         return response
 
-    async def Replay(self, request: pb.ReplayRequest, context: Any) -> pb.ReplayResponse:
+    async def Replay(self, request: pb.ReplayRequest, context: object) -> pb.ReplayResponse:
         codec = self._host.codec
         events = [codec.decode_event(self._unpack(e, codec.event_message, "event")) for e in request.events]
         state, data = self._host.replay(self._data(request.state), events)
@@ -149,19 +150,39 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             response.outcome.CopyFrom(outcome_message(outcome))
         return response
 
-    async def ListLegalActions(self, request: pb.ListLegalActionsRequest, context: Any) -> pb.ListLegalActionsResponse:
+    async def ListLegalActions(
+        self, request: pb.ListLegalActionsRequest, context: object
+    ) -> pb.ListLegalActionsResponse:
         state = self._host.state(self._data(request.state))
         actions = self._host.engine.legal_actions(state, request.seat)
         codec = self._host.codec
         return pb.ListLegalActionsResponse(actions=[pack(codec.encode_action(a)) for a in actions])
 
-    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
+    async def GetView(self, request: pb.GetViewRequest, context: object) -> pb.GetViewResponse:
         state = self._host.state(self._data(request.state))
         viewer = request.viewer if request.HasField("viewer") else None
         view = self._host.engine.view(state, viewer)
         return pb.GetViewResponse(view=pack(self._host.codec.encode_view(view)))
 
+    async def GetPosition(self, request: pb.GetPositionRequest, context: object) -> pb.GetPositionResponse:
+        position = self._host.position(self._data(request.state), request.seat_count)
+        return pb.GetPositionResponse(position=self._position_message(position))
 
-def register(server: Any, host: EngineHost) -> list[str]:
+    def _position_message(self, position: Position) -> pb.Position:
+        codec = self._host.codec
+        return pb.Position(
+            seats=[
+                pb.SeatPosition(
+                    seat=part.seat,
+                    view=pack(codec.encode_view(part.view)),
+                    legal_actions=[pack(codec.encode_action(a)) for a in part.legal_actions],
+                )
+                for part in position.seats
+            ],
+            spectator_view=pack(codec.encode_view(position.spectator_view)),
+        )
+
+
+def register(server: grpc.aio.Server, host: EngineHost) -> list[str]:
     pb_grpc.add_RulesServiceServicer_to_server(RulesServicer(host), server)
     return [pb.DESCRIPTOR.services_by_name["RulesService"].full_name]

@@ -397,6 +397,51 @@ async def test_play_stream_takes_actions_and_sends_updates(gateway):
     assert seen["accepted"].version > 0
 
 
+async def test_a_submit_answers_the_seats_next_view_and_legal_actions(gateway):
+    seats = await started_pig(gateway, seats=3)
+    match_id = seats[0].match_id
+    mover = seats[(await to_move(gateway, match_id))[0]]
+    reply = await gateway.submit(mover, ROLL, "roll-1")
+    assert reply.match.version == reply.version and not reply.duplicate
+    # What a separate GetView and ListLegalActions would answer, with no second call.
+    assert reply.view == (await gateway.view(match_id, mover)).view
+    seen = pig_pb2.View()
+    reply.view.Unpack(seen)
+    assert seen.HasField("my_bonus"), "the mover's own view"
+    if mover.seat in reply.match.to_move:
+        assert list(reply.legal_actions) == list((await gateway.legal_actions(mover)).actions) != []
+    else:
+        assert not reply.legal_actions
+    again = await gateway.submit(mover, ROLL, "roll-1")
+    assert again.duplicate and again.version == reply.version
+
+
+async def test_watchers_of_other_seats_get_their_own_views_never_the_movers(gateway):
+    seats = await started_pig(gateway, seats=3)
+    match_id = seats[0].match_id
+    start = (await gateway.view(match_id)).match.version
+    mover = seats[(await to_move(gateway, match_id))[0]]
+
+    async def first_update(viewer):
+        request = gpb.WatchMatchRequest(match_id=match_id, after_version=start, with_view=True)
+        async for update in gateway.stub.WatchMatch(request, metadata=viewer.metadata if viewer else ()):
+            return update
+
+    watchers = [asyncio.ensure_future(first_update(viewer)) for viewer in [*seats, None]]
+    await asyncio.sleep(0.3)
+    await gateway.submit(mover, ROLL)
+    updates = await asyncio.wait_for(asyncio.gather(*watchers), 20)
+    version = updates[0].match.version
+    for viewer, update in zip([*seats, None], updates, strict=True):
+        assert update.match.version == version
+        own = (await gateway.view(match_id, viewer)).view
+        if (await gateway.view(match_id)).match.version == version:
+            assert update.view == own, "each watcher sees exactly its own view"
+        seen = pig_pb2.View()
+        update.view.Unpack(seen)
+        assert seen.HasField("my_bonus") == (viewer is not None)
+
+
 async def test_lobby_join_leave_start_rules(gateway):
     match_id = (await gateway.create("pig", 2)).match.match_id
     first = await gateway.join(match_id, "ana")

@@ -120,6 +120,9 @@ WRONG_CALLERS = [
     ("gateway", "rules-pig", rules_grpc.RulesServiceStub, "Decide", rules_pb.DecideRequest()),
     ("dice", "rules-pig", rules_grpc.RulesServiceStub, "DescribeGame", rules_pb.DescribeGameRequest()),
     ("matchmaker", "match", match_grpc.MatchServiceStub, "GetView", match_pb.GetViewRequest(match_id="m")),
+    # A whole position holds every seat's secrets: the rules give it to the match, the match to the gateway.
+    ("gateway", "rules-pig", rules_grpc.RulesServiceStub, "GetPosition", rules_pb.GetPositionRequest()),
+    ("matchmaker", "match", match_grpc.MatchServiceStub, "GetPosition", match_pb.GetPositionRequest(match_id="m")),
     ("deck", "match", match_grpc.MatchServiceStub, "SubmitAction", match_pb.SubmitActionRequest(match_id="m")),
     ("match", "matchmaker", mm_grpc.MatchmakerServiceStub, "FindMatch", mm_pb.FindMatchRequest(game="pig")),
 ]

@@ -110,3 +110,9 @@ def test_an_in_process_stream_is_checked_and_typed_like_a_call() -> None:
             [u async for u in MatchmakerClient.in_process(_Matchmaker(), "match").WatchTicket(watch)]
 
     asyncio.run(run())
+
+
+def test_whole_positions_travel_only_from_the_rules_to_the_match_and_from_the_match_to_the_gateway() -> None:
+    # A whole position holds every seat's secrets.
+    assert {c for c in pki.IDENTITIES if authz.allowed(f"/{authz.RULES}/GetPosition", c)} == {"match"}
+    assert {c for c in pki.IDENTITIES if authz.allowed(f"/{authz.MATCH}/GetPosition", c)} == {"gateway"}

@@ -33,6 +33,9 @@ def _emitted(type_name: str, audience: int, seat: int | None = None, redacted: s
 class CoinRules:
     """Seat 0 flips (and peeks at a secret); the coin lands by a die roll; then it is over."""
 
+    def __init__(self) -> None:
+        self.asked: list[str] = []  # the view and legal-action calls, in order
+
     async def Setup(self, request: rpb.SetupRequest) -> rpb.SetupResponse:
         return rpb.SetupResponse(state=rpb.EngineState(game="coin", data=b"ready"), turn=rpb.Turn(seats=[0]))
 
@@ -47,19 +50,41 @@ class CoinRules:
                 ],
             )
         heads = request.chance.dice_rolled.values[0] == 2
-        return rpb.DecideResponse(
+        landed = rpb.DecideResponse(
             state=rpb.EngineState(game="coin", data=b"landed"),
             turn=rpb.Turn(finished=True),
             events=[_emitted("test.Landed", common_pb2.AUDIENCE_PUBLIC)],
             outcome=common_pb2.Outcome(ranking=[1, 2] if heads else [2, 1], scores=[1, 0]),
         )
+        if request.position_seats:  # no chance pending after this one: the position comes along
+            asked = rpb.GetPositionRequest(state=landed.state, seat_count=request.position_seats)
+            landed.position.CopyFrom(self._position(asked))
+        return landed
 
     async def GetView(self, request: rpb.GetViewRequest) -> rpb.GetViewResponse:
+        self.asked.append("GetView")
         seen = request.state.data + (b"@%d" % request.viewer if request.HasField("viewer") else b"")
         return rpb.GetViewResponse(view=any_pb2.Any(type_url="type.googleapis.com/test.View", value=seen))
 
     async def ListLegalActions(self, request: rpb.ListLegalActionsRequest) -> rpb.ListLegalActionsResponse:
+        self.asked.append("ListLegalActions")
         return rpb.ListLegalActionsResponse(actions=[FLIP])
+
+    async def GetPosition(self, request: rpb.GetPositionRequest) -> rpb.GetPositionResponse:
+        self.asked.append("GetPosition")
+        return rpb.GetPositionResponse(position=self._position(request))
+
+    @staticmethod
+    def _position(request: rpb.GetPositionRequest) -> rpb.Position:
+        position = rpb.Position(spectator_view=_view(request.state.data))
+        for seat in range(request.seat_count):
+            acts = [FLIP] if seat == 0 and request.state.data == b"ready" else []
+            position.seats.add(seat=seat, view=_view(request.state.data + b"@%d" % seat), legal_actions=acts)
+        return position
+
+
+def _view(seen: bytes) -> any_pb2.Any:
+    return any_pb2.Any(type_url="type.googleapis.com/test.View", value=seen)
 
 
 class Dice:
@@ -94,13 +119,14 @@ class Table:
         self.dice, self.deck = Dice(), Deck()
         self.directory = MemoryDirectory()
         self.finished: list[tuple[str, str]] = []
+        self.rules = CoinRules()
 
     def replica(self) -> MatchApp:
         async def announce(match_id: str, game: str) -> None:
             self.finished.append((match_id, game))
 
         return MatchApp(
-            self.store, {"coin": CoinRules()}, self.dice, self.deck,  # type: ignore[dict-item, arg-type]
+            self.store, {"coin": self.rules}, self.dice, self.deck,  # type: ignore[dict-item, arg-type]
             on_finished=announce, directory=self.directory,
         )
 
@@ -183,3 +209,63 @@ async def test_views_are_the_seats_own_and_replays_wait_for_the_end():
     await app.submit("m1", 0, FLIP)
     past, then = await app.view_at("m1", 4, None)
     assert past.version == 4 and then is not None and then.value == b"ready"
+
+
+async def test_a_submit_answers_the_whole_next_position_computed_once_for_every_reader():
+    table = Table()
+    app = table.replica()
+    await ready(app)
+    await app.start("m1")
+    match, position = await app.position("m1")
+    assert position is not None and table.rules.asked == ["GetPosition"]
+    assert [p.view.value for p in position.seats] == [b"ready@0", b"ready@1"]
+    assert position.spectator_view.value == b"ready"
+    assert [list(p.legal_actions) for p in position.seats] == [[FLIP], []]
+    # The reads of that version come from the same position: no more rules calls.
+    assert await app.legal_actions("m1", 0) == (match.version, [FLIP])
+    _, seen = await app.view("m1", 1, Holder("p-ben", 1))
+    assert seen is not None and seen.value == b"ready@1"
+    assert table.rules.asked == ["GetPosition"]
+
+    done = await app.submit("m1", 0, FLIP, "c:flip", Holder("p-ana", 1))
+    assert done.match is not None and done.match.version == done.version == 10
+    assert done.position is not None and [p.view.value for p in done.position.seats] == [b"landed@0", b"landed@1"]
+    assert (await app.position("m1"))[1] == done.position
+    assert table.rules.asked == ["GetPosition"], "the deciding call brought the position along"
+    _, seen = await app.view("m1", None)
+    assert seen is not None and seen.value == b"landed" and table.rules.asked == ["GetPosition"]
+    again = await app.submit("m1", 0, FLIP, "c:flip", Holder("p-ana", 1))
+    assert again.duplicate and again.position is None
+
+
+async def test_no_position_before_the_start():
+    table = Table()
+    app = table.replica()
+    await ready(app)
+    match, position = await app.position("m1")
+    assert position is None and match.status == Status.LOBBY and table.rules.asked == []
+
+
+async def test_only_a_caller_that_asks_gets_the_whole_position_with_a_submit():
+    from tabletop.match.v1 import match_service_pb2 as mpb
+
+    from services.match.servicer import MatchServicer
+
+    table = Table()
+    app = table.replica()
+    await ready(app)
+    await app.start("m1")
+    servicer = MatchServicer(app)
+    ana = mpb.SeatHolder(player_id="p-ana", tenure=1)
+    # The matchmaker's bots do not ask: no seat's secrets reach them.
+    plain = mpb.SubmitActionRequest(match_id="m1", seat=0, action=FLIP, command_id="c:1", holder=ana)
+    reply = await servicer.SubmitAction(plain, None)
+    assert reply.version == 10 and not reply.HasField("match") and not reply.HasField("position")
+    table2 = Table()
+    app2 = table2.replica()
+    await ready(app2)
+    await app2.start("m1")
+    plain.with_position = True
+    reply = await MatchServicer(app2).SubmitAction(plain, None)
+    assert reply.match.version == reply.version == 10
+    assert [p.view.value for p in reply.position.seats] == [b"landed@0", b"landed@1"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from services.games.common.chance import ChanceOutcome, ChanceRequest
 
@@ -139,7 +139,7 @@ class Engine(Protocol, Generic[S, A, E]):
     def redact(self, event: E) -> E | None:
         """What viewers outside an event's audience see of it (None: nothing)."""
 
-    def view(self, state: S, viewer: int | None) -> Any:
+    def view(self, state: S, viewer: int | None) -> object:
         """What `viewer` (a seat, or None for a spectator) may know of `state`."""
 
     def result(self, state: S) -> Outcome | None:

@@ -14,12 +14,17 @@ import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Generic, TypeVar
 
 from google.protobuf.message import Message
 
 from services.games.common import protocodec
 from services.games.common.serde import StateCodec
+
+A = TypeVar("A")
+E = TypeVar("E")
+V = TypeVar("V")
+S = TypeVar("S")
 
 
 @dataclass(frozen=True)
@@ -28,14 +33,17 @@ class OneOf:
 
     name: str
     # A `A | B | C` type alias; its options are its arguments, in order. Typed
-    # Any because a type alias of a union has no static type of its own.
-    alias: Any
+    # object because a type alias of a union has no static type of its own.
+    alias: object
     doc: str = ""
 
     @property
     def options(self) -> tuple[type, ...]:
         # A union of one is the class itself: its only option.
-        return typing.get_args(self.alias) or (self.alias,)
+        options = typing.get_args(self.alias) or (self.alias,)
+        if not all(isinstance(option, type) for option in options):
+            raise TypeError(f"{self.name}: the options of a union must be classes")
+        return options
 
 
 ROLES = ("action", "event", "view")
@@ -76,21 +84,26 @@ def _message(generated: Iterable[ModuleType], name: str) -> type[Message]:
 
 
 @dataclass(frozen=True)
-class GameCodec:
-    """Translates one game's dataclasses to and from its protobuf messages."""
+class GameCodec(Generic[A, E, V, S]):
+    """Translates one game's dataclasses (actions `A`, events `E`, views `V`,
+    states `S`) to and from its protobuf messages."""
 
     game: str
     action_message: type[Message]
-    action_types: tuple[type, ...]
+    action_types: tuple[type[A], ...]
     event_message: type[Message]
-    event_types: tuple[type, ...]
+    event_types: tuple[type[E], ...]
     view_message: type[Message]
-    view_type: type
+    view_type: type[V]
     state: StateCodec
 
     @classmethod
-    def from_schema(cls, schema: GameSchema, generated: Iterable[ModuleType], state: StateCodec) -> GameCodec:
-        """The codec of `schema`, its messages taken from the generated `*_pb2` modules."""
+    def from_schema(
+        cls, schema: GameSchema, generated: Iterable[ModuleType], state: StateCodec
+    ) -> GameCodec[A, E, V, S]:
+        """The codec of `schema`, its messages taken from the generated `*_pb2` modules.
+        The schema's unions are untyped, so a game names its types where it keeps
+        the codec (`CODEC: GameCodec[Action, Event, View, State] = ...`)."""
         modules = tuple(generated)
         return cls(
             game=schema.game,
@@ -103,27 +116,28 @@ class GameCodec:
             state=state,
         )
 
-    def encode_action(self, action: Any) -> Message:
+    def encode_action(self, action: A) -> Message:
         return protocodec.encode_union(action, self.action_message)
 
-    def decode_action(self, message: Message) -> Any:
+    def decode_action(self, message: Message) -> A:
         """Raises protocodec.ProtoMismatch on a malformed action."""
         return protocodec.decode_union(message, self.action_types)
 
-    def encode_event(self, event: Any) -> Message:
+    def encode_event(self, event: E) -> Message:
         return protocodec.encode_union(event, self.event_message)
 
-    def decode_event(self, message: Message) -> Any:
+    def decode_event(self, message: Message) -> E:
         return protocodec.decode_union(message, self.event_types)
 
-    def encode_view(self, view: Any) -> Message:
+    def encode_view(self, view: V) -> Message:
         return protocodec.encode(view, self.view_message)
 
-    def decode_view(self, message: Message) -> Any:
+    def decode_view(self, message: Message) -> V:
         return protocodec.decode(message, self.view_type)
 
-    def encode_state(self, state: Any) -> bytes:
+    def encode_state(self, state: S) -> bytes:
         return self.state.encode(state)
 
-    def decode_state(self, data: bytes) -> Any:
-        return self.state.decode(data)
+    def decode_state(self, data: bytes) -> S:
+        # The blob was written by encode_state of this game's codec.
+        return typing.cast(S, self.state.decode(data))

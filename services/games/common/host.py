@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from services.games.common.chance import (
     CHANCE_SEAT,
@@ -187,8 +187,8 @@ class HostedEngine(Generic[S, A, E]):
     def redact(self, event: E) -> E | None:
         return self.declaration.redact(event)
 
-    # Any as in Engine.view: each game's view is its own type.
-    def view(self, state: S, viewer: int | None) -> Any:
+    # object as in Engine.view: each game's view is its own dataclass, which its codec knows.
+    def view(self, state: S, viewer: int | None) -> object:
         return self.declaration.view(state, viewer)
 
     def result(self, state: S) -> Outcome | None:

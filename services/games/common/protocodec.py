@@ -28,13 +28,29 @@ import dataclasses
 import re
 import types
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import Enum
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
+from google.protobuf import descriptor as pure
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+    from google._upb import _message as upb
+
+    # A message's descriptors come from the pure-Python or the upb runtime.
+    Field: TypeAlias = pure.FieldDescriptor | upb.FieldDescriptor
+    MessageShape: TypeAlias = pure.Descriptor | upb.Descriptor
+    EnumShape: TypeAlias = pure.EnumDescriptor | upb.EnumDescriptor
+
+T = TypeVar("T")
+
+# A dataclass field's runtime annotation (`int`, `tuple[Card, ...]`, `A | B`,
+# an Enum class...), read by reflection and narrowed where it is used.
+Hint: TypeAlias = object
 
 
 class ProtoMismatch(ValueError):
@@ -54,31 +70,37 @@ def enum_prefix(enum_name: str) -> str:
 # ---------------------------------------------------------------- encoding
 
 
-def encode_union(value: Any, message_cls: type[Message]) -> Message:
+def encode_union(value: object, message_cls: type[Message]) -> Message:
     """Wrap a dataclass into a union message (`oneof kind`)."""
     message = message_cls()
     _fill_union(message, value)
     return message
 
 
-def encode(value: Any, message_cls: type[Message]) -> Message:
+def encode(value: object, message_cls: type[Message]) -> Message:
     """A dataclass as the message of `message_cls`."""
     message = message_cls()
-    _fill(message, value)
+    _fill(message, _dataclass(value))
     return message
 
 
-def _fill_union(message: Message, value: Any) -> None:
+def _fill_union(message: Message, value: object) -> None:
     option = snake(type(value).__name__)
     field = message.DESCRIPTOR.fields_by_name.get(option)
     if field is None or field.containing_oneof is None:
         raise ProtoMismatch(f"{message.DESCRIPTOR.full_name} has no option {option}")
-    _fill(getattr(message, option), value)
+    _fill(getattr(message, option), _dataclass(value))
     # An option with no fields must still be marked as chosen.
     getattr(message, option).SetInParent()
 
 
-def _fill(message: Message, value: Any) -> None:
+def _dataclass(value: object) -> DataclassInstance:
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        raise TypeError(f"expected a dataclass instance, not {type(value).__name__}")
+    return value
+
+
+def _fill(message: Message, value: DataclassInstance) -> None:
     for field in dataclasses.fields(value):
         item = getattr(value, field.name)
         if item is None:
@@ -89,21 +111,28 @@ def _fill(message: Message, value: Any) -> None:
         _set(message, descriptor, item)
 
 
-def _message_type(descriptor: Any) -> Any:
+def _message_type(descriptor: Field) -> MessageShape:
     message_type = descriptor.message_type
     assert message_type is not None
     return message_type
 
 
-def _is_map(descriptor: Any) -> bool:
-    return descriptor.type == FieldDescriptor.TYPE_MESSAGE and descriptor.message_type.GetOptions().map_entry
+def _enum_type(descriptor: Field) -> EnumShape:
+    enum_type = descriptor.enum_type
+    assert enum_type is not None
+    return enum_type
 
 
-def _set(message: Message, descriptor: Any, item: Any) -> None:
+def _is_map(descriptor: Field) -> bool:
+    return descriptor.type == FieldDescriptor.TYPE_MESSAGE and _message_type(descriptor).GetOptions().map_entry
+
+
+def _set(message: Message, descriptor: Field, item: object) -> None:
     name = descriptor.name
     if _is_map(descriptor):
         target = getattr(message, name)
         value_field = _message_type(descriptor).fields_by_name["value"]
+        assert isinstance(item, Mapping)
         for key, val in item.items():
             if value_field.type == FieldDescriptor.TYPE_MESSAGE:
                 _fill_any(target[key], val)
@@ -112,6 +141,7 @@ def _set(message: Message, descriptor: Any, item: Any) -> None:
         return
     if _is_repeated(descriptor):
         target = getattr(message, name)
+        assert isinstance(item, Iterable)
         for element in _ordered(item):
             if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
                 _fill_any(target.add(), element)
@@ -126,35 +156,36 @@ def _set(message: Message, descriptor: Any, item: Any) -> None:
     setattr(message, name, _scalar_out(descriptor, item))
 
 
-def _is_repeated(descriptor: Any) -> bool:
+def _is_repeated(descriptor: Field) -> bool:
     is_repeated = getattr(descriptor, "is_repeated", None)
     if is_repeated is not None:
         return bool(is_repeated)
-    return descriptor.label == FieldDescriptor.LABEL_REPEATED  # type: ignore[attr-defined]
+    return descriptor.label == FieldDescriptor.LABEL_REPEATED  # type: ignore[union-attr]
 
 
-def _ordered(item: Iterable[Any]) -> Iterable[Any]:
+def _ordered(item: Iterable[T]) -> Iterable[T]:
     if isinstance(item, frozenset):
         return sorted(item, key=lambda x: (str(type(x)), x.name if isinstance(x, Enum) else x))
     return item
 
 
-def _fill_any(message: Message, value: Any) -> None:
+def _fill_any(message: Message, value: object) -> None:
     """Fill a message from a dataclass, wrapping it when the message is a union."""
     if message.DESCRIPTOR.oneofs_by_name.get("kind") is not None:
         _fill_union(message, value)
     else:
-        _fill(message, value)
+        _fill(message, _dataclass(value))
 
 
-def _scalar_out(descriptor: Any, item: Any) -> Any:
+def _scalar_out(descriptor: Field, item: object) -> object:
     if descriptor.type == FieldDescriptor.TYPE_ENUM:
         if not isinstance(item, Enum):
             raise ProtoMismatch(f"{descriptor.name} expects an enum member")
-        wanted = f"{enum_prefix(descriptor.enum_type.name)}_{item.name.upper()}"
-        value = descriptor.enum_type.values_by_name.get(wanted)
+        enum_type = _enum_type(descriptor)
+        wanted = f"{enum_prefix(enum_type.name)}_{item.name.upper()}"
+        value = enum_type.values_by_name.get(wanted)
         if value is None:
-            raise ProtoMismatch(f"{descriptor.enum_type.full_name} lacks {wanted}")
+            raise ProtoMismatch(f"{enum_type.full_name} lacks {wanted}")
         return value.number
     return item
 
@@ -162,7 +193,7 @@ def _scalar_out(descriptor: Any, item: Any) -> Any:
 # ---------------------------------------------------------------- decoding
 
 
-def decode_union(message: Message, options: Iterable[type]) -> Any:
+def decode_union(message: Message, options: Iterable[type[T]]) -> T:
     """The dataclass chosen by a union message's `oneof kind`."""
     by_option = _options(tuple(options))
     chosen = message.WhichOneof("kind")
@@ -174,11 +205,12 @@ def decode_union(message: Message, options: Iterable[type]) -> Any:
     return decode(getattr(message, chosen), cls)
 
 
-def decode(message: Message, cls: type) -> Any:
+def decode(message: Message, cls: type[T]) -> T:
     """The dataclass `cls` from its mirror message."""
-    hints = _hints(cls)
-    values: dict[str, Any] = {}
-    for field in dataclasses.fields(cls):
+    shape = _dataclass_type(cls)
+    hints = _hints(shape)
+    values: dict[str, object] = {}
+    for field in dataclasses.fields(shape):
         descriptor = message.DESCRIPTOR.fields_by_name.get(field.name)
         if descriptor is None:
             raise ProtoMismatch(f"{message.DESCRIPTOR.full_name} lacks field {field.name}")
@@ -186,17 +218,23 @@ def decode(message: Message, cls: type) -> Any:
     return cls(**values)
 
 
+def _dataclass_type(cls: type) -> type[DataclassInstance]:
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"expected a dataclass, not {cls.__name__}")
+    return cls
+
+
 @cache
-def _options(classes: tuple[type, ...]) -> dict[str, type]:
+def _options(classes: tuple[type[T], ...]) -> dict[str, type[T]]:
     return {snake(cls.__name__): cls for cls in classes}
 
 
 @cache
-def _hints(cls: type) -> dict[str, Any]:
+def _hints(cls: type) -> dict[str, Hint]:
     return typing.get_type_hints(cls)
 
 
-def _strip_optional(hint: Any) -> tuple[Any, bool]:
+def _strip_optional(hint: Hint) -> tuple[Hint, bool]:
     args = typing.get_args(hint)
     if _is_union(hint) and type(None) in args:
         rest = tuple(a for a in args if a is not type(None))
@@ -204,11 +242,11 @@ def _strip_optional(hint: Any) -> tuple[Any, bool]:
     return hint, False
 
 
-def _is_union(hint: Any) -> bool:
+def _is_union(hint: Hint) -> bool:
     return typing.get_origin(hint) in (typing.Union, types.UnionType)
 
 
-def _get(message: Message, descriptor: Any, hint: Any) -> Any:
+def _get(message: Message, descriptor: Field, hint: Hint) -> object:
     hint, optional = _strip_optional(hint)
     name = descriptor.name
     origin = typing.get_origin(hint)
@@ -228,19 +266,21 @@ def _get(message: Message, descriptor: Any, hint: Any) -> Any:
     return _element(getattr(message, name), descriptor, hint)
 
 
-def _element(raw: Any, descriptor: Any, hint: Any) -> Any:
+def _element(raw: object, descriptor: Field, hint: Hint) -> object:
     if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
+        assert isinstance(raw, Message)
         if _is_union(hint):
             return decode_union(raw, typing.get_args(hint))
+        assert isinstance(hint, type)
         return decode(raw, hint)
     if descriptor.type == FieldDescriptor.TYPE_ENUM:
+        assert isinstance(raw, int) and isinstance(hint, type) and issubclass(hint, Enum)
         return _enum_in(descriptor, hint, raw)
     return raw
 
 
-def _enum_in(descriptor: Any, hint: Any, number: int) -> Enum:
-    enum_type = descriptor.enum_type
-    assert enum_type is not None
+def _enum_in(descriptor: Field, hint: type[Enum], number: int) -> Enum:
+    enum_type = _enum_type(descriptor)
     value = enum_type.values_by_number.get(number)
     prefix = enum_prefix(enum_type.name) + "_"
     if value is None or number == 0:
@@ -248,5 +288,5 @@ def _enum_in(descriptor: Any, hint: Any, number: int) -> Enum:
     member = value.name[len(prefix) :]
     for candidate in hint:
         if candidate.name.upper() == member:
-            return typing.cast(Enum, candidate)
+            return candidate
     raise ProtoMismatch(f"{descriptor.name}: no member {member}")

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from enum import Enum
-from typing import Any
+from types import ModuleType
+from typing import TypeAlias
+
+# What `encode` hands to json.dumps (and json.loads gives back).
+Plain: TypeAlias = bool | int | str | Sequence["Plain"] | Mapping[str, "Plain"] | None
 
 
 class StateCodec:
@@ -30,15 +34,15 @@ class StateCodec:
                 raise ValueError(f"two state types named {name}")
             self._types[name] = cls
 
-    def encode(self, value: Any) -> bytes:
+    def encode(self, value: object) -> bytes:
         """Canonical JSON bytes of `value`."""
         return json.dumps(self._plain(value), separators=(",", ":"), sort_keys=True).encode()
 
-    def decode(self, data: bytes) -> Any:
+    def decode(self, data: bytes) -> object:
         """The value that `encode` turned into `data`."""
         return self._rich(json.loads(data))
 
-    def _plain(self, value: Any) -> Any:
+    def _plain(self, value: object) -> Plain:
         if value is None or isinstance(value, (bool, int, str)):
             return value
         if isinstance(value, Enum):
@@ -49,7 +53,7 @@ class StateCodec:
             items = [self._plain(item) for item in value]
             return {"$s": sorted(items, key=lambda x: json.dumps(x, sort_keys=True))}
         if isinstance(value, dict):
-            pairs = [[self._plain(k), self._plain(v)] for k, v in value.items()]
+            pairs: list[list[Plain]] = [[self._plain(k), self._plain(v)] for k, v in value.items()]
             return {"$d": sorted(pairs, key=lambda p: json.dumps(p[0], sort_keys=True))}
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             name = type(value).__name__
@@ -59,7 +63,7 @@ class StateCodec:
             return {"$t": name, "f": fields}
         raise TypeError(f"cannot encode {type(value).__name__}")
 
-    def _rich(self, value: Any) -> Any:
+    def _rich(self, value: object) -> object:
         if isinstance(value, list):
             return tuple(self._rich(item) for item in value)
         if not isinstance(value, dict):
@@ -76,7 +80,7 @@ class StateCodec:
         raise TypeError("malformed state blob")
 
 
-def codec_for_modules(*modules: Any) -> StateCodec:
+def codec_for_modules(*modules: ModuleType) -> StateCodec:
     """A codec for every dataclass and Enum defined in the given modules."""
     types: list[type] = []
     for module in modules:

@@ -13,7 +13,11 @@ from tabletop.games.discover.v1 import actions_pb2, events_pb2, views_pb2
 from services.games.common.gamecodec import GameCodec
 from services.games.common.serde import StateCodec
 from services.games.discover import state, vocab
+from services.games.discover.actions import Action
+from services.games.discover.events import Event
 from services.games.discover.schema import SCHEMA
+from services.games.discover.state import State
+from services.games.discover.view import View
 
 
 def _state_types() -> list[type]:
@@ -28,4 +32,6 @@ def _state_types() -> list[type]:
     return [*own, vocab.Hex, vocab.DamageType]
 
 
-CODEC = GameCodec.from_schema(SCHEMA, (actions_pb2, events_pb2, views_pb2), StateCodec(_state_types()))
+CODEC: GameCodec[Action, Event, View, State] = GameCodec.from_schema(
+    SCHEMA, (actions_pb2, events_pb2, views_pb2), StateCodec(_state_types())
+)

@@ -3,16 +3,33 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from services.games.discover import vocab as v
+from services.games.discover.content_rows import (
+    AbilityRow,
+    CardActionRow,
+    CharacterRow,
+    EffectRow,
+    EnemyRow,
+    ExplorationRow,
+    ItemRow,
+    NightRow,
+    ScenarioFile,
+    StageRow,
+    SupportRow,
+    ThreatRow,
+    TileRow,
+)
 from services.games.discover.vocab import Ability, DamageType, Effect, Hex
 
 CONTENT_DIR = Path(__file__).parent / "content"
 SCENARIOS = ("island-1",)
+Amount = TypeVar("Amount", int, str)
 
 
 @dataclass(frozen=True)
@@ -195,7 +212,7 @@ class Content:
 @cache
 def load(scenario: str) -> Content:
     """The content of `scenario` (cached; content never changes at run time)."""
-    raw = json.loads((CONTENT_DIR / f"{scenario}.json").read_text())
+    raw: ScenarioFile = json.loads((CONTENT_DIR / f"{scenario}.json").read_text())
     m = raw["map"]
     offsets = {k: Hex(*xy) for k, xy in m["tile_offsets"].items()}
     setup = raw["setup"]
@@ -210,7 +227,9 @@ def load(scenario: str) -> Content:
         tiles={t["id"]: _tile(t, offsets) for t in m["tiles"]},
         enemies={e["number"]: _enemy(e) for e in raw["enemies"]},
         monster_tokens=_monster_tokens(raw["monster_tokens"]),
-        special_tokens={int(k): n for k, n in raw["special_monster_tokens"].items() if k.isdigit()},
+        special_tokens={
+            int(k): n for k, n in raw["special_monster_tokens"].items() if k.isdigit() and isinstance(n, int)
+        },
         exploration={c["number"]: _exploration(c) for c in raw["exploration_cards"]},
         items={i["number"]: _item(i) for i in raw["items"]},
         projects={p["number"]: ProjectSpec(p["number"], p["makes_item"], _pairs(p["cost"])) for p in raw["projects"]},
@@ -231,11 +250,11 @@ def _int_keys(d: dict[str, int]) -> dict[int, int]:
     return {int(k): n for k, n in d.items()}
 
 
-def _pairs(d: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+def _pairs(d: Mapping[str, Amount]) -> tuple[tuple[str, Amount], ...]:
     return tuple(sorted(d.items()))
 
 
-def _tile(t: dict[str, Any], offsets: dict[str, Hex]) -> TileSpec:
+def _tile(t: TileRow, offsets: dict[str, Hex]) -> TileSpec:
     spaces = tuple(
         SpaceSpec(
             hex=offsets[s["pos"]],
@@ -251,7 +270,7 @@ def _tile(t: dict[str, Any], offsets: dict[str, Hex]) -> TileSpec:
     return TileSpec(t["id"], t["group"], spaces)
 
 
-def _enemy(e: dict[str, Any]) -> EnemySpec:
+def _enemy(e: EnemyRow) -> EnemySpec:
     attack = e["attack"] if isinstance(e["attack"], int) else None
     return EnemySpec(
         e["number"],
@@ -265,21 +284,21 @@ def _enemy(e: dict[str, Any]) -> EnemySpec:
     )
 
 
-def _monster_tokens(dist: dict[str, Any]) -> dict[str, int]:
+def _monster_tokens(dist: Mapping[str, int | Mapping[str, object]]) -> dict[str, int]:
     tokens: dict[str, int] = {}
-    for number, copies in sorted((int(k), n) for k, n in dist.items() if k.isdigit()):
+    for number, copies in sorted((int(k), n) for k, n in dist.items() if k.isdigit() and isinstance(n, int)):
         for copy in range(copies):
             tokens[f"M{number:02d}{chr(ord('a') + copy)}"] = number
     return tokens
 
 
-def _exploration(c: dict[str, Any]) -> ExplorationSpec:
+def _exploration(c: ExplorationRow) -> ExplorationSpec:
     return ExplorationSpec(
         c["number"], c["name"], _effects(c["first_time"]), _effects(c["later"]), _effects(c["always"])
     )
 
 
-def _item(i: dict[str, Any]) -> ItemSpec:
+def _item(i: ItemRow) -> ItemSpec:
     combat = i["combat"]
     action = i["action"]
     return ItemSpec(
@@ -298,11 +317,11 @@ def _item(i: dict[str, Any]) -> ItemSpec:
     )
 
 
-def _night(c: dict[str, Any]) -> NightSpec:
+def _night(c: NightRow) -> NightSpec:
     return NightSpec(f"N{c['number']:02d}", c["tier"], c["name"], _effects(c["effects"]))
 
 
-def _threats(cards: list[dict[str, Any]]) -> dict[str, ThreatSpec]:
+def _threats(cards: list[ThreatRow]) -> dict[str, ThreatSpec]:
     specs: dict[str, ThreatSpec] = {}
     for c in cards:
         ongoing = c["ongoing"] or {}
@@ -319,15 +338,15 @@ def _threats(cards: list[dict[str, Any]]) -> dict[str, ThreatSpec]:
     return specs
 
 
-def _support(s: dict[str, Any]) -> SupportSpec:
+def _support(s: SupportRow) -> SupportSpec:
     return SupportSpec(s["id"], s["colour"], s["name"], s["grey"], s["red"], s["reroll"])
 
 
-def _character(c: dict[str, Any]) -> CharacterSpec:
+def _character(c: CharacterRow) -> CharacterSpec:
     return CharacterSpec(c["number"], c["name"], tuple(ability(a) for a in c["abilities"]))
 
 
-def _stage(s: dict[str, Any]) -> StageSpec:
+def _stage(s: StageRow) -> StageSpec:
     objectives = tuple(
         Objective(o["kind"], o.get("item", 0), o.get("count", 0), o.get("landmark", 0)) for o in s["objectives"]
     )
@@ -341,20 +360,20 @@ def _stage(s: dict[str, Any]) -> StageSpec:
     )
 
 
-def _card_action(a: dict[str, Any]) -> CardActionSpec:
+def _card_action(a: CardActionRow) -> CardActionSpec:
     return CardActionSpec(a["id"], a["landmark"], a["stamina"], _pairs(a["cost"]), _effects(a["effects"]))
 
 
-def _effects(raw: list[dict[str, Any]]) -> tuple[Effect, ...]:
+def _effects(raw: list[EffectRow]) -> tuple[Effect, ...]:
     return tuple(effect(e) for e in raw)
 
 
-def effect(e: dict[str, Any]) -> Effect:
+def effect(e: EffectRow) -> Effect:
     """One effect from its JSON form {"op": ..., ...}."""
     op = e["op"]
     target = v.Target(e.get("target", "self"))
     dmg = DamageType(e["damage"]) if e.get("damage") not in (None, "any") else None
-    simple: dict[str, Any] = {
+    simple: dict[str, Callable[[], Effect]] = {
         "gain": lambda: v.Gain(e["resource"], e["amount"], target),
         "spend": lambda: v.Spend(e["resource"], e["amount"], target),
         "pay_or": lambda: v.PayOr(_pairs(e["pay"]), DamageType(e["damage"]), e["amount"], target),
@@ -381,9 +400,9 @@ def effect(e: dict[str, Any]) -> Effect:
     return result
 
 
-def ability(a: dict[str, Any]) -> Ability:
+def ability(a: AbilityRow) -> Ability:
     """One ability from its JSON form {"kind": ..., ...}."""
-    kinds: dict[str, Any] = {
+    kinds: dict[str, Callable[[], Ability]] = {
         "move_discount": lambda: v.MoveDiscount(a["terrain"], a["amount"]),
         "combat_bonus": lambda: v.CombatBonus(a["grey"], a["red"]),
         "poison_bonus": lambda: v.PoisonBonus(a["amount"]),

@@ -11,7 +11,16 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from pathlib import Path
-from typing import Any
+
+from services.games.el_dorado.content_rows import (
+    BlockadesFile,
+    CardsFile,
+    CavesFile,
+    CoursesFile,
+    EffectRow,
+    PiecesFile,
+    PlacementRow,
+)
 
 CONTENT = Path(__file__).parent / "content"
 
@@ -131,11 +140,21 @@ class HexSpec:
     finish: bool
 
 
-def _load(name: str) -> Any:
-    return json.loads((CONTENT / name).read_text())
+def _text(name: str) -> str:
+    return (CONTENT / name).read_text()
 
 
-def _effects(raw: list[dict[str, Any]]) -> tuple[Effect, ...]:
+def _cards_file() -> CardsFile:
+    file: CardsFile = json.loads(_text("cards.json"))
+    return file
+
+
+def _caves_file() -> CavesFile:
+    file: CavesFile = json.loads(_text("caves.json"))
+    return file
+
+
+def _effects(raw: list[EffectRow]) -> tuple[Effect, ...]:
     return tuple(Effect(EffectKind(e["kind"]), e.get("n", 0)) for e in raw)
 
 
@@ -143,7 +162,7 @@ def _effects(raw: list[dict[str, Any]]) -> tuple[Effect, ...]:
 def cards() -> dict[str, CardSpec]:
     """Every card type by id, in the catalogue's order."""
     out: dict[str, CardSpec] = {}
-    for c in _load("cards.json")["cards"]:
+    for c in _cards_file()["cards"]:
         out[c["id"]] = CardSpec(
             c["id"], c["name"], Symbol(c["symbol"]), c["power"], c["cost"], c["copies"],
             c["starting"], c["single_use"], c["market"], _effects(c["effects"]),
@@ -154,7 +173,7 @@ def cards() -> dict[str, CardSpec]:
 @cache
 def board_slots() -> int:
     """How many piles the market board holds (RB p.4)."""
-    return int(_load("cards.json")["board_slots"])
+    return int(_cards_file()["board_slots"])
 
 
 @cache
@@ -172,7 +191,7 @@ def starting_deck() -> tuple[str, ...]:
 @cache
 def tokens() -> dict[str, TokenSpec]:
     """Every cave token type by id."""
-    raw = _load("caves.json")["tokens"]
+    raw = _caves_file()["tokens"]
     return {
         t["id"]: TokenSpec(t["id"], Symbol(t["symbol"]), t["power"], t["count"], _effects(t["effects"]))
         for t in raw
@@ -188,17 +207,18 @@ def token_pile() -> tuple[str, ...]:
 @cache
 def cave_pile_size() -> int:
     """Tokens stacked on each cave (RB p.7)."""
-    return int(_load("caves.json")["pile_size"])
+    return int(_caves_file()["pile_size"])
 
 
 @cache
 def blockades() -> tuple[BlockadeSpec, ...]:
     """The six blockades, in their numbered order."""
-    raw = _load("blockades.json")["blockades"]
+    file: BlockadesFile = json.loads(_text("blockades.json"))
+    raw = file["blockades"]
     return tuple(BlockadeSpec(b["id"], Terrain(b["terrain"]), b["power"]) for b in raw)
 
 
-def _placement(raw: dict[str, Any]) -> Placement:
+def _placement(raw: PlacementRow) -> Placement:
     return Placement(raw["piece"], raw["rotation"], (raw["at"][0], raw["at"][1]))
 
 
@@ -206,7 +226,8 @@ def _placement(raw: dict[str, Any]) -> Placement:
 def courses() -> dict[str, CourseSpec]:
     """The seven courses by config id; the first is the first-game course."""
     out: dict[str, CourseSpec] = {}
-    for c in _load("courses.json")["courses"]:
+    file: CoursesFile = json.loads(_text("courses.json"))
+    for c in file["courses"]:
         out[c["id"]] = CourseSpec(
             c["id"], c["name"], tuple(_placement(p) for p in c["pieces"]), _placement(c["end"])
         )
@@ -217,7 +238,8 @@ def courses() -> dict[str, CourseSpec]:
 def pieces() -> dict[str, tuple[HexSpec, ...]]:
     """Tiles A-N, strips O-R and both El Dorado end tiles, hex by hex."""
     out: dict[str, tuple[HexSpec, ...]] = {}
-    for name, piece in _load("pieces.json")["pieces"].items():
+    file: PiecesFile = json.loads(_text("pieces.json"))
+    for name, piece in file["pieces"].items():
         out[name] = tuple(
             HexSpec(
                 h["q"], h["r"], Terrain(h["terrain"]), h.get("power", 0), bool(h.get("cave")),

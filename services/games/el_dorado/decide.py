@@ -27,6 +27,8 @@ from services.games.el_dorado.moves import replay
 from services.games.el_dorado.rules import refuse
 from services.games.el_dorado.state import Choice, Phase, State
 
+# The action is untyped: each handler takes the one action class it is keyed by
+# below, which a dict's value type cannot tie to its key (dispatch is on type(action)).
 Handler = Callable[[State, int, Any], list[ev.Event]]
 HANDLERS: dict[type, Handler] = {
     act.PlayCard: play_card, act.PlayToken: play_token, act.MoveTo: move_to,

@@ -8,12 +8,13 @@ printed content without code changes.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
 from pathlib import Path
-from typing import Any
+
+from services.games.la_isla.content_rows import CardsFile, FaceRow, FunctionRow, IslandFile
 
 
 class Colour(Enum):
@@ -222,15 +223,15 @@ class Content:
         return self.by_id[card_id]
 
 
-def _filter(raw: dict[str, Any]) -> SpaceFilter:
+def _filter(raw: FunctionRow) -> SpaceFilter:
     colour, symbol = raw.get("colour"), raw.get("symbol")
     return SpaceFilter(Colour(colour) if colour else None, Symbol(symbol) if symbol else None)
 
 
-def parse_function(raw: dict[str, Any]) -> Function:
+def parse_function(raw: FunctionRow) -> Function:
     """The typed function of a card's A part."""
     kind = raw["kind"]
-    builders: dict[str, Any] = {
+    builders: dict[str, Callable[[], Function]] = {
         "placement_points": lambda: PlacementPoints(_filter(raw), raw["points"]),
         "placement_resource": lambda: PlacementResource(_filter(raw), raw["count"]),
         "placement_discount": lambda: PlacementDiscount(_filter(raw), raw["cost"]),
@@ -245,14 +246,14 @@ def parse_function(raw: dict[str, Any]) -> Function:
     }
     if kind not in builders:
         raise ValueError(f"unknown function kind {kind}")
-    return builders[kind]()  # type: ignore[no-any-return]
+    return builders[kind]()
 
 
-def _face(raw: dict[str, str]) -> Face:
+def _face(raw: FaceRow) -> Face:
     return Face(Colour(raw["colour"]), Symbol(raw["symbol"]))
 
 
-def parse_island(raw: dict[str, Any]) -> IslandSpec:
+def parse_island(raw: IslandFile) -> IslandSpec:
     """The island spec; checks that a region's value is its number of spaces."""
     spaces = tuple(SpaceSpec(s["id"], s["slot"], s["local"]) for s in raw["spaces"])
     index = {s.id: i for i, s in enumerate(spaces)}
@@ -268,15 +269,17 @@ def parse_island(raw: dict[str, Any]) -> IslandSpec:
     return IslandSpec(raw["slots"], spaces, tuple(regions), centre, teeth, tuple(raw["animal_track"]["area_of_space"]))
 
 
-def _read(name: str) -> Any:
-    return json.loads((Path(__file__).parent / "content" / name).read_text())
+def _read(name: str) -> str:
+    return (Path(__file__).parent / "content" / name).read_text()
 
 
 @cache
 def load() -> Content:
     """The shipped content (stand-ins, see the files' stand_in_reason)."""
+    cards_file: CardsFile = json.loads(_read("cards.json"))
+    island_file: IslandFile = json.loads(_read("island.json"))
     cards = tuple(
         Card(c["id"], c["value"], parse_function(c["function"]), Colour(c["resource"]), Animal(c["animal"]))
-        for c in _read("cards.json")["cards"]
+        for c in cards_file["cards"]
     )
-    return Content(cards, parse_island(_read("island.json")))
+    return Content(cards, parse_island(island_file))

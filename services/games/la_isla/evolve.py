@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, assert_never
+from typing import TypedDict, Unpack, assert_never
 
 from services.games.la_isla.actions import AdvanceMarkers, CollectIncome
-from services.games.la_isla.content import ANIMALS, COLOURS, Colour
+from services.games.la_isla.content import ANIMALS, COLOURS, Animal, Colour
 from services.games.la_isla.events import (
     AnimalsAdvanced,
     CardsAssigned,
@@ -36,7 +36,23 @@ from services.games.la_isla.rules import draw_count
 from services.games.la_isla.state import Assignment, Phase, State
 
 
-def _player(state: State, seat: int, **changes: Any) -> State:
+class _PlayerChanges(TypedDict, total=False):
+    """Fields of a Player to replace; each is optional."""
+
+    hand: tuple[str, ...]
+    slots: tuple[tuple[str, ...], ...]
+    explorers_left: int
+    explorers_gained: int
+    explorers: frozenset[int]
+    resources: tuple[int, ...]
+    score: int
+    tiles: tuple[int, ...]
+    large: Animal | None
+    assignment: Assignment | None
+    choice: CollectIncome | AdvanceMarkers | None
+
+
+def _player(state: State, seat: int, **changes: Unpack[_PlayerChanges]) -> State:
     players = list(state.players)
     players[seat] = replace(players[seat], **changes)
     return replace(state, players=tuple(players))

@@ -1,0 +1,93 @@
+"""Whole positions by (match, version), shared by every watcher on this gateway.
+
+The match service computes each committed version's position once: every
+seat's view and legal actions and the spectator view (services/match/app.py).
+A submit's reply carries it (and a watcher that hears of the append while this
+gateway's submit to that match is still on its way waits for that reply); a
+watcher that hears of a version this gateway has not seen otherwise fetches it
+with ONE GetPosition call, however many watch that match.
+A whole position holds every seat's secrets: what each viewer is shown of it is
+chosen in gateway/views.py, after the caller's seat token has been checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+
+from tabletop.match.v1 import match_service_pb2 as mpb
+
+from services.common.errors import ServiceError
+from services.common.ports import MatchPort
+
+# Positions kept: a few per match followed (a watcher asks for the newest).
+CACHE_SIZE = 4096
+
+
+class Positions:
+    def __init__(self, match: MatchPort, size: int = CACHE_SIZE) -> None:
+        self._match = match
+        self._size = size
+        self._known: dict[tuple[str, int], asyncio.Future[mpb.GetPositionResponse]] = {}
+        # Submits to a match on their way, each answering the position it brought (None: none).
+        self._submits: dict[str, list[asyncio.Future[mpb.GetPositionResponse | None]]] = {}
+        self.fetches = 0  # GetPosition calls made: one per version nobody brought
+
+    async def submitted(self, match_id: str, call: Awaitable[mpb.SubmitActionResponse]) -> mpb.SubmitActionResponse:
+        """Run a submit to `match_id`, keeping the position its reply brings; watchers
+        of the match wait for that reply rather than fetching the same position."""
+        waiting: asyncio.Future[mpb.GetPositionResponse | None] = asyncio.get_running_loop().create_future()
+        self._submits.setdefault(match_id, []).append(waiting)
+        known = None
+        try:
+            reply = await call
+            if reply.HasField("match"):
+                known = self._remember(reply)
+            return reply
+        finally:
+            waiting.set_result(known)
+            pending = self._submits[match_id]
+            pending.remove(waiting)
+            if not pending:
+                del self._submits[match_id]
+
+    def _remember(self, reply: mpb.SubmitActionResponse) -> mpb.GetPositionResponse:
+        known = mpb.GetPositionResponse(match=reply.match)
+        if reply.HasField("position"):
+            known.position.CopyFrom(reply.position)
+        done: asyncio.Future[mpb.GetPositionResponse] = asyncio.get_running_loop().create_future()
+        done.set_result(known)
+        self._keep((reply.match.match_id, reply.match.version), done)
+        return known
+
+    async def at(self, match_id: str, version: int) -> mpb.GetPositionResponse:
+        """The match and its position once it has reached `version` (perhaps later), fetched
+        once for every watcher."""
+        key = (match_id, version)
+        if key not in self._known:
+            for submit in list(self._submits.get(match_id, ())):
+                brought = await asyncio.shield(submit)
+                if brought is not None and brought.match.version >= version:
+                    return brought
+        pending = self._known.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(self._fetch(match_id))
+            self._keep(key, pending)
+        try:
+            known = await asyncio.shield(pending)
+        except ServiceError:
+            self._known.pop(key, None)
+            raise
+        if known.match.version < version:  # from a replica that had not caught up yet
+            self._known.pop(key, None)
+            known = await self._fetch(match_id)
+        return known
+
+    async def _fetch(self, match_id: str) -> mpb.GetPositionResponse:
+        self.fetches += 1
+        return await self._match.GetPosition(mpb.GetPositionRequest(match_id=match_id))
+
+    def _keep(self, key: tuple[str, int], known: asyncio.Future[mpb.GetPositionResponse]) -> None:
+        self._known[key] = known
+        while len(self._known) > self._size:
+            self._known.pop(next(iter(self._known)))
