@@ -95,6 +95,11 @@ class Stack:
     extra_env: dict[str, str] = field(default_factory=dict)
     # Rules, dice and deck inside the match process (no sockets on the action path).
     inprocess: bool = False
+    # With `inprocess`: the gateway runs the match app itself (TABLETOP_MATCH_TRANSPORT=inprocess),
+    # so no socket lies between a player's action and the store. A match process then runs
+    # only for the matchmakers, taking no write leases (the gateway's app holds them).
+    # None: as TABLETOP_MATCH_TRANSPORT in the environment or extra_env says.
+    match_in_gateway: bool | None = None
     procs: dict[str, Proc] = field(default_factory=dict)
     _redis: redis_server.RedisProcess | None = None
     _pki_ready: bool = False
@@ -153,16 +158,30 @@ class Stack:
             for index, game in enumerate(self.games):
                 port = RULES_BASE_PORT + index if self.fixed_ports else 0
                 self._launch(f"rules-{game}", "services.rules", {"TABLETOP_GAME": game}, port)
-        self._launch("match", "services.match", self._core_env())
+        if not self.embeds_match:
+            self._launch("match", "services.match", self._core_env())
+        elif self.matchmakers > 0:
+            self._launch("match", "services.match", {**self._core_env(), "TABLETOP_MATCH_LEASE_MS": "0"})
         # Matchmakers before the gateway: the gateway is told every replica's address.
         for replica in range(self.matchmakers):
             self._launch_matchmaker(replica)
         # The edge relays browsers' calls with their addresses, which the gateway keys its
         # per-caller limits by (TABLETOP_TRUST_FORWARDED: only what listens on loopback here).
         gateway_env = {**self._core_env(), **self._matchmaker_env(), **self._token_env()}
+        gateway_env["TABLETOP_MATCH_TRANSPORT"] = "inprocess" if self.embeds_match else "grpc"
         self._launch("gateway", "gateway", {**gateway_env, "TABLETOP_TRUST_FORWARDED": "1"})
         self._launch("edge", "gateway.edge", {"TABLETOP_GATEWAY_ADDR": self.gateway_addr})
         return self
+
+    @property
+    def embeds_match(self) -> bool:
+        """Whether the gateway runs the match app itself (see `match_in_gateway`)."""
+        if not self.inprocess:
+            return False
+        if self.match_in_gateway is not None:
+            return self.match_in_gateway
+        configured = {**os.environ, **self.extra_env}
+        return configured.get("TABLETOP_MATCH_TRANSPORT", "") == "inprocess"
 
     @property
     def edge_url(self) -> str:

@@ -1,13 +1,12 @@
 """The gateway process."""
 
-import asyncio
 
 from gateway import payloads
 from gateway.bootstrap import build_gateway, token_authority
 from gateway.forwarded import caller_address
 from gateway.limits import CallerLimits
 from gateway.servicer import register
-from services.common import config, keyring, redis_client
+from services.common import config, keyring, redis_client, runtime
 from services.common.grpc_server import serve
 from services.games import registry
 
@@ -40,4 +39,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    runtime.run(main)

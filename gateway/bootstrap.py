@@ -30,6 +30,7 @@ from services.common.config import Settings
 from services.common.redis_store import RedisEventStore
 from services.common.tokens import Lifetimes, TokenAuthority
 from services.common.transport import ROUND_ROBIN
+from services.match.bootstrap import embedded_match
 
 
 def token_authority(settings: Settings) -> TokenAuthority:
@@ -56,6 +57,14 @@ def external_identities(settings: Settings) -> ExternalIdentities | None:
     )
 
 
+def match_client(settings: Settings, client: aioredis.Redis) -> MatchClient:
+    """The match process over mutual TLS, or (TABLETOP_MATCH_TRANSPORT=inprocess) the
+    match app inside this process: then an action crosses no socket before the store."""
+    if settings.match_transport == "inprocess":
+        return embedded_match(settings, client)
+    return MatchClient.remote(settings.match_addr, dial(settings, "match"), timeout=10.0)
+
+
 @dataclass(frozen=True)
 class Gateway:
     service: GatewayService
@@ -68,7 +77,7 @@ def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.R
     # Live updates: one subscription for every watched match (see subscriptions.py).
     listener = redis_client.subscriber(settings.redis_url, settings.redis_cluster, client, "tabletop-gateway")
     feeds = Subscriptions(store, lambda: redis_changes.listen(listener))
-    match = MatchClient.remote(settings.match_addr, dial(settings, "match"), timeout=10.0)
+    match = match_client(settings, client)
     # One address or several ("ipv4:host:port,host:port"): any matchmaker replica answers any call.
     matchmaker = MatchmakerClient.remote(settings.matchmaker_addr, dial(settings, "matchmaker"), options=ROUND_ROBIN)
     rules = rules_clients(settings)

@@ -26,14 +26,15 @@ def dial(settings: Settings, target: str) -> tls.Dial:
     return tls.dial(tls.material(settings), target)
 
 
-def rules_clients(settings: Settings) -> dict[str, RulesPort]:
-    """One client per game: the configured addresses, or every registered engine in process."""
+def rules_clients(settings: Settings, caller: str = "") -> dict[str, RulesPort]:
+    """One client per game: the configured addresses, or every registered engine in process,
+    called as `caller` (default: this process's identity)."""
     load_extra_games(settings)
     if settings.rules_transport == "inprocess":
         from services.rules.app import EngineHost
         from services.rules.servicer import RulesServicer
 
-        caller = tls.identity(settings)
+        caller = caller or tls.identity(settings)
         return {
             name: RulesClient.in_process(RulesServicer(EngineHost(registry.game(name))), caller)
             for name in registry.available()

@@ -7,7 +7,6 @@ TABLETOP_WEB_DIR, TABLETOP_METRICS_PORT, TABLETOP_READY_FILE.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import pathlib
 import socket
@@ -17,7 +16,7 @@ import uvicorn
 
 from gateway.edge import cors
 from gateway.edge.app import EdgeConfig, build
-from services.common import config, lifeline, metrics
+from services.common import config, lifeline, metrics, runtime
 from services.common import logging as tlog
 
 DEFAULT_PORT = 8080
@@ -68,4 +67,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    runtime.run(main)

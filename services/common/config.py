@@ -53,6 +53,12 @@ class Settings:
     rules_transport: str = "grpc"
     dice_transport: str = "grpc"
     deck_transport: str = "grpc"
+    # The gateway's match service: "grpc" (the match process at match_addr) or
+    # "inprocess" (the gateway runs the match app itself: no socket on the action path).
+    match_transport: str = "grpc"
+    # How long a match process keeps a match's write lease after its last append
+    # (services/common/event_store.py); 0: it takes none, and reads always check the log.
+    match_lease_ms: int = 3000
     # Serve only this game (a rules process).
     game: str = ""
     snapshot_every: int = 50
@@ -154,6 +160,8 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         rules_transport=get("RULES_TRANSPORT", d.rules_transport),
         dice_transport=get("DICE_TRANSPORT", d.dice_transport),
         deck_transport=get("DECK_TRANSPORT", d.deck_transport),
+        match_transport=get("MATCH_TRANSPORT", d.match_transport),
+        match_lease_ms=int(get("MATCH_LEASE_MS", str(d.match_lease_ms))),
         game=get("GAME", d.game),
         snapshot_every=int(get("SNAPSHOT_EVERY", str(d.snapshot_every))),
         grace_seconds=float(get("GRACE_SECONDS", str(d.grace_seconds))),

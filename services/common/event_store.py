@@ -7,18 +7,27 @@ appends nothing. A command id is stored with the fingerprint of the request
 it answered (who asked, for which seat, what): the same id with another
 fingerprint is refused (CommandReused), so nobody replays someone else's.
 The Redis backend does both checks in one server-side script.
+
+A writer may name itself (`owner`) to hold a stream's write lease: the first
+append of an owner to a stream nobody holds takes it for `lease_ms`, and each
+of its appends renews it. While a lease is held, appends by anyone else wait
+until it lapses (and ask the holder, through the store, not to renew it), so
+the holder alone moves the stream: it may trust what it cached instead of
+asking the stream's version. `AppendResult.lease_ms` says for how long, from
+the moment the append was sent, the writer holds the lease (0: it holds none).
 All keys of one stream share the hash tag `{name}`, so it runs on a cluster.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from services.common.audience import Audience
-from services.common.errors import ResourceExhausted
+from services.common.errors import Aborted, ResourceExhausted
 
 
 class VersionConflict(Exception):
@@ -93,6 +102,40 @@ class AppendResult:
     first_version: int
     last_version: int
     duplicate: bool = False
+    # How long the writer holds the stream's lease, counted from when it sent the append.
+    lease_ms: int = 0
+
+
+# How long a stream's write lease lasts after its holder's last append, unless configured.
+DEFAULT_LEASE_MS = 3000
+# How long a waiting writer's ask outlives the lease it waits for: its holder must
+# not renew between the lease running out and the waiter's next attempt.
+WANT_MARGIN_S = 1.0
+
+
+class Leased(Exception):
+    """Another writer holds the stream's lease for `remaining_ms` more."""
+
+    def __init__(self, stream: str, remaining_ms: int) -> None:
+        super().__init__(f"stream {stream}: leased by another writer for {remaining_ms} ms")
+        self.remaining_ms = remaining_ms
+
+
+async def waiting_out_leases(stream: str, attempt: Callable[[], Awaitable[AppendResult]]) -> AppendResult:
+    """`attempt` until no other writer's lease stands in its way. A holder that is
+    asked to let go stops renewing, so this waits about what was left of its lease;
+    twice that (a holder that keeps writing despite the ask) is a contention error."""
+    deadline: float | None = None
+    while True:
+        try:
+            return await attempt()
+        except Leased as leased:
+            now, wait = time.monotonic(), max(leased.remaining_ms, 1) / 1000
+            if deadline is None:
+                deadline = now + 2 * wait + WANT_MARGIN_S
+            if now > deadline:
+                raise Aborted(f"stream {stream} is held by another writer, retry", "store.leased") from None
+            await asyncio.sleep(wait)
 
 
 @dataclass(frozen=True)
@@ -111,9 +154,12 @@ class EventStore(Protocol):
         events: Sequence[NewEvent],
         command_id: str = "",
         fingerprint: str = "",
+        owner: str = "",
     ) -> AppendResult:
         """Append atomically if the stream is at `expected_version`; raises VersionConflict,
-        or CommandReused for a known command id with another fingerprint."""
+        or CommandReused for a known command id with another fingerprint. A named `owner`
+        takes or renews the stream's lease (see the module's notes); anyone else waits
+        out a lease another writer holds before appending."""
 
     async def command(self, stream: str, command_id: str, fingerprint: str = "") -> AppendResult | None:
         """The answer already given to `command_id`, if any (duplicate=True); raises
@@ -144,12 +190,17 @@ class _MemoryStream:
     commands: dict[str, tuple[AppendResult, str]] = field(default_factory=dict)
     snapshot: Snapshot | None = None
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    # The lease: who holds it until when, and until when another writer waits for it (monotonic s).
+    holder: str = ""
+    held_until: float = 0.0
+    wanted_until: float = 0.0
 
 
 class MemoryEventStore:
     """The in-memory backend: same semantics, one process."""
 
-    def __init__(self) -> None:
+    def __init__(self, lease_ms: int = DEFAULT_LEASE_MS) -> None:
+        self._lease_ms = lease_ms
         self._streams: dict[str, _MemoryStream] = {}
         self._order: list[str] = []
 
@@ -165,11 +216,33 @@ class MemoryEventStore:
         events: Sequence[NewEvent],
         command_id: str = "",
         fingerprint: str = "",
+        owner: str = "",
     ) -> AppendResult:
         check_sizes(events)
+
+        async def attempt() -> AppendResult:
+            return await self._append(stream, expected_version, events, command_id, fingerprint, owner)
+
+        return await waiting_out_leases(stream, attempt)
+
+    async def _append(
+        self,
+        stream: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str,
+        fingerprint: str,
+        owner: str,
+    ) -> AppendResult:
         s = self._stream(stream)
         if command_id and (previous := await self.command(stream, command_id, fingerprint)) is not None:
             return previous
+        now = time.monotonic()
+        if s.holder and s.held_until <= now:
+            s.holder = ""
+        if s.holder and s.holder != owner:
+            s.wanted_until = s.held_until + WANT_MARGIN_S
+            raise Leased(stream, int((s.held_until - now) * 1000) + 1)
         current = len(s.events)
         if current != expected_version:
             raise VersionConflict(stream, expected_version, current)
@@ -182,7 +255,19 @@ class MemoryEventStore:
             s.commands[command_id] = (result, fingerprint)
         async with s.changed:
             s.changed.notify_all()
-        return result
+        return replace(result, lease_ms=self._lease(s, owner, now))
+
+    def _lease(self, s: _MemoryStream, owner: str, now: float) -> int:
+        """Take or renew the lease for `owner` after its append; what remains of it, in ms."""
+        if not owner or self._lease_ms <= 0:
+            return 0
+        if not s.holder:
+            s.holder, s.wanted_until = owner, 0.0
+        elif s.wanted_until > now:
+            # Another writer waits: let the lease lapse instead of renewing it.
+            return int((s.held_until - now) * 1000)
+        s.held_until = now + self._lease_ms / 1000
+        return self._lease_ms
 
     async def command(self, stream: str, command_id: str, fingerprint: str = "") -> AppendResult | None:
         found = self._stream(stream).commands.get(command_id)

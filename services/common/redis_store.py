@@ -4,6 +4,8 @@ Layout for a stream named N (all in hash slot of `{N}`):
   `{N}:log`   the stream; event v has entry id `v-0`, so versions are ids
   `{N}:cmd`   command id -> "first:last" versions of its append
   `{N}:snap`  the newest snapshot (fields v, d)
+  `{N}:lease` the writer holding the stream's write lease (expires by itself)
+  `{N}:want`  set while another writer waits for that lease
 and one global sorted set `tabletop:streams` indexing stream names by creation.
 Streams are never trimmed: the log is the truth and XLEN is the version.
 
@@ -25,8 +27,11 @@ import redis.asyncio as aioredis
 from services.common import redis_client
 from services.common.audience import Audience
 from services.common.event_store import (
+    DEFAULT_LEASE_MS,
+    WANT_MARGIN_S,
     AppendResult,
     CommandReused,
+    Leased,
     NewEvent,
     Snapshot,
     StoredEvent,
@@ -34,6 +39,7 @@ from services.common.event_store import (
     check_sizes,
     check_snapshot,
     same_request,
+    waiting_out_leases,
 )
 
 INDEX_KEY = "tabletop:streams"
@@ -44,13 +50,18 @@ APPENDED_CHANNEL = "tabletop:appended"
 _STORED_AUDIENCE = {Audience.PUBLIC: "public", Audience.SEAT: "seat", Audience.SERVER: "server"}
 _READ_AUDIENCE = {word.encode(): audience for audience, word in _STORED_AUDIENCE.items()}
 
-# KEYS: log, commands, once. ARGV: expected, command_id, n, fingerprint, then 6 fields per event,
-# then the stream name and the channel to announce the append on.
+# KEYS: log, commands, once, lease, want. ARGV: expected, command_id, n, fingerprint,
+# owner, lease ms, want margin ms, then 6 fields per event, then the stream name and the channel
+# to announce the append on.
 # A command's answer is stored as "first:last:fingerprint"; the same id with
 # another fingerprint answers {-2, stored} and appends nothing.
 # `once` is a short-lived key unique to this call: if the client library
 # re-sends the script (a retry after a lost reply), the second run answers with
 # the first run's result instead of appending again or reporting a conflict.
+# `lease` names the writer holding the stream (PX: it lapses by itself); an
+# append by anyone else answers {-4, ms left} and sets `want`, which keeps the
+# holder from renewing, so the waiting writer gets its turn within one lease.
+# A landed append answers {1, "first:last", ms of lease the caller holds}.
 _APPEND = """
 local cmd = ARGV[2]
 if cmd ~= '' then
@@ -62,11 +73,18 @@ if cmd ~= '' then
   end
 end
 local done = redis.call('GET', KEYS[3])
-if done then return {1, done} end
+if done then return {1, done, 0} end
+local owner = ARGV[5]
+local holder = redis.call('GET', KEYS[4])
+if holder and holder ~= owner then
+  local left = math.max(redis.call('PTTL', KEYS[4]), 1)
+  redis.call('SET', KEYS[5], '1', 'PX', left + tonumber(ARGV[7]))
+  return {-4, tostring(left)}
+end
 local cur = redis.call('XLEN', KEYS[1])
 if cur ~= tonumber(ARGV[1]) then return {-1, tostring(cur)} end
 local n = tonumber(ARGV[3])
-local i = 5
+local i = 8
 for k = 1, n do
   redis.call('XADD', KEYS[1], (cur + k) .. '-0',
     't', ARGV[i], 'd', ARGV[i + 1], 'a', ARGV[i + 2], 's', ARGV[i + 3],
@@ -77,7 +95,20 @@ local answer = (cur + 1) .. ':' .. (cur + n)
 if cmd ~= '' then redis.call('HSET', KEYS[2], cmd, answer .. ':' .. ARGV[4]) end
 redis.call('SET', KEYS[3], answer, 'EX', 600)
 redis.call('PUBLISH', ARGV[i + 1], ARGV[i] .. ' ' .. (cur + n))
-return {1, answer}
+local lease = 0
+if owner ~= '' and tonumber(ARGV[6]) > 0 then
+  if not holder then
+    redis.call('DEL', KEYS[5])
+    redis.call('SET', KEYS[4], owner, 'PX', ARGV[6])
+    lease = tonumber(ARGV[6])
+  elseif redis.call('EXISTS', KEYS[5]) == 1 then
+    lease = math.max(redis.call('PTTL', KEYS[4]), 0)
+  else
+    redis.call('PEXPIRE', KEYS[4], ARGV[6])
+    lease = tonumber(ARGV[6])
+  end
+end
+return {1, answer, lease}
 """
 
 # KEYS: snapshot. ARGV: version, data. Keeps only the newest.
@@ -88,15 +119,25 @@ return 1
 """
 
 
+_WANT_MARGIN_MS = int(WANT_MARGIN_S * 1000)
+
+
 def _keys(stream: str) -> tuple[str, str, str]:
     tag = "{" + stream + "}"
     return f"{tag}:log", f"{tag}:cmd", f"{tag}:snap"
 
 
+def _lease_keys(stream: str) -> tuple[str, str]:
+    """Who holds the stream's write lease, and whether another writer waits for it."""
+    tag = "{" + stream + "}"
+    return f"{tag}:lease", f"{tag}:want"
+
+
 class RedisEventStore:
     """EventStore on Redis Streams with one Lua script per append."""
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: aioredis.Redis, lease_ms: int = DEFAULT_LEASE_MS) -> None:
+        self._lease_ms = lease_ms
         # Typed loosely: replies are bytes (decode_responses=False), which the stubs cannot tell.
         self._redis: Any = client
         self._append = client.register_script(_APPEND)
@@ -108,8 +149,10 @@ class RedisEventStore:
         return self._redis
 
     @classmethod
-    def from_url(cls, url: str, cluster: bool = False, max_connections: int = 64) -> RedisEventStore:
-        return cls(redis_client.connect(url, cluster, max_connections=max_connections))
+    def from_url(
+        cls, url: str, cluster: bool = False, max_connections: int = 64, lease_ms: int = DEFAULT_LEASE_MS
+    ) -> RedisEventStore:
+        return cls(redis_client.connect(url, cluster, max_connections=max_connections), lease_ms)
 
     async def close(self) -> None:
         await self._redis.aclose()
@@ -121,23 +164,35 @@ class RedisEventStore:
         events: Sequence[NewEvent],
         command_id: str = "",
         fingerprint: str = "",
+        owner: str = "",
     ) -> AppendResult:
         check_sizes(events)
         log, commands, _ = _keys(stream)
+        lease, want = _lease_keys(stream)
         once = f"{{{stream}}}:once:{uuid.uuid4().hex}"
-        args: list[str | bytes | int] = [expected_version, command_id, len(events), fingerprint]
+        args: list[str | bytes | int] = [
+            expected_version, command_id, len(events), fingerprint, owner, self._lease_ms, _WANT_MARGIN_MS
+        ]
         for e in events:
             args += [e.type, e.data, _STORED_AUDIENCE[e.audience], e.seat, e.redacted_type, e.redacted]
         args += [stream, APPENDED_CHANNEL]
-        status, payload = await self._append(keys=[log, commands, once], args=args)
-        if status == -1:
-            raise VersionConflict(stream, expected_version, int(payload))
-        if status == -2:
-            raise CommandReused(stream, command_id)
-        first, last = _versions(payload)
-        if status == 1 and expected_version == 0:
+
+        async def attempt() -> AppendResult:
+            reply = await self._append(keys=[log, commands, once, lease, want], args=args)
+            status, payload = reply[0], reply[1]
+            if status == -4:
+                raise Leased(stream, int(payload))
+            if status == -1:
+                raise VersionConflict(stream, expected_version, int(payload))
+            if status == -2:
+                raise CommandReused(stream, command_id)
+            first, last = _versions(payload)
+            return AppendResult(first, last, duplicate=status == 0, lease_ms=int(reply[2]) if status == 1 else 0)
+
+        result = await waiting_out_leases(stream, attempt)
+        if not result.duplicate and expected_version == 0:
             await self._redis.zadd(INDEX_KEY, {stream: time.time()}, nx=True)
-        return AppendResult(first, last, duplicate=status == 0)
+        return result
 
     async def command(self, stream: str, command_id: str, fingerprint: str = "") -> AppendResult | None:
         _, commands, _ = _keys(stream)

@@ -1,9 +1,8 @@
 """The deck process: its dice client is always remote (hidden shuffles ask the dice service)."""
 
-import asyncio
 
 from services.bootstrap import dial
-from services.common import config, redis_client
+from services.common import config, redis_client, runtime
 from services.common.adapters import DiceClient
 from services.common.grpc_server import serve
 from services.deck.app import DeckApp
@@ -24,4 +23,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    runtime.run(main)

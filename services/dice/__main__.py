@@ -1,8 +1,7 @@
 """The dice process."""
 
-import asyncio
 
-from services.common import config, redis_client
+from services.common import config, redis_client, runtime
 from services.common.grpc_server import serve
 from services.dice.app import DiceApp
 from services.dice.servicer import register
@@ -16,4 +15,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    runtime.run(main)

@@ -1,8 +1,7 @@
 """The match process."""
 
-import asyncio
 
-from services.common import config, redis_client
+from services.common import config, redis_client, runtime
 from services.common.grpc_server import serve
 from services.match.bootstrap import match_app
 from services.match.servicer import register
@@ -16,4 +15,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    runtime.run(main)

@@ -275,21 +275,33 @@ class MatchApp:
         except CommandReused:
             raise _reused() from None
 
-    async def _write(self, match_id: str, command_id: str, plan: Plan, asked: str) -> Written:
-        """Decide against the current match and append, catching up after a lost race."""
+    async def _answered(self, match_id: str, command_id: str, asked: str) -> Written | None:
+        """The first answer to `command_id` if it was applied before."""
         if command_id and (done := await self._known_command(match_id, command_id, asked)) is not None:
             return Written(done.last_version, None)
+        return None
+
+    async def _write(self, match_id: str, command_id: str, plan: Plan, asked: str) -> Written:
+        """Decide against the current match and append, catching up after a lost race.
+        A command applied before is answered by the append (it checks the command id
+        first), or, when deciding it again fails, by asking for its first answer then."""
         async with self._lock(match_id):
             match = await self._matches.get(match_id, fresh=False)
             for _ in range(MAX_RETRIES):
                 try:
                     progress = await plan(match)
                 except ServiceError:
+                    if (done := await self._answered(match_id, command_id, asked)) is not None:
+                        return done
                     # A refusal may come from a match another replica has moved past.
                     if await self._store.version(match_stream(match_id)) == match.version:
                         raise
                     match = await self._matches.catch_up(match_id, match)
                     continue
+                except Exception:
+                    if (done := await self._answered(match_id, command_id, asked)) is not None:
+                        return done
+                    raise
                 try:
                     result = await self._matches.append(match, progress, command_id, asked)
                 except CommandReused:

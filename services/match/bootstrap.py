@@ -1,4 +1,9 @@
-"""The match process's clients and app, remote or in process per contract as the settings say."""
+"""The match process's clients and app, remote or in process per contract as the settings say.
+
+The gateway may run the match app itself (TABLETOP_MATCH_TRANSPORT=inprocess,
+`embedded_match`): then no socket lies on the action path, and the app calls
+its rules, dice and deck in process, as the platform identity "match".
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import redis.asyncio as aioredis
 
 from services.bootstrap import dial, rules_clients
 from services.common import keys, tls
-from services.common.adapters import DeckClient, DiceClient
+from services.common.adapters import DeckClient, DiceClient, MatchClient
 from services.common.config import Settings
 from services.common.ports import DeckPort, DicePort
 from services.common.redis_store import RedisEventStore
@@ -16,30 +21,49 @@ from services.dice.app import DiceApp
 from services.dice.servicer import DiceServicer
 from services.match.app import MatchApp
 from services.match.directory import RedisDirectory
+from services.match.servicer import MatchServicer
+
+# Who the match app is to the services it calls, wherever it runs.
+MATCH_IDENTITY = "match"
 
 
-def dice_client(settings: Settings, redis: aioredis.Redis) -> DicePort:
+def dice_client(settings: Settings, redis: aioredis.Redis, caller: str = "") -> DicePort:
     if settings.dice_transport == "inprocess":
-        return DiceClient.in_process(DiceServicer(DiceApp(redis)), tls.identity(settings))
+        return DiceClient.in_process(DiceServicer(DiceApp(redis)), caller or tls.identity(settings))
     return DiceClient.remote(settings.dice_addr, dial(settings, "dice"))
 
 
-def deck_client(settings: Settings, redis: aioredis.Redis, dice: DicePort) -> DeckPort:
+def deck_client(settings: Settings, redis: aioredis.Redis, dice: DicePort, caller: str = "") -> DeckPort:
     if settings.deck_transport == "inprocess":
         app = DeckApp(redis, DicePermuter(dice))
-        return DeckClient.in_process(DeckServicer(app), tls.identity(settings))
+        return DeckClient.in_process(DeckServicer(app), caller or tls.identity(settings))
     return DeckClient.remote(settings.deck_addr, dial(settings, "deck"))
 
 
-def match_app(settings: Settings, redis: aioredis.Redis) -> MatchApp:
-    dice = dice_client(settings, redis)
-    deck = deck_client(settings, redis, dice)
+def match_app(settings: Settings, redis: aioredis.Redis, caller: str = "") -> MatchApp:
+    """The match app; `caller`: the identity its in-process dependencies see (default: this process's)."""
+    dice = dice_client(settings, redis, caller)
+    deck = deck_client(settings, redis, dice, caller)
 
     async def announce(match_id: str, game: str) -> None:
         # At least once: the ratings projection also rescans logs when rebuilt.
         await redis.xadd(keys.FINISHED_STREAM, {"match_id": match_id, "game": game})
 
     return MatchApp(
-        RedisEventStore(redis), rules_clients(settings), dice, deck, settings.snapshot_every, announce,
-        RedisDirectory(redis),
+        RedisEventStore(redis, settings.match_lease_ms), rules_clients(settings, caller), dice, deck,
+        settings.snapshot_every, announce, RedisDirectory(redis),
     )
+
+
+def embedded_match(settings: Settings, redis: aioredis.Redis) -> MatchClient:
+    """The match service inside the calling process (the gateway), called as that process.
+    Its rules, dice and deck must be in process too: over the network they would
+    see the host's certificate, not the match's, and refuse."""
+    remote = [c for c in ("rules", "dice", "deck") if getattr(settings, f"{c}_transport") != "inprocess"]
+    if remote:
+        raise ValueError(
+            "TABLETOP_MATCH_TRANSPORT=inprocess needs TABLETOP_{RULES,DICE,DECK}_TRANSPORT=inprocess too; "
+            f"these are not: {', '.join(remote)}"
+        )
+    app = match_app(settings, redis, MATCH_IDENTITY)
+    return MatchClient.in_process(MatchServicer(app), tls.identity(settings))

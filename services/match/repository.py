@@ -7,10 +7,17 @@ match it produced without reading it back, and saves a snapshot every
 `snapshot_every` versions. An append at a version the stream has left (another
 replica won the race) raises VersionConflict; the caller catches up and
 decides again.
+
+Each repository appends as its own lease owner (services/common/event_store.py):
+while it holds a match's lease, nobody else moves that stream, so its cached
+match is current and a read needs no round trip for the stream's version. A
+match it does not hold (or no longer surely holds) is checked as before.
 """
 
 from __future__ import annotations
 
+import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import replace
@@ -41,12 +48,18 @@ class MatchRepository:
         self._current: OrderedDict[str, Match] = OrderedDict()
         # Finished matches at earlier versions, for replays: a finished log never changes.
         self._past: OrderedDict[tuple[str, int], Match] = OrderedDict()
+        self._owner = uuid.uuid4().hex
+        # Until when (monotonic s) this repository surely holds a match's lease with its cache current.
+        self._held: dict[str, float] = {}
 
     async def get(self, match_id: str, fresh: bool = True) -> Match:
         """The match at its stream's current version (`fresh`), or as cached if there
         is one; NotFound if the stream is empty."""
         cached = self._current.get(match_id)
         if cached is not None and not fresh:
+            return cached
+        if cached is not None and self.holds(match_id):
+            metrics.STATE_CACHE.labels("hit").inc()
             return cached
         version = await self._store.version(match_stream(match_id))
         if version == 0:
@@ -90,15 +103,40 @@ class MatchRepository:
         kept when a multiple of `snapshot_every` was passed); raises VersionConflict if the
         stream has moved on, CommandReused for a command id used for another request."""
         stream = match_stream(before.match_id)
+        sent = time.monotonic()
         try:
-            result = await self._store.append(stream, before.version, progress.events, command_id, fingerprint)
+            result = await self._store.append(
+                stream, before.version, progress.events, command_id, fingerprint, self._owner
+            )
         except VersionConflict:
+            self._held.pop(before.match_id, None)
             metrics.APPENDS.labels("conflict").inc()
             raise
+        except BaseException:
+            # The append may have landed unseen: the cache is no longer surely current.
+            self._held.pop(before.match_id, None)
+            raise
         metrics.APPENDS.labels("duplicate" if result.duplicate else "ok").inc()
-        if not result.duplicate:
-            await self._fast_forward(before, replace(progress.match, version=result.last_version))
+        if result.duplicate:
+            # An earlier append of ours (or another writer's) may lie beyond the cache.
+            self._held.pop(before.match_id, None)
+            return result
+        await self._fast_forward(before, replace(progress.match, version=result.last_version))
+        if result.lease_ms > 0:
+            if len(self._held) > CACHE_SIZE:
+                self._held = {m: until for m, until in self._held.items() if m in self._current}
+            self._held[before.match_id] = sent + _trusted_seconds(result.lease_ms)
         return result
+
+    def holds(self, match_id: str) -> bool:
+        """Whether this repository surely holds the match's lease, its cache current."""
+        until = self._held.get(match_id)
+        if until is None:
+            return False
+        if until > time.monotonic() and match_id in self._current:
+            return True
+        del self._held[match_id]
+        return False
 
     def cached(self, match_id: str) -> Match | None:
         return self._current.get(match_id)
@@ -134,6 +172,11 @@ class MatchRepository:
             await self._store.save_snapshot(
                 match_stream(after.match_id), Snapshot(after.version, record.SerializeToString())
             )
+
+
+def _trusted_seconds(lease_ms: int) -> float:
+    """How much of a lease to rely on: less a margin for clocks that run apart."""
+    return max(0.0, lease_ms - max(50, lease_ms // 10)) / 1000
 
 
 def _remember(cache: OrderedDict[K, V], key: K, value: V) -> None:

@@ -6,7 +6,7 @@ import socket
 from collections.abc import Mapping
 
 from services.bootstrap import dial
-from services.common import config, keys, redis_client
+from services.common import config, keys, redis_client, runtime
 from services.common.adapters import MatchClient
 from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
@@ -61,4 +61,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    runtime.run(main)

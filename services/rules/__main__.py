@@ -1,9 +1,8 @@
 """A rules process: serves the game named by TABLETOP_GAME."""
 
-import asyncio
 
 from services.bootstrap import load_extra_games
-from services.common import config
+from services.common import config, runtime
 from services.common.grpc_server import serve
 from services.games.registry import game
 from services.rules.app import EngineHost
@@ -18,4 +17,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    runtime.run(main)

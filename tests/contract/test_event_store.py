@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator
 
@@ -175,3 +176,69 @@ async def test_an_oversized_append_is_refused_whole(store):
     with pytest.raises(ResourceExhausted):
         await store.append(s, 0, huge)
     assert await store.version(s) == 0
+
+
+# ------------------------------------------------------------ write leases
+
+LEASE_MS = 300
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def leasing(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[object]:
+    """A backend whose leases last LEASE_MS, so a test can wait one out."""
+    if request.param == "memory":
+        yield MemoryEventStore(lease_ms=LEASE_MS)
+        return
+    backend = RedisEventStore.from_url(redis_url, lease_ms=LEASE_MS)
+    yield backend
+    await backend.close()
+
+
+async def test_an_owner_takes_the_lease_and_each_of_its_appends_renews_it(leasing):
+    s = stream()
+    assert (await leasing.append(s, 0, events("a"), owner="ana")).lease_ms == LEASE_MS
+    assert (await leasing.append(s, 1, events("b"), owner="ana")).lease_ms == LEASE_MS
+    assert (await leasing.append(s, 2, events("c"))).lease_ms == 0, "an append without an owner holds nothing"
+
+
+async def test_another_writer_waits_out_the_lease_which_its_holder_then_stops_renewing(leasing):
+    s = stream()
+    await leasing.append(s, 0, events("a"), owner="ana")
+    started = time.monotonic()
+    ben = asyncio.create_task(leasing.append(s, 1, events("b"), owner="ben"))
+    await asyncio.sleep(LEASE_MS / 4000)
+    assert not ben.done(), "nobody appends under another's lease"
+    kept = await leasing.append(s, 1, events("a2"), owner="ana")
+    assert 0 < kept.lease_ms < LEASE_MS, "a holder that is waited for lets its lease run out"
+    with pytest.raises(VersionConflict):
+        await ben
+    assert time.monotonic() - started >= LEASE_MS / 1000 * 0.9
+    taken = await leasing.append(s, 2, events("b"), owner="ben")
+    assert taken.lease_ms == LEASE_MS
+    assert [e.data for e in await leasing.read(s)] == [b"a", b"a2", b"b"]
+
+
+async def test_a_retried_command_is_answered_at_once_under_another_writers_lease(leasing):
+    s = stream()
+    await leasing.append(s, 0, events("a"), command_id="cmd-1", fingerprint="f", owner="ana")
+    started = time.monotonic()
+    again = await leasing.append(s, 0, events("a"), command_id="cmd-1", fingerprint="f", owner="ben")
+    assert again.duplicate and again.last_version == 1 and again.lease_ms == 0
+    assert time.monotonic() - started < LEASE_MS / 1000 / 2
+    with pytest.raises(CommandReused):
+        await leasing.append(s, 1, events("x"), command_id="cmd-1", fingerprint="other", owner="ben")
+
+
+async def test_a_writer_that_takes_no_leases_still_waits_out_anothers(redis_url):
+    holder = RedisEventStore.from_url(redis_url, lease_ms=LEASE_MS)
+    unleased = RedisEventStore.from_url(redis_url, lease_ms=0)
+    try:
+        s = stream()
+        await holder.append(s, 0, events("a"), owner="ana")
+        started = time.monotonic()
+        result = await unleased.append(s, 1, events("b"), owner="ben")
+        assert result.lease_ms == 0 and time.monotonic() - started >= LEASE_MS / 1000 * 0.5
+        assert (await holder.append(s, 2, events("c"), owner="ana")).lease_ms == LEASE_MS, "nobody held it"
+    finally:
+        await holder.close()
+        await unleased.close()

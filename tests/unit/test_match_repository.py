@@ -35,6 +35,10 @@ class CountingRules:
         return rpb.ReplayResponse(state=state, turn=rpb.Turn(seats=[total % 2]))
 
 
+# Tests where another writer follows a lease holder wait this lease out.
+SHORT_LEASE_MS = 100
+
+
 def repository(store: MemoryEventStore, rules: CountingRules, snapshot_every: int = 50) -> MatchRepository:
     return MatchRepository(store, RulesBook({"count": rules}), snapshot_every)  # type: ignore[dict-item]
 
@@ -75,7 +79,7 @@ async def test_an_empty_stream_is_no_match():
 
 
 async def test_catching_up_starts_from_the_snapshot_and_reads_only_what_came_after():
-    store = MemoryEventStore()
+    store = MemoryEventStore(lease_ms=SHORT_LEASE_MS)
     await started(store)
     writer = repository(store, CountingRules(), snapshot_every=5)
     before = await writer.get("m1")
@@ -106,7 +110,7 @@ async def test_an_append_fast_forwards_the_cache_without_reading_back():
 
 
 async def test_a_lost_race_raises_and_catching_up_brings_the_winners_events():
-    store = MemoryEventStore()
+    store = MemoryEventStore(lease_ms=SHORT_LEASE_MS)
     await started(store)
     ours, theirs = repository(store, CountingRules()), repository(store, CountingRules())
     mine, other = await ours.get("m1"), await theirs.get("m1")
@@ -132,3 +136,33 @@ async def test_a_past_version_is_folded_from_the_start():
     assert (at_six.version, at_six.engine_state) == (6, b"2")
     assert await repo.at("m1", 6) is at_six, "each past version is folded once"
 
+
+
+class LostReplyStore(MemoryEventStore):
+    """Appends land, but the next append's reply is lost on the way back."""
+
+    lose_next_reply = False
+
+    async def append(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        result = await super().append(*args, **kwargs)
+        if self.lose_next_reply:
+            self.lose_next_reply = False
+            raise ConnectionError("reply lost")
+        return result
+
+
+async def test_an_append_whose_reply_was_lost_is_no_longer_trusted_to_be_current():
+    store, rules = LostReplyStore(), CountingRules()
+    await started(store)
+    repo = repository(store, rules)
+    before = await repo.get("m1")
+    after = lifecycle.with_position(before, b"1", before.turn, None)
+    await repo.append(before, Progress(after, tuple(moves(1))))
+    assert repo.holds("m1"), "its own append gave the repository the match's lease"
+    landed = repo.cached("m1")
+    assert landed is not None
+    store.lose_next_reply = True
+    with pytest.raises(ConnectionError):
+        await repo.append(landed, Progress(landed, tuple(moves(1))))
+    assert not repo.holds("m1")
+    assert (await repo.get("m1")).version == 6, "the read asks the stream and catches up"

@@ -1,0 +1,39 @@
+"""How every process runs its main coroutine: on asyncio's own loop, or on
+uvloop when TABLETOP_EVENT_LOOP=uvloop asks for it and it is installed.
+
+uvloop is not a dependency: `make bench` (minimal game, both shapes) showed no
+CPU per action gain beyond the run-to-run noise (pyproject.toml has the
+figures); the setting keeps it one install away for the next measurement.
+grpc.aio polls its completion queue on its own thread and serves and calls on
+either loop (the integration tests pass on both).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
+
+# Coroutine[Any, Any, None]: a main's yield and send types are asyncio's business.
+Main = Callable[[], Coroutine[Any, Any, None]]
+
+
+def event_loop(env: Mapping[str, str] | None = None) -> str:
+    """"uvloop" or "asyncio": what `run` will use here."""
+    if (os.environ if env is None else env).get("TABLETOP_EVENT_LOOP", "asyncio") != "uvloop":
+        return "asyncio"
+    try:
+        importlib.import_module("uvloop")
+    except ImportError:
+        return "asyncio"
+    return "uvloop"
+
+
+def run(main: Main) -> None:
+    """Run `main()` to its end on the chosen event loop."""
+    if event_loop() == "uvloop":
+        importlib.import_module("uvloop").run(main())
+    else:
+        asyncio.run(main())
