@@ -97,7 +97,7 @@ class Stack:
     inprocess: bool = False
     # With `inprocess`: the gateway runs the match app itself (TABLETOP_MATCH_TRANSPORT=inprocess),
     # so no socket lies between a player's action and the store. A match process then runs
-    # only for the matchmakers, taking no write leases (the gateway's app holds them).
+    # only for the matchmakers, and neither takes write leases (two writers of one match).
     # None: as TABLETOP_MATCH_TRANSPORT in the environment or extra_env says.
     match_in_gateway: bool | None = None
     procs: dict[str, Proc] = field(default_factory=dict)
@@ -169,6 +169,10 @@ class Stack:
         # per-caller limits by (TABLETOP_TRUST_FORWARDED: only what listens on loopback here).
         gateway_env = {**self._core_env(), **self._matchmaker_env(), **self._token_env()}
         gateway_env["TABLETOP_MATCH_TRANSPORT"] = "inprocess" if self.embeds_match else "grpc"
+        if self.embeds_match and self.matchmakers > 0:
+            # Two writers of the same matches (the gateway's app, and the match process the
+            # matchmakers' bots play through): a lease would make each switch wait for it.
+            gateway_env["TABLETOP_MATCH_LEASE_MS"] = "0"
         self._launch("gateway", "gateway", {**gateway_env, "TABLETOP_TRUST_FORWARDED": "1"})
         self._launch("edge", "gateway.edge", {"TABLETOP_GATEWAY_ADDR": self.gateway_addr})
         return self
