@@ -46,7 +46,11 @@ def main() -> None:
 def measure_shape(chosen: Plan, bare: BareServer, shape: str, inprocess: bool) -> dict[str, Any]:
     """Baselines, load runs and replay against one stack of this shape."""
     found: dict[str, Any] = {"baseline": {}, "runs": []}
-    with Stack(games=chosen.games, inprocess=inprocess, extra_env=STACK_ENV) as stack:
+    # No matchmakers (the load runs make their own matches); in process, the match app
+    # runs inside the gateway too, so no socket lies between an action and the store.
+    with Stack(
+        games=chosen.games, inprocess=inprocess, match_in_gateway=inprocess, matchmakers=0, extra_env=STACK_ENV
+    ) as stack:
         assert stack.redis.process is not None
         for matches in chosen.levels:
             calls = baseline(bare, stack.redis_url, stack.redis.process.pid, matches, chosen.baseline_seconds)

@@ -143,14 +143,16 @@ class MatchRepository:
 
     async def fold(self, match: Match, events: Sequence[StoredEvent]) -> Match:
         """`match` after `events` read from its log: platform events through the
-        lifecycle, runs of game events through the game's rules."""
+        lifecycle, the game events through the game's rules. No platform event reads
+        the engine's state (a ChanceResolved only moves the match's counters and piles;
+        the game events after it carry the outcome), so every game event of the fold
+        goes to the rules in one Replay call, not one per run between chance events."""
         pending: list[any_pb2.Any] = []
         for stored in events:
             cls = lifecycle.PLATFORM_EVENTS.get(stored.type)
             if cls is None:
                 pending.append(any_pb2.Any(type_url=f"type.googleapis.com/{stored.type}", value=stored.data))
             else:
-                match = await self._replay(match, pending)
                 event = cls.FromString(stored.data)
                 match = lifecycle.evolve(match, event)
                 if isinstance(event, ev.MatchStarted):
