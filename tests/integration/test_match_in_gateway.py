@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -55,8 +56,11 @@ async def test_the_matchmaker_forms_matches_through_a_match_process_that_never_h
                   match_in_gateway=True)
     with stack:
         assert stack.procs["match"].env["TABLETOP_MATCH_LEASE_MS"] == "0", "it takes no leases"
-        queued = (queue(stack.gateway_addr, "pig", 2, 2, {}, f"embedded-device-{i}") for i in range(2))
-        found = await asyncio.gather(*queued)
+        # A queue of its own: tickets other tests left in the shared store must not join it.
+        options = {"target": f"embedded-{uuid.uuid4().hex[:8]}"}
+        queued = (queue(stack.gateway_addr, "pig", 2, 2, options, f"embedded-device-{i}") for i in range(2))
+        async with asyncio.timeout(60):
+            found = await asyncio.gather(*queued)
         assert found[0]["match_id"] == found[1]["match_id"]
         seats = [Seat(str(f["match_id"]), int(f["seat"]), str(f["token"])) for f in found]
         async with Gateway(stack.gateway_addr) as gateway:
