@@ -115,7 +115,8 @@ class Table:
     """One store, and as many match service replicas on it as a test wants."""
 
     def __init__(self) -> None:
-        self.store = MemoryEventStore()
+        # A short lease: a race between replicas waits one out (the default is 3 s).
+        self.store = MemoryEventStore(lease_ms=100)
         self.dice, self.deck = Dice(), Deck()
         self.directory = MemoryDirectory()
         self.finished: list[tuple[str, str]] = []
