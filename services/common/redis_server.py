@@ -34,6 +34,9 @@ from services.common import redis_credentials
 from services.common.private_files import write_private
 
 BINARIES = {"server": ("valkey-server", "redis-server"), "cli": ("valkey-cli", "redis-cli")}
+# The NAME of the file (in the data directory, mode 0600) that holds the passwords
+# made at first start with `secrets.token_urlsafe` (redis_credentials.py); no
+# password is written in the source.
 PASSWORDS_FILE = "redis-passwords.json"
 ACL_FILE = "users.acl"
 # Settings that hold a secret: a file of mode 0600, never a command line that `ps` shows.
