@@ -11,7 +11,9 @@ credentials refuses to start.
 from __future__ import annotations
 
 import pathlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 import grpc
 
@@ -89,7 +91,13 @@ def channel(addr: str, own: Material, target: str) -> grpc.Channel:
     return grpc.secure_channel(addr, how.credentials, options=how.options)
 
 
-def caller(context: grpc.aio.ServicerContext) -> str:
+class Authenticated(Protocol):
+    """A call's context that names its peer: grpc's, or an in-process call's (transport.LocalCall)."""
+
+    def auth_context(self) -> Mapping[str, Iterable[bytes]]: ...
+
+
+def caller(context: Authenticated) -> str:
     """The identity of the peer of a call over mutual TLS ('' when there is none)."""
-    names = context.auth_context().get("x509_common_name") or []
+    names = list(context.auth_context().get("x509_common_name") or [])
     return names[0].decode() if names else ""

@@ -13,7 +13,7 @@ in-process call here against the identity of the calling process.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
 import grpc
@@ -46,6 +46,17 @@ class Transport(Protocol):
     async def close(self) -> None: ...
 
 
+class LocalCall:
+    """The context an in-process call hands a servicer: the caller's identity, read
+    with tls.caller exactly as the certificate of a call over mutual TLS."""
+
+    def __init__(self, caller: str) -> None:
+        self._auth = {"x509_common_name": [caller.encode()]}
+
+    def auth_context(self) -> Mapping[str, Iterable[bytes]]:
+        return self._auth
+
+
 class InProcess:
     """Calls a servicer's methods directly, as `caller` (this process's identity).
 
@@ -57,15 +68,16 @@ class InProcess:
         self._servicer = servicer
         self._service = service
         self._caller = caller
+        self._call = LocalCall(caller)
 
     async def unary(self, rpc: str, request: Message) -> Message:
         authz.check(f"/{self._service}/{rpc}", self._caller)
-        reply: Message = await getattr(self._servicer, rpc)(request, None)
+        reply: Message = await getattr(self._servicer, rpc)(request, self._call)
         return reply
 
     async def stream(self, rpc: str, request: Message) -> AsyncIterator[Message]:
         authz.check(f"/{self._service}/{rpc}", self._caller)
-        async for item in getattr(self._servicer, rpc)(request, None):
+        async for item in getattr(self._servicer, rpc)(request, self._call):
             yield item
 
     async def close(self) -> None:

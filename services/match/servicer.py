@@ -8,9 +8,13 @@ import grpc
 from tabletop.match.v1 import match_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2_grpc as pb_grpc
 
+from services.common import tls
+from services.common.errors import PermissionDenied
 from services.match.app import MatchApp
 from services.match.lifecycle import Holder
 from services.match.records import holder_of, summary
+
+GATEWAY = "gateway"  # the platform identity (certificate name) of the gateway
 
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
@@ -39,7 +43,13 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         version = await self._app.start(request.match_id, request.command_id, seat, _holder(request))
         return pb.StartMatchResponse(version=version)
 
-    async def SubmitAction(self, request: pb.SubmitActionRequest, context: object) -> pb.SubmitActionResponse:
+    async def SubmitAction(
+        self, request: pb.SubmitActionRequest, context: tls.Authenticated | None
+    ) -> pb.SubmitActionResponse:
+        # A whole position holds every seat's secrets: only the gateway, which shows
+        # each viewer its own part, may have one (the matchmaker's bots also submit).
+        if request.with_position and (context is None or tls.caller(context) != GATEWAY):
+            raise PermissionDenied("only the gateway may ask for every seat's view", "position.gateway_only")
         done = await self._app.submit(
             request.match_id, request.seat, request.action, request.command_id, _holder(request)
         )

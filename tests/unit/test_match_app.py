@@ -3,6 +3,7 @@ command, a race between two replicas, and the steps that follow a commit."""
 
 from __future__ import annotations
 
+import pytest
 from google.protobuf import any_pb2
 from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.deck.v1 import deck_service_pb2 as deck_pb
@@ -11,8 +12,10 @@ from tabletop.match.v1 import events_pb2 as ev
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.audience import Audience
+from services.common.errors import PermissionDenied
 from services.common.event_store import MemoryEventStore
 from services.common.keys import match_stream
+from services.common.transport import LocalCall
 from services.match.app import MatchApp
 from services.match.directory import MemoryDirectory
 from services.match.lifecycle import Holder, Status
@@ -267,6 +270,27 @@ async def test_only_a_caller_that_asks_gets_the_whole_position_with_a_submit():
     await ready(app2)
     await app2.start("m1")
     plain.with_position = True
-    reply = await MatchServicer(app2).SubmitAction(plain, None)
+    reply = await MatchServicer(app2).SubmitAction(plain, LocalCall("gateway"))
     assert reply.match.version == reply.version == 10
     assert [p.view.value for p in reply.position.seats] == [b"landed@0", b"landed@1"]
+
+
+async def test_only_the_gateway_may_ask_for_the_whole_position():
+    from tabletop.match.v1 import match_service_pb2 as mpb
+
+    from services.match.servicer import MatchServicer
+
+    table = Table()
+    app = table.replica()
+    await ready(app)
+    await app.start("m1")
+    before = (await app.current("m1")).version
+    ana = mpb.SeatHolder(player_id="p-ana", tenure=1)
+    asking = mpb.SubmitActionRequest(
+        match_id="m1", seat=0, action=FLIP, command_id="c:1", holder=ana, with_position=True
+    )
+    for context in (LocalCall("matchmaker"), None):
+        with pytest.raises(PermissionDenied) as refused:
+            await MatchServicer(app).SubmitAction(asking, context)
+        assert refused.value.reason == "position.gateway_only"
+    assert (await app.current("m1")).version == before, "a refused submit changes nothing"
