@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from services.games.common.chance import (
     CHANCE_SEAT,
@@ -73,6 +73,25 @@ class Sample:
     config: Mapping[str, str] = field(default_factory=dict)
 
 
+class Rng(Protocol):
+    """The randomness a determinizer may use (a `random.Random` fits); engines never import `random`."""
+
+    def random(self) -> float: ...
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int: ...
+
+    def shuffle(self, x: list[str]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Determinization(Generic[S]):
+    """A whole state consistent with one seat's view, and the order of every hidden
+    chance pile it holds (pile name -> cards, top first), as `LocalChance.piles` keeps them."""
+
+    state: S
+    piles: Mapping[str, Sequence[str]]
+
+
 @dataclass(frozen=True)
 class GameDeclaration(Generic[S, A, E]):
     """Everything the platform needs to know of one game, declared once.
@@ -99,6 +118,12 @@ class GameDeclaration(Generic[S, A, E]):
     result: Callable[[S], Outcome | None]
     codec: str
     samples: tuple[Sample, ...] = ()
+    # Bots (services/bots, docs/bots.md): a full state consistent with a seat's view (the
+    # game's View, as its codec decodes it), every
+    # unknown sampled from what that seat cannot tell apart; None: the game has no search bot.
+    determinize: Callable[[Any, int, Rng], Determinization[S]] | None = None
+    # How good `state` looks for `seat`, in [0, 1]: scores a search's cut-off rollouts.
+    evaluate: Callable[[S, int], float] | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_seats <= self.max_seats:
@@ -203,8 +228,10 @@ __all__ = [
     "HOST_RULES",
     "NOT_CHANCE_SEAT",
     "NOT_YOUR_SEAT",
+    "Determinization",
     "GameDeclaration",
     "HostedEngine",
+    "Rng",
     "Sample",
     "answers",
     "check_move",

@@ -46,6 +46,7 @@ class SlotView:
 
     top: str | None  # visible card id; None (unset) for a free slot
     covered: int  # cards covered below it
+    below: tuple[str, ...]  # the covered cards, bottom first: each was revealed face up when played
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,8 @@ class View:
     my_assignment: Assignment | None  # the viewer's unrevealed assignment
     my_income: CollectIncome | None  # the viewer's unrevealed phase B choice
     my_extra_moves: int | None  # the viewer's unrevealed phase D choice
+    deck: str  # the deck option: which cards the game holds
+    layout: tuple[int, ...]  # tooth in each island slot (empty before the island is built)
 
 
 def _chosen(state: State, p: Player) -> bool:
@@ -98,7 +101,7 @@ def _chosen(state: State, p: Player) -> bool:
 
 def _player(state: State, seat: int) -> PlayerView:
     p = state.player(seat)
-    slots = tuple(SlotView(stack[-1] if stack else None, max(len(stack) - 1, 0)) for stack in p.slots)
+    slots = tuple(SlotView(stack[-1] if stack else None, max(len(stack) - 1, 0), stack[:-1]) for stack in p.slots)
     return PlayerView(
         seat,
         p.score,
@@ -156,4 +159,6 @@ def view(state: State, viewer: int | None) -> View:
         my_assignment=mine.assignment if mine is not None else None,
         my_income=choice if isinstance(choice, CollectIncome) else None,
         my_extra_moves=getattr(choice, "extra", None) if mine is not None else None,
+        deck=state.deck,
+        layout=state.layout or (),
     )
