@@ -2,7 +2,7 @@
 a pure rules engine (see RULES.md), declared to the platform once as `GAME`."""
 
 from services.games.common.host import GameDeclaration, Sample
-from services.games.el_dorado import decide, evolve, flow, legal, result, setup, view, visibility
+from services.games.el_dorado import decide, determinize, evolve, flow, legal, result, setup, view, visibility
 
 GAME = GameDeclaration(
     name="el_dorado",
@@ -19,6 +19,7 @@ GAME = GameDeclaration(
     view=view.view,
     result=result.result,
     codec="services.games.el_dorado.codec",
+    determinize=determinize.determinize, evaluate=determinize.evaluate,
     samples=(
         Sample(seats=2, seed=1),
         Sample(seats=4, seed=2),

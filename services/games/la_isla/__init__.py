@@ -2,7 +2,7 @@
 (see RULES.md), declared to the platform once as `GAME`."""
 
 from services.games.common.host import GameDeclaration, Sample
-from services.games.la_isla import decide, evolve, flow, legal, result, setup, view, visibility
+from services.games.la_isla import decide, determinize, evolve, flow, legal, result, setup, view, visibility
 
 GAME = GameDeclaration(
     name="la_isla",
@@ -19,6 +19,7 @@ GAME = GameDeclaration(
     view=view.view,
     result=result.result,
     codec="services.games.la_isla.codec",
+    determinize=determinize.determinize, evaluate=determinize.evaluate,
     samples=(Sample(seats=2, seed=1), Sample(seats=4, seed=2, config={"deck": "full"})),
 )
 ENGINE = GAME.engine

@@ -1,0 +1,72 @@
+"""One interface for every bot: given a seat's view and its legal actions, pick one.
+
+A policy never sees the state: its input is exactly what the seat's client
+receives (the game's View dataclass, decoded by the game's codec, and the
+decoded legal actions), so its choice cannot depend on hidden information.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from services.bots.search import Budget, Search
+from services.games.common.host import GameDeclaration
+
+KINDS = ("random", "search")
+
+
+class Policy(Protocol):
+    """A bot of one seat in one match."""
+
+    def choose(self, view: object, seat: int, legal: Sequence[Any]) -> Any:
+        """One of `legal`, for `seat` seeing `view`."""
+
+
+@dataclass
+class RandomPolicy:
+    """Uniformly random among the legal actions (ignores the view)."""
+
+    rng: random.Random
+
+    def choose(self, view: object, seat: int, legal: Sequence[Any]) -> Any:
+        return legal[self.rng.randrange(len(legal))]
+
+
+class SearchPolicy:
+    """Information-set Monte Carlo tree search (services/bots/search.py)."""
+
+    def __init__(self, game: GameDeclaration[Any, Any, Any], seats: int, rng: random.Random, budget: Budget) -> None:
+        self.search = Search(game, seats, rng, budget)
+
+    def choose(self, view: object, seat: int, legal: Sequence[Any]) -> Any:
+        return self.search.choose(view, seat, legal)
+
+
+def parse_budget(text: str, default: Budget | None = None) -> Budget:
+    """A budget from "300" (iterations) or "150ms" (time, iterations then unbounded but for `default`'s)."""
+    base = default or Budget()
+    found = re.fullmatch(r"\s*(\d+)\s*(ms)?\s*", text)
+    if found is None or int(found.group(1)) <= 0:
+        raise ValueError(f"budget {text!r}: a positive number of iterations, or of milliseconds with 'ms'")
+    if found.group(2):
+        return Budget(iterations=1_000_000, millis=float(found.group(1)), depth=base.depth)
+    return Budget(iterations=int(found.group(1)), millis=base.millis, depth=base.depth)
+
+
+def make_policy(
+    kind: str, game: GameDeclaration[Any, Any, Any], seats: int, seed: int | str, budget: Budget | None = None
+) -> Policy:
+    """A `random` or `search` policy seeded by `seed`; search needs the game's determinize."""
+    rng = random.Random(seed)
+    if kind == "random":
+        return RandomPolicy(rng)
+    if kind == "search":
+        return SearchPolicy(game, seats, rng, budget or Budget())
+    raise ValueError(f"unknown bot kind {kind!r}: one of {', '.join(KINDS)}")
+
+
+__all__ = ["KINDS", "Policy", "RandomPolicy", "SearchPolicy", "make_policy", "parse_budget"]

@@ -1,0 +1,191 @@
+"""Information-set Monte Carlo tree search over a pure engine (docs/bots.md).
+
+The search starts from what one seat's client sees, its view and its legal
+actions, never from the state. Each iteration draws a fresh determinization
+(`GameDeclaration.determinize`: a whole state consistent with the view plus
+the order of every hidden pile), then walks one tree shared by all
+determinizations (single-observer ISMCTS, Cowling, Powley and Whitehouse
+2012): a node is a sequence of actions from the root, an edge is picked by
+UCB1 among the actions legal in this determinization, weighted by how often
+the edge was available. Chance requests are answered by a `LocalChance`
+seeded from the search's rng and holding the determinized piles. Below the
+tree a random rollout runs until the depth limit, where the game's heuristic
+`evaluate(state, seat)` scores every seat; a finished game scores by its
+Outcome.
+
+Pure and deterministic given its rng and an iteration budget (a time budget
+makes it depend on the clock); no service imports.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.dice.playout import LocalChance
+from services.games.common.chance import CHANCE_SEAT
+from services.games.common.engine import Outcome
+from services.games.common.host import GameDeclaration, HostedEngine
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much one decision may search: `iterations`, cut short after `millis` if set.
+
+    Every iteration plays at most `depth` moves (chance included) below the root,
+    of which at most `rollout` random ones below the tree; the heuristic scores
+    where it stops. A heuristic that tells good from bad within a move or two
+    needs no rollout (its noise would only blur it). `exploration` is UCB1's
+    constant, small because heuristic values differ by little between siblings.
+    """
+
+    iterations: int = 40
+    millis: float | None = None
+    depth: int = 24
+    rollout: int = 0
+    exploration: float = 0.1
+
+
+# Sized so that an El Dorado match of two search bots ends in well under two minutes on two cores.
+DEFAULT_BUDGET = Budget()
+
+
+@dataclass
+class Node:
+    """Statistics of one action sequence from the root, from the view of the seat that moved into it."""
+
+    mover: int = CHANCE_SEAT
+    visits: int = 0
+    value: float = 0.0
+    available: int = 0
+    score: float = 0.0
+    children: dict[Hashable, Node] = field(default_factory=dict)
+
+    def ucb(self, exploration: float) -> float:
+        return self.score + exploration * math.sqrt(math.log(max(self.available, 1)) / self.visits)
+
+    def rescore(self) -> None:
+        """The node's worth to its mover: the best of its children where the same seat moves on
+        (it will pick that one: a turn of several steps is planned as one), else its mean."""
+        own = [c.score for c in self.children.values() if c.mover == self.mover and c.visits]
+        self.score = max(own) if own else self.value / self.visits
+
+
+def outcome_rewards(outcome: Outcome, seats: int) -> list[float]:
+    """Reward in [0, 1] per seat of a finished game: the co-operative result, else the place."""
+    if outcome.cooperative_win is not None:
+        return [1.0 if outcome.cooperative_win else 0.0] * seats
+    if seats == 1:
+        return [1.0 if outcome.ranking[0] == 1 else 0.0]
+    return [(seats - place) / (seats - 1) for place in outcome.ranking]
+
+
+class Search:
+    """One seat's search over one game; `choose` is its whole interface."""
+
+    def __init__(self, game: GameDeclaration[Any, Any, Any], seats: int, rng: random.Random, budget: Budget) -> None:
+        if game.determinize is None:
+            raise ValueError(f"{game.name} declares no determinize: it has no search bot")
+        self.game = game
+        self.seats = seats
+        self.engine: HostedEngine[Any, Any, Any] = game.engine
+        self.rng = rng
+        self.budget = budget
+        self.iterations = 0  # of the last decision, for tests and reports
+        # Legal actions by the mover's view: they depend on nothing else (the determinize property
+        # tests check it), and a view is far cheaper than an engine's legal_actions.
+        self._legal: dict[tuple[int, Hashable], Sequence[Any]] = {}
+
+    def choose(self, view: object, seat: int, legal: Sequence[Any]) -> Any:
+        """The action of `legal` that the search favours for `seat` seeing `view`."""
+        if len(legal) == 1:
+            self.iterations = 0
+            return legal[0]
+        root = Node(mover=seat)
+        self._legal.clear()
+        deadline = None if self.budget.millis is None else time.perf_counter() + self.budget.millis / 1000
+        done = 0
+        while done < self.budget.iterations and (deadline is None or time.perf_counter() < deadline):
+            self._iterate(root, view, seat, legal)
+            done += 1
+        self.iterations = done
+        ranked = [(root.children[a].score, root.children[a].visits) if a in root.children else (-1.0, 0) for a in legal]
+        return legal[ranked.index(max(ranked))]
+
+    def _iterate(self, root: Node, view: object, seat: int, legal: Sequence[Any]) -> None:
+        assert self.game.determinize is not None
+        det = self.game.determinize(view, seat, self.rng)
+        piles = {name: list(cards) for name, cards in det.piles.items()}
+        chance = LocalChance(self.rng.getrandbits(256).to_bytes(32, "big"), 0, piles)
+        state, node, path, depth, rollout = det.state, root, [root], 0, 0
+        expanding = True
+        while depth < self.budget.depth:
+            turn = self.engine.to_move(state)
+            if turn.chance is not None:
+                state = self._apply(state, CHANCE_SEAT, chance.resolve(turn.chance))
+                depth += 1
+                continue
+            if not turn.seats:
+                break
+            mover = seat if seat in turn.seats else turn.seats[0]
+            actions = legal if depth == 0 else self._legal_actions(state, mover)
+            if expanding:
+                action, node, expanding = self._descend(node, mover, actions)
+                path.append(node)
+            else:
+                rollout += 1
+                if rollout > self.budget.rollout:
+                    break
+                action = actions[self.rng.randrange(len(actions))]
+            state = self._apply(state, mover, action)
+            depth += 1
+        rewards = self._rewards(state)
+        for visited in reversed(path):
+            visited.visits += 1
+            visited.value += rewards[visited.mover]
+            visited.rescore()
+
+    def _descend(self, node: Node, mover: int, actions: Sequence[Any]) -> tuple[Any, Node, bool]:
+        """The edge to follow: an untried action (then the tree stops growing), else the best by UCB."""
+        for action in actions:
+            child = node.children.get(action)
+            if child is not None:
+                child.available += 1
+        untried = [a for a in actions if a not in node.children]
+        if untried:
+            action = untried[self.rng.randrange(len(untried))]
+            child = node.children[action] = Node(mover=mover, available=1)
+            return action, child, False
+        action = max(actions, key=lambda a: node.children[a].ucb(self.budget.exploration))
+        return action, node.children[action], True
+
+    def _legal_actions(self, state: Any, seat: int) -> Sequence[Any]:
+        key = (seat, self.engine.view(state, seat))
+        try:
+            found = self._legal.get(key)
+        except TypeError:  # a view that does not hash: ask the engine every time
+            return self.engine.legal_actions(state, seat)
+        if found is None:
+            found = self._legal[key] = self.engine.legal_actions(state, seat)
+        return found
+
+    def _apply(self, state: Any, seat: int, move: Any) -> Any:
+        for event in self.engine.decide(state, seat, move):
+            state = self.engine.evolve(state, event)
+        return state
+
+    def _rewards(self, state: Any) -> list[float]:
+        outcome = self.engine.result(state)
+        seats = self.seats
+        if outcome is not None:
+            return outcome_rewards(outcome, seats)
+        if self.game.evaluate is None:
+            return [0.5] * seats
+        return [self.game.evaluate(state, s) for s in range(seats)]
+
+
+__all__ = ["DEFAULT_BUDGET", "Budget", "Node", "Search", "outcome_rewards"]
