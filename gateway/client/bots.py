@@ -1,8 +1,11 @@
-"""Random bots that play one whole match through the gateway.
+"""Bots that play one whole match through the gateway.
 
 One spectator watch stream tells the bots when the match moved; each seat
-asked to act picks a uniformly random legal action. The command id is derived
-from (seat, version), so two submits for the same decision collapse into one.
+asked to act picks a legal action: uniformly at random (`random`, the default),
+or by the information-set search of services/bots (`search`), which decides
+from exactly what the seat's client receives: its view and its legal actions,
+decoded by the game's codec (docs/bots.md). The command id is derived from
+(seat, version), so two submits for the same decision collapse into one.
 """
 
 from __future__ import annotations
@@ -14,10 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import grpc
+from google.protobuf import any_pb2
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from gateway.client.api import Gateway, Seat, WatchCall
+from services.bots import wire
+from services.bots.policies import Policy, make_policy
+from services.bots.search import Budget
+from services.games import registry
 
 # Refusals a bot may meet when its view of the match is a step behind.
 RACE_CODES = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED)
@@ -35,6 +43,8 @@ class BotResult:
     summary: mpb.MatchSummary
     latencies: list[float]
     seats: list[Seat]
+    # One policy per seat, for bots that read their view; none: random choices from the drive's rng.
+    policies: dict[int, Policy] | None = None
 
 
 async def play_match(
@@ -46,10 +56,17 @@ async def play_match(
     max_actions: int = 100_000,
     stop_at: float | None = None,
     stop_after: int | None = None,
+    bot: str = "random",
+    budget: Budget | None = None,
 ) -> BotResult:
-    """Create, fill, start and play one match to its end (or until a stop condition)."""
+    """Create, fill, start and play one match to its end (or until a stop condition).
+
+    `bot` is the policy of every seat (services/bots/policies.py); `budget` bounds a search bot's decisions."""
     seats = await open_match(gateway, game, players, seed, config)
     result = BotResult(seats[0].match_id, game, 0, 0.0, mpb.MatchSummary(), [], seats)
+    if bot != "random":
+        declared = registry.declaration(game)
+        result.policies = {s.seat: make_policy(bot, declared, players, f"{seed}:{s.seat}", budget) for s in seats}
     await drive(gateway, result, random.Random(seed), max_actions, stop_at, stop_after)
     return result
 
@@ -88,7 +105,7 @@ async def drive(
             if result.actions >= max_actions:
                 raise RuntimeError(f"match {result.match_id} did not end within {max_actions} actions")
             moved = await asyncio.gather(
-                *(_act(gateway, by_seat[seat], summary.version, rng, result.latencies) for seat in summary.to_move)
+                *(_act(gateway, by_seat[seat], summary.version, rng, result) for seat in summary.to_move)
             )
             result.actions += sum(moved)
             summary = result.summary = await _next_summary(gateway, watch, summary)
@@ -154,16 +171,30 @@ async def _next_summary(gateway: Gateway, watch: _Updates, current: mpb.MatchSum
             return update.match
 
 
-async def _act(gateway: Gateway, seat: Seat, version: int, rng: random.Random, latencies: list[float]) -> int:
-    """Submit one random legal action for `seat`; 1 if it was applied.
+async def _choose(gateway: Gateway, seat: Seat, result: BotResult, rng: random.Random) -> any_pb2.Any | None:
+    """The action `seat`'s bot takes now, from what its client receives; None if it has none."""
+    legal = await gateway.legal_actions(seat)
+    if not legal.actions:
+        return None
+    policy = None if result.policies is None else result.policies.get(seat.seat)
+    if policy is None:
+        return legal.actions[rng.randrange(len(legal.actions))]
+    seen = await gateway.view(seat.match_id, seat)
+    codec = registry.game(result.game).codec
+    # The search is CPU work: off the event loop, so the watch stream and other seats stay served.
+    return await asyncio.to_thread(wire.choose, policy, codec, seat.seat, seen.view, list(legal.actions))
+
+
+async def _act(gateway: Gateway, seat: Seat, version: int, rng: random.Random, result: BotResult) -> int:
+    """Submit one legal action for `seat`, as its policy picks it; 1 if it was applied.
 
     Told to slow down (RESOURCE_EXHAUSTED), the bot waits and sends the same
     command again, as a well-behaved client does.
     """
-    legal = await gateway.legal_actions(seat)
-    if not legal.actions:
+    action = await _choose(gateway, seat, result, rng)
+    if action is None:
         return 0
-    action = legal.actions[rng.randrange(len(legal.actions))]
+    latencies = result.latencies
     for attempt in range(BACKOFF_ATTEMPTS):
         started = time.perf_counter()
         try:

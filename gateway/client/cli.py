@@ -21,6 +21,8 @@ from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
 
 from gateway.client import bots
 from gateway.client.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
+from services.bots.policies import KINDS, parse_budget
+from services.bots.search import DEFAULT_BUDGET
 from services.common.private_files import write_private
 from services.dice.verify import verify as verify_log
 from services.games import registry
@@ -273,6 +275,20 @@ def log(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEW
     _run(gateway, work)
 
 
+# Why a match ended, from its outcome's detail["reason"]; any other reason is printed as it is.
+END_REASONS = {
+    "el_dorado": "reached El Dorado",
+    "max_rounds": "round cap",
+    "end_threshold": "the animal markers reached the end threshold",
+    "cards_ran_out": "the cards ran out",
+}
+
+
+def _end_reason(detail: dict[str, str]) -> str:
+    reason = detail.get("reason", "")
+    return END_REASONS.get(reason, reason.replace("_", " ")) or "(no reason given)"
+
+
 @app.command("bots")
 def bots_command(
     game: Annotated[str, typer.Option("--game")],
@@ -280,15 +296,25 @@ def bots_command(
     seed: Annotated[int | None, typer.Option("--seed")] = None,
     course: Annotated[str, typer.Option("--course", help="El Dorado course")] = "",
     option: Options = None,
+    bot: Annotated[str, typer.Option("--bot", help="random, or search (from each seat's view only)")] = "random",
+    budget: Annotated[
+        str, typer.Option("--budget", help="search budget per decision: iterations (default 40) or time (200ms)")
+    ] = str(DEFAULT_BUDGET.iterations),
     as_json: JsonOpt = False,
     gateway: GatewayOpt = DEFAULT_GATEWAY,
 ) -> None:
-    """Play a complete match with random bots; exit 0 once it has ended."""
+    """Play a complete match with bots in every seat; exit 0 once it has ended."""
     config = _options(option)
     if course:
         config["course"] = course
+    if bot not in KINDS:
+        raise typer.BadParameter(f"--bot is one of {', '.join(KINDS)}")
+    try:
+        limit = parse_budget(budget, DEFAULT_BUDGET)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from error
     seed = random.randrange(2**31) if seed is None else seed
-    result = _run(gateway, lambda g: bots.play_match(g, game, players, seed, config))
+    result = _run(gateway, lambda g: bots.play_match(g, game, players, seed, config, bot=bot, budget=limit))
     outcome = result.summary.outcome
     ended: dict[str, object] = {
         "ranking": list(outcome.ranking), "scores": list(outcome.scores), "detail": dict(outcome.detail)
@@ -300,6 +326,7 @@ def bots_command(
         _print(report)
     else:
         console.print(f"match {result.match_id} ({game}) ended after {result.actions} actions")
+        console.print(f"ended: {_end_reason(dict(outcome.detail))}")
         console.print(f"ranking {list(outcome.ranking)} scores {list(outcome.scores)}")
 
 

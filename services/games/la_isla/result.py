@@ -5,7 +5,7 @@ from __future__ import annotations
 from services.games.common.engine import Outcome
 from services.games.la_isla.content import ANIMALS
 from services.games.la_isla.events import FinalScore
-from services.games.la_isla.rules import SET_POINTS, area, tile_worth
+from services.games.la_isla.rules import END_THRESHOLD, SET_POINTS, area, area_sum, tile_worth
 from services.games.la_isla.state import Phase, Player, State
 
 
@@ -35,4 +35,6 @@ def result(state: State) -> Outcome | None:
         return None
     keys = [(p.score, sum(p.resources)) for p in state.players]
     detail = {f"seat{s}.resources_left": str(k[1]) for s, k in enumerate(keys)}
+    # Why it ended (Fin del juego): the markers' areas reached the threshold, or the cards ran out.
+    detail["reason"] = "end_threshold" if area_sum(state.markers) >= END_THRESHOLD[state.seats] else "cards_ran_out"
     return Outcome(ranking(keys), tuple(k[0] for k in keys), detail)

@@ -136,6 +136,8 @@ def test_when_no_card_is_left_to_draw_the_game_ends():
     with_cards = replace(set_up(2), pile_size=1, discard=())
     after, events = apply(ENGINE, with_cards, CHANCE_SEAT, CardsDrawn("draw:1", (DODO_CARD,)))
     assert isinstance(events[-1], GameEnded) and after.phase is Phase.OVER
+    outcome = ENGINE.result(after)
+    assert outcome is not None and outcome.detail["reason"] == "cards_ran_out"
 
 
 def test_simultaneous_moves_of_one_marker_apply_clockwise_from_the_start_player():

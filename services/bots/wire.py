@@ -1,0 +1,42 @@
+"""Bots over the wire: decode what a seat's client receives, let a policy choose, answer with
+the chosen action exactly as it was offered (the gateway client and the matchmaker share this).
+
+No grpc here: only the game's codec and protobuf's Any.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from google.protobuf import any_pb2
+
+from services.bots.policies import Policy
+from services.games.common.gamecodec import GameCodec
+
+
+def decode_view(codec: GameCodec[Any, Any, Any, Any], packed: any_pb2.Any) -> Any:
+    """The game's View dataclass from the view message a seat receives."""
+    message = codec.view_message()
+    if not packed.Unpack(message):
+        raise ValueError(f"not a {codec.game} view: {packed.type_url}")
+    return codec.decode_view(message)
+
+
+def decode_action(codec: GameCodec[Any, Any, Any, Any], packed: any_pb2.Any) -> Any:
+    message = codec.action_message()
+    if not packed.Unpack(message):
+        raise ValueError(f"not a {codec.game} action: {packed.type_url}")
+    return codec.decode_action(message)
+
+
+def choose(
+    policy: Policy, codec: GameCodec[Any, Any, Any, Any], seat: int, view: any_pb2.Any, legal: Sequence[any_pb2.Any]
+) -> any_pb2.Any:
+    """The offered action `policy` picks for `seat` from its view and legal actions."""
+    actions = [decode_action(codec, a) for a in legal]
+    picked = policy.choose(decode_view(codec, view), seat, actions)
+    return legal[actions.index(picked)]
+
+
+__all__ = ["choose", "decode_action", "decode_view"]
