@@ -42,7 +42,10 @@ POLICY: Mapping[str, frozenset[str]] = {
         "CreateMatch", "JoinMatch", "LeaveMatch", "StartMatch", "GetMatch", "ListLegalActions", "SubmitAction",
     ),
     # A whole position holds every seat's secrets: only the gateway, which shows each viewer its part.
-    **_methods(MATCH, {"gateway"}, "ListMatches", "GetView", "GetPosition"),
+    **_methods(MATCH, {"gateway"}, "ListMatches", "GetPosition"),
+    # Views: the gateway shows each viewer its own; the matchmaker's search bots read a bot seat's
+    # own view only (the match service refuses it any other: services/match/servicer.py).
+    **_methods(MATCH, {"gateway", "matchmaker"}, "GetView"),
     **_methods(MATCHMAKER, {"gateway"}, "FindMatch", "WatchTicket", "CancelTicket", "GetRating", "ListLeaderboard"),
 }
 

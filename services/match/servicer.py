@@ -13,6 +13,7 @@ from services.common.errors import PermissionDenied
 from services.match.app import MatchApp
 from services.match.lifecycle import Holder
 from services.match.records import holder_of, summary
+from services.matchmaker.ratings import is_bot
 
 GATEWAY = "gateway"  # the platform identity (certificate name) of the gateway
 
@@ -74,8 +75,10 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         matches = await self._app.list_matches(request.game, request.status, request.limit)
         return pb.ListMatchesResponse(matches=[summary(m) for m in matches])
 
-    async def GetView(self, request: pb.GetViewRequest, context: object) -> pb.GetViewResponse:
+    async def GetView(self, request: pb.GetViewRequest, context: tls.Authenticated | None) -> pb.GetViewResponse:
         viewer = request.viewer if request.HasField("viewer") else None
+        if context is None or tls.caller(context) != GATEWAY:
+            await self._require_bot_seat(request, viewer)
         if request.HasField("at_version"):
             match, view = await self._app.view_at(request.match_id, request.at_version, viewer, _holder(request))
         else:
@@ -84,6 +87,15 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         if view is not None:
             response.view.CopyFrom(view)
         return response
+
+    async def _require_bot_seat(self, request: pb.GetViewRequest, viewer: int | None) -> None:
+        """Anyone but the gateway (the matchmaker, playing backfill bots) reads one thing only:
+        the current view of a seat a bot holds, exactly what that seat's own client would see."""
+        if viewer is None or request.HasField("at_version"):
+            raise PermissionDenied("only a bot seat's own view", "view.bot_seat_only")
+        players = (await self._app.current(request.match_id)).players
+        if not 0 <= viewer < len(players) or not is_bot(players[viewer]):
+            raise PermissionDenied("only a bot seat's own view", "view.bot_seat_only")
 
     async def ListLegalActions(
         self, request: pb.ListLegalActionsRequest, context: object

@@ -6,6 +6,7 @@ import socket
 from collections.abc import Mapping
 
 from services.bootstrap import dial
+from services.bots.policies import parse_budget
 from services.common import config, keys, redis_client, runtime
 from services.common.adapters import MatchClient
 from services.common.grpc_server import serve
@@ -31,7 +32,9 @@ async def main() -> None:
     store = TicketStore(client)
     ratings = RatingsProjection(client, events)
     app = MatchmakerApp(store, ratings, tuning, replica)
-    former, bots = Former(match, store, events), BotPlayer(match, events, tuning.bot_idle)
+    former, bots = Former(match, store, events), BotPlayer(
+        match, events, tuning.bot_idle, tuning.bot_level, parse_budget(tuning.bot_budget)
+    )
 
     async def form(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
         await former.form(Job.from_fields(fields))

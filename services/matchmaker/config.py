@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from services.bots.policies import KINDS
 from services.common.config import Settings
 
 
@@ -33,6 +34,10 @@ class MatchmakerConfig:
     batch: int = 500
     # Formation jobs one replica works on at once.
     concurrency: int = 32
+    # Backfill bots' level: random legal actions, or the information-set search (docs/bots.md) ...
+    bot_level: str = "random"
+    # ... with this budget per decision: iterations, or milliseconds with "ms".
+    bot_budget: str = "40"
     # Seconds between grouping passes when nothing new arrives (widening and backfill need time).
     tick: float = 0.25
     # Seconds a pass waits after the first new ticket for others arriving with it (batching).
@@ -59,4 +64,12 @@ def load(settings: Settings, env: Mapping[str, str] | None = None) -> Matchmaker
         concurrency=int(num("CONCURRENCY", d.concurrency)),
         tick=num("TICK", d.tick),
         batch_window=num("BATCH_WINDOW", d.batch_window),
+        bot_level=_level(env.get("TABLETOP_MM_BOT_LEVEL", d.bot_level)),
+        bot_budget=env.get("TABLETOP_MM_BOT_BUDGET", d.bot_budget),
     )
+
+
+def _level(value: str) -> str:
+    if value not in KINDS:
+        raise ValueError(f"TABLETOP_MM_BOT_LEVEL must be one of {', '.join(KINDS)}, not {value!r}")
+    return value
