@@ -14,7 +14,7 @@ WEB_NODE := web/node_modules/.installed
 CHROMIUM ?= /usr/bin/chromium
 
 .DEFAULT_GOAL := help
-.PHONY: help setup proto run test test-fast soak lint bench golden clean web-deps web-node web-fixtures web-shots
+.PHONY: help setup proto run test test-fast soak lint bots-eval bench golden clean web-deps web-node web-fixtures web-shots
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -55,6 +55,9 @@ lint: $(GEN) ## ruff, mypy strict, proto style check
 	$(PY) -m ruff check services gateway tests tools deploy bench web/tools
 	$(PY) -m mypy services gateway
 	$(PY) tools/proto_lint.py
+
+bots-eval: $(GEN) ## search bots against random bots in process, every game: win rates with 95% Wilson intervals (BOTS_EVAL_GAMES, BOTS_EVAL_BUDGET)
+	$(PY) -m services.bots.eval
 
 bench: $(GEN) ## CPU ms/action, actions/s, p50/p99 in both shapes, replay, boardgame.io beside them; ratios to an in-run baseline (BENCH_QUICK=1: smaller)
 	$(PY) -m bench
