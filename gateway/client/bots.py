@@ -62,11 +62,13 @@ async def play_match(
     """Create, fill, start and play one match to its end (or until a stop condition).
 
     `bot` is the policy of every seat (services/bots/policies.py); `budget` bounds a search bot's decisions."""
-    seats = await open_match(gateway, game, players, seed, config)
-    result = BotResult(seats[0].match_id, game, 0, 0.0, mpb.MatchSummary(), [], seats)
+    # Policies first: a game without a search bot is refused before any match is made.
+    policies = None
     if bot != "random":
         declared = registry.declaration(game)
-        result.policies = {s.seat: make_policy(bot, declared, players, f"{seed}:{s.seat}", budget) for s in seats}
+        policies = {seat: make_policy(bot, declared, players, f"{seed}:{seat}", budget) for seat in range(players)}
+    seats = await open_match(gateway, game, players, seed, config)
+    result = BotResult(seats[0].match_id, game, 0, 0.0, mpb.MatchSummary(), [], seats, policies)
     await drive(gateway, result, random.Random(seed), max_actions, stop_at, stop_after)
     return result
 

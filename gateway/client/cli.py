@@ -289,6 +289,13 @@ def _end_reason(detail: dict[str, str]) -> str:
     return END_REASONS.get(reason, reason.replace("_", " ")) or "(no reason given)"
 
 
+def _has_search_bot(game: str) -> bool:
+    try:
+        return registry.declaration(game).determinize is not None
+    except registry.UnknownGame:
+        return False
+
+
 @app.command("bots")
 def bots_command(
     game: Annotated[str, typer.Option("--game")],
@@ -314,6 +321,8 @@ def bots_command(
     except ValueError as error:
         raise typer.BadParameter(str(error)) from error
     seed = random.randrange(2**31) if seed is None else seed
+    if bot == "search" and not _has_search_bot(game):
+        raise typer.BadParameter(f"{game} has no search bot here (docs/bots.md)")
     result = _run(gateway, lambda g: bots.play_match(g, game, players, seed, config, bot=bot, budget=limit))
     outcome = result.summary.outcome
     ended: dict[str, object] = {

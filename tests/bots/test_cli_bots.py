@@ -42,3 +42,9 @@ def test_an_unknown_bot_is_refused(stack: Stack) -> None:
     with pytest.raises(subprocess.CalledProcessError) as failed:
         _bots(stack, "--bot", "genius")
     assert "--bot" in failed.value.stderr
+
+
+def test_a_game_without_a_search_bot_is_refused_before_any_match_is_made(stack: Stack) -> None:
+    with pytest.raises(subprocess.CalledProcessError) as failed:
+        _bots(stack, "--bot", "search", "--game", "discover")
+    assert "no search bot" in failed.value.stderr
