@@ -76,6 +76,8 @@ class Proc:
     process: subprocess.Popen[bytes] | None = None
     port: int = 0
     metrics_port: int = -1
+    # The plaintext health-only port (TABLETOP_HEALTH_PORT); -1 where the process has none.
+    health_port: int = -1
     log_path: pathlib.Path | None = None
 
 
@@ -242,7 +244,8 @@ class Stack:
             port = FIXED_PORTS.get(name, 0) if self.fixed_ports else 0
         # Metrics next to each service: port + 1000 with fixed ports, any free port otherwise.
         metrics = port + 1000 if self.fixed_ports and port else 0
-        proc = Proc(name, module, {**env, "TABLETOP_PORT": str(port), "TABLETOP_METRICS_PORT": str(metrics)})
+        proc = Proc(name, module, {**env, "TABLETOP_PORT": str(port), "TABLETOP_METRICS_PORT": str(metrics),
+                                   "TABLETOP_HEALTH_PORT": "0"})
         self.procs[name] = proc
         self._spawn(proc)
         return proc
@@ -303,8 +306,9 @@ class Stack:
             if proc.process.poll() is not None:
                 raise RuntimeError(f"{proc.name} exited early; see {proc.log_path}:\n{self.tail(proc.name)}")
             text = ready.read_text().split() if ready.exists() else []
-            if len(text) == 2:
+            if len(text) >= 2:  # "<port> <metrics port> [<health port>]" (the edge has no gRPC health)
                 port, proc.metrics_port = int(text[0]), int(text[1])
+                proc.health_port = int(text[2]) if len(text) > 2 else -1
                 if self._healthy(proc, port, deadline - time.monotonic()):
                     return port
             time.sleep(0.05)  # waiting for a child to write its ready file; nothing to block on

@@ -29,6 +29,22 @@ def test_every_process_answers_health_checks(stack: Stack) -> None:
             assert reply.status == health_pb2.HealthCheckResponse.SERVING, name
 
 
+def test_every_grpc_process_answers_probes_on_a_plaintext_health_only_port(stack: Stack) -> None:
+    # An orchestrator's gRPC probe carries no client certificate: each process serves
+    # health, and health alone, in plaintext on TABLETOP_HEALTH_PORT.
+    from tabletop.match.v1 import match_service_pb2 as mpb
+    from tabletop.match.v1 import match_service_pb2_grpc as mgrpc
+
+    for name, proc in ((n, p) for n, p in stack.procs.items() if n != "edge"):
+        assert proc.health_port > 0, name
+        with grpc.insecure_channel(f"127.0.0.1:{proc.health_port}") as channel:
+            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING, name
+            with pytest.raises(grpc.RpcError) as refused:
+                mgrpc.MatchServiceStub(channel).GetMatch(mpb.GetMatchRequest(match_id="m"), timeout=5)
+            assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED, name
+
+
 def test_reflection_lists_the_gateway_service(stack: Stack) -> None:
     with grpc.insecure_channel(stack.gateway_addr) as channel:
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
