@@ -33,6 +33,10 @@ from services.common.gate import Gate, draining_error
 log = tlog.get("grpc")
 _CONTEXT_FIELDS = ("match_id", "seat", "command_id", "ticket_id")
 STOP_FLUSH_SECONDS = 1.0
+# A health service name that says only "this process runs": SERVING from start to drain,
+# whatever Redis does, for liveness probes (a lost Redis must take pods out of rotation,
+# which the overall status does, not restart them all).
+LIVENESS_SERVICE = "tabletop.liveness"
 T = TypeVar("T")
 
 
@@ -345,6 +349,7 @@ async def serve(
     probe = redis_health.Probe(redis) if redis is not None else None
     up = probe is None or await redis_health.answers(probe)
     await report(up)
+    await health_servicer.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
     watcher = asyncio.create_task(redis_health.watch(probe, report, up)) if probe is not None else None
     metrics_port = metrics.expose(settings.metrics_port)
     log.info("serving", port=port, metrics_port=metrics_port, health_port=health_port, services=names,
