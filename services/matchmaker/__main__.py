@@ -31,7 +31,7 @@ async def main() -> None:
     store = TicketStore(client)
     ratings = RatingsProjection(client, events)
     app = MatchmakerApp(store, ratings, tuning, replica)
-    former, bots = Former(match, store, events), BotPlayer(match, events, tuning.bot_idle)
+    former, bots = Former(match, store), BotPlayer(match, events, tuning.bot_idle)
 
     async def form(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
         await former.form(Job.from_fields(fields))
