@@ -47,6 +47,7 @@ async def main() -> None:
         "ratings": WorkQueue(client, keys.FINISHED_STREAM, "ratings", replica, app.run_ratings, idle, 1),
     }
     loops = [forever("grouping", app.run_grouping), forever("notifier", app.run_notifier),
+             forever("heartbeats", app.run_heartbeats),
              *(forever(name, queue.run) for name, queue in queues.items())]
     tasks = [asyncio.create_task(loop) for loop in loops]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
 
@@ -181,3 +182,67 @@ async def test_a_consumer_whose_entry_was_taken_over_stops_and_does_not_take_it_
         assert [h["consumer"] for h in held] == [b"other"]  # and the heartbeat did not claim it back
     finally:
         task.cancel()
+
+
+async def test_a_ticket_nobody_watches_for_the_grace_period_is_abandoned_and_never_placed(
+    client: aioredis.Redis,
+) -> None:
+    store = TicketStore(client)
+    a, b, c = await _queue(store, "g8", 2, 3)
+    pool = mm.pool_name("g8", {})
+    await asyncio.sleep(0.01)
+    cutoff = time.time()
+    await asyncio.sleep(0.01)
+    await store.heard([a.ticket_id, b.ticket_id])  # their watchers are there; c's is not
+    assert await store.abandon(cutoff, 10) == [c.ticket_id]
+    assert [(await store.get(t.ticket_id)).state for t in (a, b, c)] == \
+        ["waiting", "waiting", "abandoned"]  # type: ignore[union-attr]
+    assert {t.ticket_id for t in await store.waiting(pool, 10)} == {a.ticket_id, b.ticket_id}
+    assert not await store.claim(pool, "m8", Group((b, c)))  # an abandoned ticket is never placed
+    assert await store.cancel(c.ticket_id) == -1
+    assert await store.abandon(time.time() - 60, 10) == []  # heard of since: nothing to do
+    kinds = [f[b"k"] for _, f in await client.xrange(mm.EVENTS)]
+    assert kinds.count(b"abandoned") == 1
+
+
+async def test_tickets_that_left_the_pool_are_no_longer_followed_for_their_watchers(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    a, b, c = await _queue(store, "g9", 2, 3)
+    pool = mm.pool_name("g9", {})
+    assert await store.claim(pool, "m9", Group((a, b)))
+    assert await store.cancel(c.ticket_id) == 1
+    assert await client.zcard(mm.HEARD) == 0
+    # A formation that fails hands them back with a fresh grace period.
+    job = Job.from_fields((await client.xrange(mm.JOBS))[-1][1])
+    epoch = await store.own(job)
+    assert await store.give_back(job, epoch) == 2
+    assert await client.zcard(mm.HEARD) == 2
+    assert await store.abandon(time.time() - 5, 10) == []
+
+
+async def test_a_player_has_one_ticket_per_game_while_it_may_be_placed(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    first, how = await store.enqueue("t1", "ana", "g10", {}, (2, 2), 25.0)
+    assert how == "new"
+    # Another request for the same game answers the first ticket, untouched.
+    assert await store.enqueue("t2", "ana", "g10", {"deck": "full"}, (3, 4), 25.0) == ("t1", "live")
+    assert await store.get("t2") is None
+    assert (await store.enqueue("t3", "ana", "g11", {}, (2, 2), 25.0))[1] == "new"  # another game
+    assert (await store.enqueue("t4", "ben", "g10", {}, (2, 2), 25.0))[1] == "new"  # another player
+    pool = mm.pool_name("g10", {})
+    tickets = {t.ticket_id: t for t in await store.waiting(pool, 10)}
+    assert await store.claim(pool, "m10", Group((tickets["t1"], tickets["t4"])))
+    assert await store.enqueue("t5", "ana", "g10", {}, (2, 2), 25.0) == ("t1", "live")  # being placed
+    job = Job.from_fields((await client.xrange(mm.JOBS))[-1][1])
+    assert await store.assign(job, await store.own(job)) == 1
+    assert await store.enqueue("t6", "ana", "g10", {}, (2, 2), 25.0) == ("t6", "new")  # placed: queue again
+    assert await store.cancel("t6") == 1
+    assert await store.enqueue("t7", "ana", "g10", {}, (2, 2), 25.0) == ("t7", "new")
+
+
+async def test_two_find_matches_at_once_give_a_player_one_ticket(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    found = await asyncio.gather(*(store.enqueue(f"r{i}", "cara", "g12", {}, (2, 2), 25.0) for i in range(8)))
+    assert len({ticket for ticket, _ in found}) == 1
+    assert sorted(how for _, how in found) == ["live"] * 7 + ["new"]
+    assert len(await store.waiting(mm.pool_name("g12", {}), 10)) == 1
