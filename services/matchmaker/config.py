@@ -33,6 +33,9 @@ class MatchmakerConfig:
     bot_idle: float = 600.0
     # A formation or bot job idle this long (ms) in a dead replica's hands is claimed back.
     claim_idle_ms: int = 3000
+    # Failures of a formation or bot job (not counting "unavailable") after which it moves to the
+    # dead-letter stream (<stream>:dead) and a formation's tickets fail (0: retry forever).
+    max_failures: int = 5
     # Oldest tickets of one pool considered per grouping pass.
     batch: int = 500
     # Formation jobs one replica works on at once.
@@ -60,6 +63,7 @@ def load(settings: Settings, env: Mapping[str, str] | None = None) -> Matchmaker
         watch_grace=num("WATCH_GRACE", d.watch_grace),
         bot_idle=num("BOT_IDLE", d.bot_idle),
         claim_idle_ms=int(num("CLAIM_IDLE_MS", d.claim_idle_ms)),
+        max_failures=int(num("MAX_FAILURES", d.max_failures)),
         batch=int(num("BATCH", d.batch)),
         concurrency=int(num("CONCURRENCY", d.concurrency)),
         tick=num("TICK", d.tick),

@@ -84,6 +84,18 @@ class Former:
                 return unwound
         return await self._assign(job, epoch, started)
 
+    async def give_up(self, job: Job, error: str) -> str:
+        """The job failed too often to try again: end its tickets as failed with `error` (a clear
+        status for their watchers), unless its match exists after all, then assign them.
+        Raises what the unwinding raises (Unavailable, Aborted): the job then stays pending."""
+        epoch = await self._store.own(job)
+        message = f"no match could be made for this ticket (the formation failed repeatedly: {error[:200]})"
+        unwound = await self._unwind(job, epoch, "failed", message)
+        if unwound:
+            log.error("formation_given_up", match_id=job.match_id, error=error[:200])
+            return unwound
+        return await self._assign(job, epoch, asyncio.get_running_loop().time())
+
     async def _assign(self, job: Job, epoch: int, started: float) -> str:
         outcome = await self._store.assign(job, epoch)
         FORM_SECONDS.observe(asyncio.get_running_loop().time() - started)

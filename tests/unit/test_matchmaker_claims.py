@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
 import pytest
 import redis.asyncio as aioredis
 
-from services.common.errors import Aborted
+from services.common.errors import Aborted, Unavailable
 from services.matchmaker import store as mm
-from services.matchmaker.claims import WorkQueue
+from services.matchmaker.claims import DEAD_LETTERS, WorkQueue, dead_letters
 from services.matchmaker.pool import Group, Ticket
 from services.matchmaker.store import Job, TicketStore
 
@@ -246,3 +247,85 @@ async def test_two_find_matches_at_once_give_a_player_one_ticket(client: aioredi
     assert len({ticket for ticket, _ in found}) == 1
     assert sorted(how for _, how in found) == ["live"] * 7 + ["new"]
     assert len(await store.waiting(mm.pool_name("g12", {}), 10)) == 1
+
+
+async def _run_until(queue: WorkQueue, done: Callable[[], Awaitable[bool]], seconds: float = 20) -> None:
+    task = asyncio.create_task(queue.run())
+    try:
+        async with asyncio.timeout(seconds):
+            while not await done():
+                await asyncio.sleep(0.05)  # polling the stream the queue works on, from outside
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def test_an_entry_that_keeps_failing_moves_to_the_dead_letter_stream_once(client: aioredis.Redis) -> None:
+    stream = f"test:{{mm}}:{uuid.uuid4().hex}"
+    tries: list[str] = []
+    buried: list[tuple[str, str]] = []
+
+    async def broken(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+        tries.append(entry_id)
+        raise ValueError("no such table")
+
+    async def settle(entry_id: str, fields: Mapping[bytes, bytes], error: str) -> None:
+        buried.append((entry_id, error))
+
+    before = DEAD_LETTERS.labels(stream)._value.get()
+    queue = WorkQueue(client, stream, "g", "c1", broken, idle_ms=150, max_failures=3, on_dead=settle)
+    await queue.ensure_group()
+    entry = (await client.xadd(stream, {"job": "j1"})).decode()
+    await _run_until(queue, lambda: _exists(client, dead_letters(stream)))
+    assert len(tries) == 3 and set(tries) == {entry}
+    assert buried == [(entry, "ValueError: no such table")]
+    ((_, fields),) = await client.xrange(dead_letters(stream))
+    assert fields == {b"entry": entry.encode(), b"error": b"ValueError: no such table", b"failures": b"3",
+                      b"job": b"j1"}
+    assert (await client.xpending(stream, "g"))["pending"] == 0
+    assert DEAD_LETTERS.labels(stream)._value.get() == before + 1
+
+
+async def test_an_entry_whose_service_is_away_is_retried_not_buried(client: aioredis.Redis) -> None:
+    stream = f"test:{{mm}}:{uuid.uuid4().hex}"
+    tries: list[str] = []
+
+    async def away(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+        tries.append(entry_id)
+        if len(tries) < 6:
+            raise Unavailable("the match service is away")
+
+    queue = WorkQueue(client, stream, "g", "c1", away, idle_ms=150, max_failures=2)
+    await queue.ensure_group()
+    await client.xadd(stream, {"job": "j1"})
+
+    async def settled() -> bool:
+        return bool(len(tries) >= 6 and (await client.xpending(stream, "g"))["pending"] == 0)
+
+    await _run_until(queue, settled)
+    assert not await client.exists(dead_letters(stream))
+
+
+async def test_a_settling_hook_that_fails_keeps_the_entry_pending(client: aioredis.Redis) -> None:
+    stream = f"test:{{mm}}:{uuid.uuid4().hex}"
+    hooks: list[str] = []
+
+    async def broken(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+        raise ValueError("broken")
+
+    async def flaky(entry_id: str, fields: Mapping[bytes, bytes], error: str) -> None:
+        hooks.append(entry_id)
+        if len(hooks) == 1:
+            raise RuntimeError("could not settle the tickets yet")
+
+    queue = WorkQueue(client, stream, "g", "c1", broken, idle_ms=150, max_failures=1, on_dead=flaky)
+    await queue.ensure_group()
+    await client.xadd(stream, {"job": "j1"})
+    await _run_until(queue, lambda: _exists(client, dead_letters(stream)))
+    assert len(hooks) == 2  # buried only once the hook had settled what the entry held
+    assert await client.xlen(dead_letters(stream)) == 1
+
+
+async def _exists(client: aioredis.Redis, key: str) -> bool:
+    return bool(await client.exists(key))

@@ -230,3 +230,22 @@ async def test_a_returned_job_cannot_be_formed_by_its_stale_copy(store: TicketSt
     again = Job.from_fields((await store._redis.xrange(mm.JOBS))[-1][1])
     assert await former(match, store).form(again) == "assigned"
     assert await _states(store, again) == {"assigned"}
+
+
+async def test_a_job_given_up_fails_its_tickets_with_a_clear_error(store: TicketStore) -> None:
+    match = FakeMatch()
+    job = await _claimed_job(store)
+    assert await former(match, store).give_up(job, "RuntimeError: the rules crashed") == "failed"
+    states = [await store.get(t) for t in job.tickets]
+    assert {s.state for s in states if s} == {"failed"}
+    assert all("formation failed repeatedly: RuntimeError: the rules crashed" in s.error for s in states if s)
+    assert match.matches[job.match_id].status == mpb.MATCH_STATUS_LOBBY  # sealed: no late copy can form it
+
+
+async def test_a_job_given_up_whose_match_was_formed_after_all_is_assigned(store: TicketStore) -> None:
+    match = FakeMatch()
+    job = await _claimed_job(store)
+    await match.FormMatch(mpb.FormMatchRequest(match_id=job.match_id, game=job.game, command_id=f"{job.match_id}:form",
+                                               players=[mpb.FormedPlayer(player_id=p) for p in job.players]))
+    assert await former(match, store).give_up(job, "TimeoutError: late") == "assigned"
+    assert await _states(store, job) == {"assigned"}
