@@ -102,8 +102,12 @@ class Stack:
     # only for the matchmakers, and neither takes write leases (two writers of one match).
     # None: as TABLETOP_MATCH_TRANSPORT in the environment or extra_env says.
     match_in_gateway: bool | None = None
+    # Without a redis_url: an embedded Redis Cluster of this many masters (kept in the
+    # data dir like the single server) instead of one server; 0: the single server.
+    cluster_nodes: int = 0
     procs: dict[str, Proc] = field(default_factory=dict)
     _redis: redis_server.RedisProcess | None = None
+    _cluster: redis_server.RedisCluster | None = None
     _pki_ready: bool = False
 
     @property
@@ -113,10 +117,18 @@ class Stack:
 
     @property
     def redis(self) -> redis_server.RedisProcess:
-        """The embedded server (fault tests kill and restart it); absent with an external REDIS_URL."""
+        """The embedded server (fault tests kill and restart it); absent with an external REDIS_URL.
+        On an embedded cluster: its first node."""
         if self._redis is None:
             raise RuntimeError("this stack uses an external REDIS_URL")
         return self._redis
+
+    @property
+    def redis_nodes(self) -> list[redis_server.RedisProcess]:
+        """Every embedded server: the one, or each node of the embedded cluster."""
+        if self._cluster is not None:
+            return list(self._cluster.nodes)
+        return [self._redis] if self._redis is not None else []
 
     @property
     def gateway_addr(self) -> str:
@@ -150,7 +162,13 @@ class Stack:
         # This stack's games: the built-in ones and its own extras, not every game an
         # earlier stack of this process registered (its processes would not know them).
         self.games = self.games or tuple(g for g in available() if g in GAMES or g in extra)
-        if not self.redis_url:
+        if not self.redis_url and self.cluster_nodes:
+            self._cluster = redis_server.start_cluster(self.cluster_nodes, data_dir=self.data_dir)
+            self._redis = self._cluster.nodes[0]
+            self.redis_url = self._redis.url
+            # Every process talks to it as a cluster (any node; the client learns the rest).
+            self.extra_env = {**self.extra_env, "REDIS_CLUSTER": "1"}
+        elif not self.redis_url:
             port = FIXED_PORTS["redis"] if self.fixed_ports else None
             self._redis = redis_server.start(data_dir=self.data_dir, port=port)
             self.redis_url = self._redis.url
@@ -355,9 +373,9 @@ class Stack:
                 except subprocess.TimeoutExpired:
                     proc.process.kill()
                     proc.process.wait()
-        if self._redis is not None:
-            self._redis.stop()
-            self._redis = None
+        for node in self.redis_nodes:
+            node.stop()
+        self._redis, self._cluster = None, None
         if self.data_dir in _TEMPORARY_DATA_DIRS:
             _TEMPORARY_DATA_DIRS.discard(self.data_dir)
             shutil.rmtree(self.data_dir, ignore_errors=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 from tabletop.match.v1 import match_service_pb2 as mpb
@@ -109,3 +110,26 @@ async def _play(gateway: Gateway, seats: list[Seat], count: int, tag: str) -> li
         legal = (await gateway.legal_actions(seat)).actions
         versions.append((await gateway.submit(seat, legal[0], command_id=f"{tag}-{i}")).version)
     return versions
+
+
+async def test_an_embedded_cluster_with_service_users_keeps_its_matches_across_restarts(tmp_path: Any) -> None:
+    """What `make run` does with TABLETOP_EMBEDDED_CLUSTER=3: every process as its own ACL user
+    on a three-master cluster kept in the data directory, brought back whole by the next start."""
+    env = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
+    first = Stack(cluster_nodes=3, data_dir=tmp_path, extra_env=env, games=("pig",), matchmakers=1)
+    with first:
+        ports = [node.port for node in first.redis_nodes]
+        assert len(ports) == 3
+        async with Gateway(first.gateway_addr) as gateway:
+            played = await bots.play_match(gateway, "pig", 2, seed=11)
+            assert played.summary.status == mpb.MATCH_STATUS_FINISHED
+            paired = await asyncio.gather(*(
+                queue(first.gateway_addr, "pig", 2, 2, {}, f"embedded-cluster-device-{i}") for i in range(2)
+            ))
+            assert paired[0]["match_id"] == paired[1]["match_id"]
+    again = Stack(cluster_nodes=3, data_dir=tmp_path, extra_env=env, games=("pig",), matchmakers=0)
+    with again:
+        assert [node.port for node in again.redis_nodes] == ports
+        async with Gateway(again.gateway_addr) as gateway:
+            kept = (await gateway.view(played.match_id)).match
+            assert (kept.status, kept.version) == (mpb.MATCH_STATUS_FINISHED, played.summary.version)
