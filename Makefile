@@ -39,7 +39,7 @@ proto: $(STAMP) ## render the games' protos from their dataclasses, then protobu
 	$(PY) tools/gen_proto.py
 	touch $(GEN)
 
-run: $(GEN) ## run the whole stack, gRPC gateway :50051 and HTTP edge :8080 (REDIS_URL unset: an embedded durable server on TABLETOP_DATA_DIR, default .data)
+run: $(GEN) ## run the whole stack, gRPC gateway :50051 and HTTP edge :8080 (REDIS_URL unset: an embedded durable server on TABLETOP_DATA_DIR, default .data; TABLETOP_EMBEDDED_CLUSTER=3: a cluster)
 	$(PY) -m deploy.local
 
 test: $(GEN) web-node ## run the test suite (unit, rules, property samples, integration, browser)

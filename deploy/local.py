@@ -3,7 +3,9 @@
 With REDIS_URL unset an embedded Redis-compatible server is started on the
 data directory (TABLETOP_DATA_DIR, default `<repo>/.data`), which keeps every
 match, ticket, rating and password across runs. Ctrl-C stops everything
-cleanly. MATCHMAKERS=N starts N matchmaker replicas.
+cleanly. MATCHMAKERS=N starts N matchmaker replicas. TABLETOP_EMBEDDED_CLUSTER=N
+(N >= 3) runs the embedded server as a Redis Cluster of N masters instead, kept
+in the data directory too (`cluster/`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ def main() -> int:
         redis_url=os.environ.get("REDIS_URL", ""),
         workdir=pathlib.Path(workdir),
         data_dir=data_dir(),
+        cluster_nodes=int(os.environ.get("TABLETOP_EMBEDDED_CLUSTER", "0") or 0),
     )
     print(f"data directory: {stack.data_dir}", flush=True)
     print("starting Tabletop ...", flush=True)
@@ -38,7 +41,8 @@ def main() -> int:
     for name, proc in stack.procs.items():
         print(f"  {name:<20} 127.0.0.1:{proc.port}   metrics :{proc.metrics_port}/metrics   log: {proc.log_path}")
     where = f"   data: {stack.redis.directory}" if stack.embedded else ""
-    print(f"  redis                {masked(stack.redis_url)}{where}")
+    kind = f"cluster of {len(stack.redis_nodes)} " if len(stack.redis_nodes) > 1 else ""
+    print(f"  redis {kind:<14} {masked(stack.redis_url)}{where}")
     # Internal ports speak mutual TLS only; tools that dial them use these credentials.
     print(f"  certificates         {stack.pki_dir}   (internal services: mutual TLS)")
     print(f"\nTabletop gateway listening on {stack.gateway_addr} (gRPC)")
@@ -62,11 +66,13 @@ def main() -> int:
 
 
 def _revive_redis(stack: Stack) -> None:
-    """Start a dead embedded server again on its port and data: every process reconnects by itself."""
-    if stack.embedded and not stack.redis.running:
-        print(f"the embedded server exited; restarting it on {stack.redis.directory}", flush=True)
-        stack.redis.restart()
-        print("the embedded server is back", flush=True)
+    """Start a dead embedded server (or cluster node) again on its port and data: every process
+    reconnects by itself."""
+    for node in stack.redis_nodes:
+        if not node.running:
+            print(f"the embedded server exited; restarting it on {node.directory}", flush=True)
+            node.restart()
+            print("the embedded server is back", flush=True)
 
 
 def data_dir() -> pathlib.Path:

@@ -1,9 +1,9 @@
-"""Render the game-dependent parts of the static deployment manifests from the registry.
+"""Render the deployment manifests from the game registry: `python -m deploy.render`.
 
-deploy/compose.yaml and deploy/k8s/tabletop.yaml are hand-written except for
-the blocks between `# begin generated: <block>` and `# end generated: <block>`:
-one rules process per game and the TABLETOP_RULES_ADDRS that names them all.
-Those blocks are rendered from `services.games.registry.GAMES`, so a new game
+deploy/k8s/tabletop.yaml is rendered whole from deploy/kubernetes.py. deploy/compose.yaml
+is hand-written except for the blocks between `# begin generated: <block>` and
+`# end generated: <block>`: one rules process per game and the TABLETOP_RULES_ADDRS
+that names them all. Both come from `services.games.registry.GAMES`, so a new game
 package appears in every manifest with `python -m deploy.render` and no edit by
 hand; tests/unit/test_deploy_render.py fails while a committed manifest differs
 from its rendering. (deploy/stack.py asks the registry itself at start.)
@@ -15,21 +15,17 @@ import pathlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from deploy import kubernetes
+from deploy.kubernetes import PORT, host_name
 from services.games.registry import GAMES
 
 ROOT = pathlib.Path(__file__).resolve().parent
 COMPOSE = ROOT / "compose.yaml"
 KUBERNETES = ROOT / "k8s" / "tabletop.yaml"
-PORT = 50050
 MARKER = re.compile(r"^(?P<indent> *)# begin generated: (?P<block>[a-z_]+)\n.*?^ *# end generated: (?P=block)\n",
                     re.MULTILINE | re.DOTALL)
 
 Block = Callable[[Sequence[str]], list[str]]
-
-
-def host_name(game: str) -> str:
-    """The DNS name of a game's rules process (DNS labels allow no underscore)."""
-    return "rules-" + game.replace("_", "-")
 
 
 def rules_addrs(games: Sequence[str]) -> str:
@@ -52,56 +48,8 @@ def compose_rules(games: Sequence[str]) -> list[str]:
     return lines
 
 
-def kubernetes_rules(games: Sequence[str]) -> list[str]:
-    lines = []
-    for game in games:
-        name = host_name(game)
-        lines += [
-            "---",
-            "apiVersion: apps/v1",
-            "kind: Deployment",
-            f"metadata: {{name: {name}}}",
-            "spec:",
-            "  replicas: 2",
-            f"  selector: {{matchLabels: {{app: {name}}}}}",
-            "  template:",
-            "    metadata:",
-            f'      labels: {{app: {name}, tabletop/platform: "true"}}',
-            '      annotations: {prometheus.io/scrape: "true", prometheus.io/port: "9100"}',
-            "    spec:",
-            "      terminationGracePeriodSeconds: 20",
-            "      automountServiceAccountToken: false",
-            "      containers:",
-            "        - name: rules",
-            "          image: tabletop:latest",
-            "          command: [python, -m, services.rules]",
-            "          envFrom: [{configMapRef: {name: tabletop}}]",
-            "          # Rules processes are pure: no Redis user, so no Redis password to read.",
-            "          env:",
-            f"            - {{name: TABLETOP_GAME, value: {game}}}",
-            '            - {name: TABLETOP_REDIS_PASSWORD_FILE, value: ""}',
-            f"          ports: [{{containerPort: {PORT}}}, {{containerPort: 9100}}]",
-            "          volumeMounts: [{name: secrets, mountPath: /secrets, readOnly: true}]",
-            "          readinessProbe: {httpGet: {path: /metrics, port: 9100}}",
-            "          livenessProbe: {httpGet: {path: /metrics, port: 9100}}",
-            "          securityContext: {runAsNonRoot: true, readOnlyRootFilesystem: true,"
-            " allowPrivilegeEscalation: false}",
-            "      volumes: [{name: secrets, secret: {secretName: tabletop-rules, defaultMode: 0400}}]",
-            "---",
-            "apiVersion: v1",
-            "kind: Service",
-            f"metadata: {{name: {name}}}",
-            "spec:",
-            "  type: ClusterIP",
-            f"  selector: {{app: {name}}}",
-            f"  ports: [{{name: grpc, port: {PORT}}}]",
-        ]
-    return lines
-
-
 BLOCKS: Mapping[pathlib.Path, Mapping[str, Block]] = {
     COMPOSE: {"rules_addrs": compose_addrs, "rules": compose_rules},
-    KUBERNETES: {"rules_addrs": compose_addrs, "rules": kubernetes_rules},
 }
 
 
@@ -130,9 +78,9 @@ def rendered(path: pathlib.Path, games: Sequence[str] = GAMES) -> str:
 
 
 def main() -> None:
-    for path in BLOCKS:
-        text = rendered(path)
-        if text != path.read_text():
+    texts = {path: rendered(path) for path in BLOCKS} | {KUBERNETES: kubernetes.render(GAMES)}
+    for path, text in texts.items():
+        if not path.exists() or text != path.read_text():
             path.write_text(text)
             print(f"rendered {path.relative_to(ROOT.parent)}")
 

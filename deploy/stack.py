@@ -76,6 +76,8 @@ class Proc:
     process: subprocess.Popen[bytes] | None = None
     port: int = 0
     metrics_port: int = -1
+    # The plaintext health-only port (TABLETOP_HEALTH_PORT); -1 where the process has none.
+    health_port: int = -1
     log_path: pathlib.Path | None = None
 
 
@@ -100,8 +102,12 @@ class Stack:
     # only for the matchmakers, and neither takes write leases (two writers of one match).
     # None: as TABLETOP_MATCH_TRANSPORT in the environment or extra_env says.
     match_in_gateway: bool | None = None
+    # Without a redis_url: an embedded Redis Cluster of this many masters (kept in the
+    # data dir like the single server) instead of one server; 0: the single server.
+    cluster_nodes: int = 0
     procs: dict[str, Proc] = field(default_factory=dict)
     _redis: redis_server.RedisProcess | None = None
+    _cluster: redis_server.RedisCluster | None = None
     _pki_ready: bool = False
 
     @property
@@ -111,10 +117,18 @@ class Stack:
 
     @property
     def redis(self) -> redis_server.RedisProcess:
-        """The embedded server (fault tests kill and restart it); absent with an external REDIS_URL."""
+        """The embedded server (fault tests kill and restart it); absent with an external REDIS_URL.
+        On an embedded cluster: its first node."""
         if self._redis is None:
             raise RuntimeError("this stack uses an external REDIS_URL")
         return self._redis
+
+    @property
+    def redis_nodes(self) -> list[redis_server.RedisProcess]:
+        """Every embedded server: the one, or each node of the embedded cluster."""
+        if self._cluster is not None:
+            return list(self._cluster.nodes)
+        return [self._redis] if self._redis is not None else []
 
     @property
     def gateway_addr(self) -> str:
@@ -148,7 +162,13 @@ class Stack:
         # This stack's games: the built-in ones and its own extras, not every game an
         # earlier stack of this process registered (its processes would not know them).
         self.games = self.games or tuple(g for g in available() if g in GAMES or g in extra)
-        if not self.redis_url:
+        if not self.redis_url and self.cluster_nodes:
+            self._cluster = redis_server.start_cluster(self.cluster_nodes, data_dir=self.data_dir)
+            self._redis = self._cluster.nodes[0]
+            self.redis_url = self._redis.url
+            # Every process talks to it as a cluster (any node; the client learns the rest).
+            self.extra_env = {**self.extra_env, "REDIS_CLUSTER": "1"}
+        elif not self.redis_url:
             port = FIXED_PORTS["redis"] if self.fixed_ports else None
             self._redis = redis_server.start(data_dir=self.data_dir, port=port)
             self.redis_url = self._redis.url
@@ -242,7 +262,8 @@ class Stack:
             port = FIXED_PORTS.get(name, 0) if self.fixed_ports else 0
         # Metrics next to each service: port + 1000 with fixed ports, any free port otherwise.
         metrics = port + 1000 if self.fixed_ports and port else 0
-        proc = Proc(name, module, {**env, "TABLETOP_PORT": str(port), "TABLETOP_METRICS_PORT": str(metrics)})
+        proc = Proc(name, module, {**env, "TABLETOP_PORT": str(port), "TABLETOP_METRICS_PORT": str(metrics),
+                                   "TABLETOP_HEALTH_PORT": "0"})
         self.procs[name] = proc
         self._spawn(proc)
         return proc
@@ -303,8 +324,9 @@ class Stack:
             if proc.process.poll() is not None:
                 raise RuntimeError(f"{proc.name} exited early; see {proc.log_path}:\n{self.tail(proc.name)}")
             text = ready.read_text().split() if ready.exists() else []
-            if len(text) == 2:
+            if len(text) >= 2:  # "<port> <metrics port> [<health port>]" (the edge has no gRPC health)
                 port, proc.metrics_port = int(text[0]), int(text[1])
+                proc.health_port = int(text[2]) if len(text) > 2 else -1
                 if self._healthy(proc, port, deadline - time.monotonic()):
                     return port
             time.sleep(0.05)  # waiting for a child to write its ready file; nothing to block on
@@ -351,9 +373,9 @@ class Stack:
                 except subprocess.TimeoutExpired:
                     proc.process.kill()
                     proc.process.wait()
-        if self._redis is not None:
-            self._redis.stop()
-            self._redis = None
+        for node in self.redis_nodes:
+            node.stop()
+        self._redis, self._cluster = None, None
         if self.data_dir in _TEMPORARY_DATA_DIRS:
             _TEMPORARY_DATA_DIRS.discard(self.data_dir)
             shutil.rmtree(self.data_dir, ignore_errors=True)

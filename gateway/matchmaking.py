@@ -68,7 +68,7 @@ class Matchmaking:
                 command_id=request.command_id,
             )
         )
-        return pb.FindMatchResponse(ticket_id=reply.ticket_id)
+        return pb.FindMatchResponse(ticket_id=reply.ticket_id, already_queued=reply.already_queued)
 
     async def WatchTicket(
         self, request: pb.WatchTicketRequest, context: CallContext

@@ -29,6 +29,9 @@ from services.games import registry
 
 app = typer.Typer(help="Tabletop command-line client.", no_args_is_help=True, add_completion=False)
 console = Console()
+# Progress and waiting notes: stderr, so stdout stays the answer (and --json stays parseable).
+notes = Console(stderr=True, soft_wrap=True)
+NOTE_EVERY = 15.0
 T = TypeVar("T")
 GatewayOpt = Annotated[str, typer.Option("--gateway", envvar="TABLETOP_GATEWAY", help="gateway host:port")]
 SeatOpt = Annotated[int | None, typer.Option("--seat", help="which of your seats in this match")]
@@ -377,15 +380,22 @@ def queue(
     as_json: JsonOpt = False,
     gateway: GatewayOpt = DEFAULT_GATEWAY,
 ) -> None:
-    """Ask the matchmaker for a match and wait for the assignment."""
+    """Ask the matchmaker for a match and wait for the assignment (Ctrl-C withdraws the ticket)."""
     from gateway.client.queue import TicketExpired
     from gateway.client.queue import queue as find
 
     profile, device = _profile(name)
+    high = max_players or players
+    table = f"{players}" if high == players else f"{players}-{high}"
+    wanted = f"a {game} table of {table} players" + (f" ({', '.join(option or [])})" if option else "")
     try:
-        found = asyncio.run(
-            find(gateway, game, players, max_players or players, _options(option), device, profile[:32])
-        )
+        found = asyncio.run(_waiting(
+            wanted, as_json,
+            lambda told: find(gateway, game, players, high, _options(option), device, profile[:32], told),
+        ))
+    except KeyboardInterrupt:
+        notes.print("[yellow]stopped waiting; the ticket is withdrawn[/yellow]")
+        raise typer.Exit(130) from None
     except TicketExpired as expired:
         console.print(f"[yellow]{expired}[/yellow]")
         raise typer.Exit(2) from None
@@ -397,6 +407,44 @@ def queue(
         _print({"ticket_id": found["ticket_id"], "match_id": found["match_id"], "seat": found["seat"]})
     else:
         console.print(f"match {found['match_id']} seat {found['seat']} (ticket {found['ticket_id']})")
+
+
+async def _waiting(
+    wanted: str, quiet: bool, work: Callable[[Callable[[gateway_pb.FindMatchResponse], None]], Awaitable[T]]
+) -> T:
+    """Run `work`, saying on the terminal what it waits for and for how long (not with --json)."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    line = f"queueing for {wanted}"
+    # A log, not a terminal: each new state on a line of its own, then a line now and then, on stderr.
+    logged = not quiet and not notes.is_terminal
+
+    def told(ticket: gateway_pb.FindMatchResponse) -> None:
+        nonlocal line
+        short = ticket.ticket_id[:8]
+        if ticket.already_queued:
+            # One ticket per player and game: this is the earlier one, with its own table size and options.
+            line = f"you were already queued for this game (ticket {short}); waiting on that ticket"
+        else:
+            line = f"waiting for {wanted} (ticket {short})"
+        if logged:
+            notes.print(line)
+
+    task = asyncio.ensure_future(work(told))
+    if quiet:
+        return await task
+    if logged:
+        notes.print(line)
+        while not task.done():
+            await asyncio.wait({task}, timeout=NOTE_EVERY)
+            if not task.done():
+                notes.print(f"still {line}: {loop.time() - started:.0f} s")
+        return task.result()
+    with notes.status(line) as status:
+        while not task.done():
+            status.update(f"{line}: {loop.time() - started:.0f} s  (Ctrl-C to stop)")
+            await asyncio.wait({task}, timeout=0.5)
+    return task.result()
 
 
 @app.command()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
+from collections.abc import Callable
 from typing import TypedDict
 
 import grpc
@@ -36,11 +37,14 @@ async def queue(
     options: dict[str, str],
     device_id: str,
     display_name: str = "",
+    told: Callable[[pb.FindMatchResponse], None] | None = None,
 ) -> Queued:
     """Sign in as the guest `device_id`, queue and wait; returns
     {"ticket_id", "match_id", "seat", "token", "player_id"}.
 
-    The ticket is withdrawn if the wait is interrupted (Ctrl-C) before an assignment.
+    `told` hears the FindMatch answer (the ticket, and whether it was queued before) as
+    soon as it comes. The ticket is withdrawn if the wait is interrupted (Ctrl-C) before
+    an assignment.
     """
     async with grpc.aio.insecure_channel(gateway_addr, options=CHANNEL_OPTIONS) as channel:
         stub = pb_grpc.GatewayServiceStub(channel)
@@ -59,6 +63,8 @@ async def queue(
             metadata=session,
             wait_for_ready=True,
         )
+        if told is not None:
+            told(ticket)
         try:
             assignment = await _wait(stub, ticket.ticket_id, session)
         except BaseException:

@@ -156,6 +156,7 @@ class MatchClient(Adapter):
     JoinMatch = Rpc(match_pb.JoinMatchRequest, match_pb.JoinMatchResponse)
     LeaveMatch = Rpc(match_pb.LeaveMatchRequest, match_pb.LeaveMatchResponse)
     StartMatch = Rpc(match_pb.StartMatchRequest, match_pb.StartMatchResponse)
+    FormMatch = Rpc(match_pb.FormMatchRequest, match_pb.FormMatchResponse)
     SubmitAction = Rpc(match_pb.SubmitActionRequest, match_pb.SubmitActionResponse)
     GetMatch = Rpc(match_pb.GetMatchRequest, match_pb.GetMatchResponse)
     ListMatches = Rpc(match_pb.ListMatchesRequest, match_pb.ListMatchesResponse)

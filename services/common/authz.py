@@ -36,11 +36,13 @@ POLICY: Mapping[str, frozenset[str]] = {
     # The gateway lists games and checks a queued table against the declared seats and options.
     **_methods(RULES, {"match", "gateway"}, "DescribeGame"),
     **_methods(RULES, {"match"}, "Setup", "Decide", "Replay", "ListLegalActions", "GetView", "GetPosition"),
-    # The matchmaker forms matches (create, seat, start, repair) and plays backfill bots.
+    # The matchmaker forms matches (one write each; it seals a job's match id with a create
+    # when it gives the tickets back) and plays backfill bots.
     **_methods(
         MATCH, {"gateway", "matchmaker"},
         "CreateMatch", "JoinMatch", "LeaveMatch", "StartMatch", "GetMatch", "ListLegalActions", "SubmitAction",
     ),
+    **_methods(MATCH, {"matchmaker"}, "FormMatch"),
     # A whole position holds every seat's secrets: only the gateway, which shows each viewer its part.
     **_methods(MATCH, {"gateway"}, "ListMatches", "GetPosition"),
     # Views: the gateway shows each viewer its own; the matchmaker's search bots read a bot seat's

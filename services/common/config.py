@@ -24,6 +24,9 @@ class Settings:
     # 0 picks a free port; the chosen one is written to ready_file.
     port: int = 0
     metrics_port: int = -1  # -1: no metrics endpoint; 0: any free port
+    # A plaintext port that serves the gRPC health service alone, for probes that
+    # cannot present a client certificate (a kubelet's gRPC probe). -1: none; 0: any free port.
+    health_port: int = -1
     ready_file: str = ""
     log_level: str = "info"
     # The gateway's token signing keys: a key ring file (JSON, mode 0600) or
@@ -139,6 +142,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         host=get("HOST", d.host),
         port=int(get("PORT", str(d.port))),
         metrics_port=int(get("METRICS_PORT", str(d.metrics_port))),
+        health_port=int(get("HEALTH_PORT", str(d.health_port))),
         ready_file=get("READY_FILE", d.ready_file),
         log_level=get("LOG_LEVEL", d.log_level),
         token_keys_file=get("TOKEN_KEYS_FILE", d.token_keys_file),

@@ -33,6 +33,10 @@ from services.common.gate import Gate, draining_error
 log = tlog.get("grpc")
 _CONTEXT_FIELDS = ("match_id", "seat", "command_id", "ticket_id")
 STOP_FLUSH_SECONDS = 1.0
+# A health service name that says only "this process runs": SERVING from start to drain,
+# whatever Redis does, for liveness probes (a lost Redis must take pods out of rotation,
+# which the overall status does, not restart them all).
+LIVENESS_SERVICE = "tabletop.liveness"
 T = TypeVar("T")
 
 
@@ -335,6 +339,7 @@ async def serve(
     else:
         port = server.add_secure_port(address, tls.server_credentials(own))
     await server.start()
+    probes, health_port = await _serve_health_alone(health_servicer, settings)
 
     async def report(up: bool) -> None:
         status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
@@ -344,13 +349,15 @@ async def serve(
     probe = redis_health.Probe(redis) if redis is not None else None
     up = probe is None or await redis_health.answers(probe)
     await report(up)
+    await health_servicer.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
     watcher = asyncio.create_task(redis_health.watch(probe, report, up)) if probe is not None else None
     metrics_port = metrics.expose(settings.metrics_port)
-    log.info("serving", port=port, metrics_port=metrics_port, services=names, identity=own.identity, tls=not public)
+    log.info("serving", port=port, metrics_port=metrics_port, health_port=health_port, services=names,
+             identity=own.identity, tls=not public)
     if settings.ready_file:
-        # "<grpc port> <metrics port>", written whole so a reader never sees half.
+        # "<grpc port> <metrics port> <health port>", written whole so a reader never sees half.
         ready = pathlib.Path(settings.ready_file)
-        ready.with_suffix(".tmp").write_text(f"{port} {metrics_port}\n")
+        ready.with_suffix(".tmp").write_text(f"{port} {metrics_port} {health_port}\n")
         ready.with_suffix(".tmp").replace(ready)
 
     stopping = asyncio.Event()
@@ -359,11 +366,32 @@ async def serve(
         loop.add_signal_handler(sig, stopping.set)
     await stopping.wait()
     await _drain(server, gate, health_servicer, watcher, settings.grace_seconds)
+    if probes is not None:
+        await probes.stop(0)
     if probe is not None:
         await probe.close()
     if on_stop is not None:
         await on_stop()
     log.info("stopped")
+
+
+async def _serve_health_alone(
+    health_servicer: health.aio.HealthServicer, settings: Settings
+) -> tuple[grpc.aio.Server | None, int]:
+    """A plaintext server for the health service alone (TABLETOP_HEALTH_PORT), or (None, -1).
+
+    Internal ports speak mutual TLS, which an orchestrator's gRPC probe cannot; this
+    port tells only what the health service tells on the main port (the same
+    servicer: SERVING, NOT_SERVING while Redis is away or while draining) and
+    serves no other method, so it gives nothing away.
+    """
+    if settings.health_port < 0:
+        return None, -1
+    probes = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, probes)
+    port = probes.add_insecure_port(f"{settings.host}:{settings.health_port}")
+    await probes.start()
+    return probes, port
 
 
 async def _drain(

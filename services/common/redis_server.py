@@ -16,6 +16,7 @@ removed when it stops.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import pathlib
 import shutil
@@ -250,8 +251,40 @@ class RedisCluster:
             node.stop()
 
 
-def start_cluster(nodes: int = 3, timeout: float = 30.0) -> RedisCluster:
-    """Start `nodes` servers in cluster mode, one set of passwords, and join them into one cluster."""
+def start_cluster(nodes: int = 3, timeout: float = 30.0, data_dir: pathlib.Path | None = None) -> RedisCluster:
+    """Start `nodes` servers in cluster mode, one set of passwords, and join them into one cluster.
+
+    With `data_dir` the cluster is kept there (`data_dir/cluster/node-<i>`, its ports in
+    `data_dir/cluster/ports.json`, the passwords beside the single server's) and the next
+    start brings the same cluster back with its data; without, it lives in temporary
+    directories.
+    """
+    if data_dir is None:
+        return _new_cluster(nodes, timeout)
+    home = data_dir / "cluster"
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    passwords = redis_credentials.load_or_create(data_dir / PASSWORDS_FILE)
+    ports_file = home / "ports.json"
+    known = json.loads(ports_file.read_text()) if ports_file.exists() else []
+    ports = known if len(known) == nodes else [_free_port_below(55_000) for _ in range(nodes)]
+    started: list[RedisProcess] = []
+    try:
+        for index, port in enumerate(ports):
+            directory = home / f"node-{index}"
+            directory.mkdir(mode=0o700, exist_ok=True)
+            started.append(RedisProcess(port, directory, passwords, cluster=True).launch(timeout))
+        if ports != known:  # a new cluster: join the nodes, then remember where they are
+            _cli(passwords, ["--cluster", "create", *(f"127.0.0.1:{p}" for p in ports), "--cluster-yes"], timeout)
+            write_private(ports_file, json.dumps(ports))
+        _wait_cluster_ok(passwords, ports[0], timeout)
+    except BaseException:
+        for node in started:
+            node.stop()
+        raise
+    return RedisCluster(started)
+
+
+def _new_cluster(nodes: int, timeout: float) -> RedisCluster:
     passwords = redis_credentials.new_passwords()
     started: list[RedisProcess] = []
     try:

@@ -16,10 +16,11 @@ import asyncio
 import hashlib
 import uuid
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from google.protobuf import any_pb2
+from google.protobuf.message import Message
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.rules.v1 import rules_service_pb2 as rpb
@@ -106,8 +107,7 @@ class MatchApp:
         # Setup validates seat count and options now rather than at start.
         await self._rules.of(game).Setup(rpb.SetupRequest(game=game, config=dict(config), seat_count=seat_count))
         match_id = match_id or uuid.uuid4().hex
-        if len(match_id) > 64 or not match_id.replace("-", "").isalnum():
-            raise InvalidArgument("match_id must be at most 64 letters, digits or dashes")
+        _check_match_id(match_id)
         asked = fingerprint("create", game, sorted(config.items()), seat_count)
         if command_id and await self._known_command(match_id, command_id, asked):
             return await self.current(match_id)
@@ -122,6 +122,54 @@ class MatchApp:
         except CommandReused:
             raise _reused() from None
         log.info("match_created", match_id=match_id, game=game, seats=seat_count)
+        match = await self.current(match_id)
+        await self._directory.put(match_id, game, int(match.status))
+        return match
+
+    async def form(
+        self,
+        game: str,
+        config: Mapping[str, str],
+        players: Sequence[tuple[str, str]],
+        command_id: str,
+        match_id: str,
+    ) -> Match:
+        """A started match with `players` (id, display name) in seat order, in one append.
+
+        Creation, every seat and the start with its opening chance land together or not
+        at all, so a formed group is never a half-filled lobby. A retry with the same
+        command id answers the match as it stands; an existing match of this id made by
+        another command is AlreadyExists.
+        """
+        if not players or any(not player or len(player) > 64 for player, _ in players):
+            raise InvalidArgument("every seat needs a player_id (at most 64 characters)", "players")
+        seat_count = len(players)
+        await self._rules.of(game).Setup(rpb.SetupRequest(game=game, config=dict(config), seat_count=seat_count))
+        _check_match_id(match_id)
+        asked = fingerprint("form", game, sorted(config.items()), [player for player, _ in players])
+        if command_id and await self._known_command(match_id, command_id, asked):
+            return await self.current(match_id)
+        commitment = (await self._dice.CommitSeed(dice_pb.CommitSeedRequest(match_id=match_id))).commitment
+        created = ev.MatchCreated(game=game, config=dict(config), seat_count=seat_count, seed_commitment=commitment)
+        lobby = Match(match_id)
+        opened = lifecycle.evolve(lobby, created)
+        decided: list[Message]
+        seated, decided = opened, []
+        for seat, (player, name) in enumerate(players):
+            joins = lifecycle.decide_join(seated, player, seat, name)
+            seated = lifecycle.evolve(seated, joins[0])
+            decided += joins
+        decided += lifecycle.decide_start(seated, None, None)
+        started = await self._turns.apply(opened, decided)
+        progress = Progress(started.match, (log_events.platform_event(created), *started.events))
+        try:
+            result = await self._matches.append(lobby, progress, command_id, asked)
+        except VersionConflict:
+            raise AlreadyExists(f"match {match_id} exists", "match.exists") from None
+        except CommandReused:
+            raise _reused() from None
+        if not result.duplicate:
+            log.info("match_formed", match_id=match_id, game=game, seats=seat_count, version=result.last_version)
         match = await self.current(match_id)
         await self._directory.put(match_id, game, int(match.status))
         return match
@@ -333,6 +381,11 @@ class MatchApp:
                 self._locks = {k: v for k, v in self._locks.items() if v.locked()}
             lock = self._locks[match_id] = asyncio.Lock()
         return lock
+
+
+def _check_match_id(match_id: str) -> None:
+    if not match_id or len(match_id) > 64 or not match_id.replace("-", "").isalnum():
+        raise InvalidArgument("match_id must be 1 to 64 letters, digits or dashes", "match_id")
 
 
 def _holder_id(holder: Holder | None) -> str:

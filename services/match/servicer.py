@@ -44,6 +44,11 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         version = await self._app.start(request.match_id, request.command_id, seat, _holder(request))
         return pb.StartMatchResponse(version=version)
 
+    async def FormMatch(self, request: pb.FormMatchRequest, context: object) -> pb.FormMatchResponse:
+        players = [(p.player_id, p.display_name) for p in request.players]
+        match = await self._app.form(request.game, dict(request.config), players, request.command_id, request.match_id)
+        return pb.FormMatchResponse(match=summary(match))
+
     async def SubmitAction(
         self, request: pb.SubmitActionRequest, context: tls.Authenticated | None
     ) -> pb.SubmitActionResponse:

@@ -32,9 +32,8 @@ async def main() -> None:
     store = TicketStore(client)
     ratings = RatingsProjection(client, events)
     app = MatchmakerApp(store, ratings, tuning, replica)
-    former, bots = Former(match, store, events), BotPlayer(
-        match, events, tuning.bot_idle, tuning.bot_level, parse_budget(tuning.bot_budget)
-    )
+    former = Former(match, store)
+    bots = BotPlayer(match, events, tuning.bot_idle, tuning.bot_level, parse_budget(tuning.bot_budget))
 
     async def form(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
         await former.form(Job.from_fields(fields))
@@ -43,13 +42,24 @@ async def main() -> None:
         seats = [int(s) for s in fields[b"seats"].decode().split(",")]
         await bots.play(fields[b"m"].decode(), seats)
 
-    idle = tuning.claim_idle_ms
+    async def formation_dead(entry_id: str, fields: Mapping[bytes, bytes], error: str) -> None:
+        try:
+            job = Job.from_fields(fields)
+        except (KeyError, ValueError):
+            return  # not a job at all: nothing holds tickets, bury it as it is
+        await former.give_up(job, error)
+
+    idle, dead = tuning.claim_idle_ms, tuning.max_failures
     queues = {
-        "formation": WorkQueue(client, JOBS, "formers", replica, form, idle, tuning.concurrency),
-        "bots": WorkQueue(client, BOTS, "bots", replica, play, idle, 64),
-        "ratings": WorkQueue(client, keys.FINISHED_STREAM, "ratings", replica, app.run_ratings, idle, 1),
+        "formation": WorkQueue(client, JOBS, "formers", replica, form, idle, tuning.concurrency,
+                               max_failures=dead, on_dead=formation_dead),
+        "bots": WorkQueue(client, BOTS, "bots", replica, play, idle, 64, max_failures=dead),
+        # Ratings apply finished matches in order: an entry is never skipped (no dead letters).
+        "ratings": WorkQueue(client, keys.FINISHED_STREAM, "ratings", replica, app.run_ratings, idle, 1,
+                             max_failures=0),
     }
     loops = [forever("grouping", app.run_grouping), forever("notifier", app.run_notifier),
+             forever("heartbeats", app.run_heartbeats),
              *(forever(name, queue.run) for name, queue in queues.items())]
     tasks = [asyncio.create_task(loop) for loop in loops]
 

@@ -39,7 +39,7 @@ LEASE_MS = 5000
 _NAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
 
 
-WAITING, ASSIGNED, EXPIRED = "waiting", "assigned", "expired"
+WAITING, ASSIGNED, EXPIRED, ABANDONED = "waiting", "assigned", "expired", "abandoned"
 
 
 @dataclass(frozen=True)
@@ -68,22 +68,30 @@ class MatchmakerApp:
     # ------------------------------------------------------------ tickets
 
     async def find(self, game: str, player_id: str, players: tuple[int, int], options: Mapping[str, str],
-                   command_id: str = "") -> str:
-        """Queue a ticket for `player_id`; returns the ticket id."""
+                   command_id: str = "") -> tuple[str, bool]:
+        """Queue a ticket for `player_id`: (the ticket id, whether it was queued before).
+
+        A player has at most one ticket per game that may still be placed: while one waits
+        (or is being placed), FindMatch for that game answers it, whatever the new request.
+        """
         low, high = _validate(game, player_id, players, options, command_id)
         rating = await self._ratings.rating(game, player_id) or DEFAULT
         fresh = uuid.uuid4().hex
-        ticket_id = await self._store.add(fresh, player_id, game, options, (low, high), rating.mu, command_id)
-        if ticket_id != fresh:
+        ticket_id, how = await self._store.enqueue(fresh, player_id, game, options, (low, high), rating.mu,
+                                                   command_id)
+        if how == "command":
             # A command id the player used before: the same request gets its
             # ticket again, another request is refused.
             if await self._store.request_of(ticket_id) != (pool_name(game, options), low, high):
                 raise AlreadyExists("this command id was already used for another request",
                                     "command.reused")
-            return ticket_id
+            return ticket_id, True
+        if how == "live":
+            log.info("ticket_already_queued", ticket_id=ticket_id, game=game)
+            return ticket_id, True
         TICKETS.labels("queued").inc()
         log.info("ticket_queued", ticket_id=ticket_id, game=game, players_min=low, players_max=high)
-        return ticket_id
+        return ticket_id, False
 
     async def watch(self, ticket_id: str, player_id: str) -> AsyncIterator[TicketView]:
         """The ticket's state now, then its assignment or expiry the moment it happens."""
@@ -91,6 +99,8 @@ class MatchmakerApp:
         await self._owned(ticket_id, player_id)
         woken = asyncio.Event()
         self._watchers.setdefault(ticket_id, set()).add(woken)
+        # Back within the grace period: the ticket stays (run_heartbeats keeps saying so).
+        await self._store.heard([ticket_id])
         try:
             told_waiting = False
             while True:
@@ -115,6 +125,10 @@ class MatchmakerApp:
         state = await self._store.get(ticket_id)
         if state is None or state.state == "cancelled":
             raise NotFound(f"no ticket {ticket_id}", "matchmaker.ticket_not_found")
+        if state.state == ABANDONED:
+            raise FailedPrecondition(
+                f"ticket {ticket_id} was cancelled: nobody watched it for {self._config.watch_grace:g} s; "
+                "queue again", "matchmaker.ticket_abandoned")
         if state.state == "failed":
             raise FailedPrecondition(f"no match can be made for this ticket: {state.error}",
                                      "matchmaker.formation_refused")
@@ -163,6 +177,7 @@ class MatchmakerApp:
     async def group_pass(self) -> int:
         """Group every pool this replica can lease now; returns the groups claimed."""
         claimed = 0
+        await self._abandon()
         for pool in await self._store.pools():
             if not await self._store.lease(pool, self.replica, LEASE_MS):
                 continue
@@ -189,6 +204,24 @@ class MatchmakerApp:
         if gone:
             TICKETS.labels("expired").inc(len(gone))
             log.info("tickets_expired", pool=pool, count=len(gone), ticket_ids=gone)
+
+    async def _abandon(self) -> None:
+        """End the waiting tickets nobody has watched for the grace period: their players are
+        gone, and must not be seated with the ones still there. Any replica may run it: the
+        script re-checks each ticket, so two passes at once end each ticket once."""
+        grace = self._config.watch_grace
+        if grace <= 0:
+            return
+        gone = await self._store.abandon(time.time() - grace, self._config.batch)
+        if gone:
+            TICKETS.labels("abandoned").inc(len(gone))
+            log.info("tickets_abandoned", count=len(gone), ticket_ids=gone, grace_seconds=grace)
+
+    async def run_heartbeats(self) -> None:
+        """Say, for every ticket this replica streams to a watcher, that its watcher is there."""
+        while True:
+            await asyncio.sleep(max(0.05, self._config.watch_grace / 4) if self._config.watch_grace > 0 else 5.0)
+            await self._store.heard(list(self._watchers))
 
     async def run_grouping(self) -> None:
         while True:

@@ -15,6 +15,14 @@ pending list, and a crash of that holder would lose it. The heartbeat
 refreshes only the entries this replica still holds, and cancels its work on
 the others, so a replica waking from a stall neither takes its entries back
 nor keeps working on them.
+
+An entry whose handler keeps failing is not redelivered forever: each failure
+is counted (in Redis, so it survives the replica), and the entry that fails
+`max_failures` times is handed to the queue's `on_dead` hook (which settles
+what the entry held, e.g. a formation's tickets) and then moved, with its last
+error, to the dead-letter stream `<stream>:dead` and acknowledged, in one
+script. Failures that say only "try later" (Unavailable: the match service or
+Redis away) are not counted: an outage delays work, it does not kill it.
 """
 
 from __future__ import annotations
@@ -23,13 +31,32 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 
 import redis.asyncio as aioredis
+from prometheus_client import Counter
 from redis.exceptions import ResponseError
 
 from services.common import logging as tlog
-from services.common.errors import Aborted
+from services.common.errors import Aborted, Unavailable
 from services.common.redis_commands import commands
 
 log = tlog.get("matchmaker.claims")
+DEAD_LETTERS = Counter("tabletop_work_dead_letters_total", "Work entries moved to a dead-letter stream after "
+                       "failing too often", ["stream"])
+# How long a failure count outlives its entry's last failure (an entry done since leaves it behind).
+FAILURES_TTL = 86_400
+
+# KEYS: stream, dead stream, failures. ARGV: group, entry id, error, failures, then field, value...
+# Moves the entry to the dead-letter stream and acknowledges it, at once: never both lost and
+# still pending, never dead twice (a second call finds it acknowledged and does nothing).
+_BURY = """
+local held = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
+if not held[1] then return 0 end
+local fields = {'entry', ARGV[2], 'error', ARGV[3], 'failures', ARGV[4]}
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', 10000, '*', unpack(fields))
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('DEL', KEYS[3])
+return 1
+"""
 
 # KEYS: stream. ARGV: group, consumer, entry ids... Resets the idle time of the entries this
 # consumer still holds; returns those another consumer holds now. (An entry no longer pending is
@@ -53,15 +80,29 @@ Handler = Callable[[str, Mapping[bytes, bytes]], Awaitable[None]]
 """Called with (entry id, fields); the entry is acknowledged when it returns, and left pending
 when it raises (Aborted: another replica holds the entry now)."""
 
+OnDead = Callable[[str, Mapping[bytes, bytes], str], Awaitable[None]]
+"""Called with (entry id, fields, last error) before an entry moves to the dead-letter stream;
+if it raises, the entry stays pending and is tried again."""
+
+
+def dead_letters(stream: str) -> str:
+    """The dead-letter stream of a work stream."""
+    return f"{stream}:dead"
+
 
 class WorkQueue:
     """One replica's share of the entries of `stream` under consumer group `group`."""
 
     def __init__(self, client: aioredis.Redis, stream: str, group: str, consumer: str, handle: Handler,
-                 idle_ms: int = 3000, concurrency: int = 16, block_ms: int = 1000) -> None:
+                 idle_ms: int = 3000, concurrency: int = 16, block_ms: int = 1000,
+                 max_failures: int = 5, on_dead: OnDead | None = None) -> None:
         self._redis = commands(client)
         self.stream, self.group, self.consumer = stream, group, consumer
         self._handle = handle
+        # Failures (not counting Unavailable) after which an entry is dead (0: never).
+        self._max_failures = max_failures
+        self._on_dead = on_dead
+        self._bury = client.register_script(_BURY)
         self._idle_ms = idle_ms
         self._slots = asyncio.Semaphore(concurrency)
         self._concurrency = concurrency
@@ -146,11 +187,38 @@ class WorkQueue:
             raise
         except Aborted as lost:
             log.info("work_superseded", stream=self.stream, entry=ident, reason=lost.reason)
-        except Exception:
+        except Unavailable as away:
+            log.warning("work_deferred", stream=self.stream, entry=ident, reason=away.reason)
+        except Exception as failure:
             log.exception("work_failed", stream=self.stream, entry=ident)
+            await self._failed(ident, fields, f"{type(failure).__name__}: {failure}")
         finally:
             self._inflight.pop(ident, None)
             self._slots.release()
+
+
+    async def _failed(self, ident: str, fields: Mapping[bytes, bytes], error: str) -> None:
+        """Count a failure of the entry; the one that reaches the limit buries it."""
+        if self._max_failures <= 0:
+            return
+        counter = f"{self.stream}:failures:{ident}"
+        try:
+            failures = int(await self._redis.incr(counter))
+            await self._redis.expire(counter, FAILURES_TTL)
+            if failures < self._max_failures:
+                return
+            if self._on_dead is not None:
+                await self._on_dead(ident, fields, error)
+            flat = [item for pair in fields.items() for item in pair]
+            buried = await self._bury(keys=[self.stream, dead_letters(self.stream), counter],
+                                      args=[self.group, ident, error[:1000], failures, *flat])
+        except Exception:
+            # Redis away, or the hook failed: the entry stays pending and is tried again.
+            log.exception("dead_letter_failed", stream=self.stream, entry=ident)
+            return
+        if buried:
+            DEAD_LETTERS.labels(self.stream).inc()
+            log.error("work_dead", stream=self.stream, entry=ident, failures=failures, error=error[:200])
 
 
 def _text(value: bytes | str) -> str:

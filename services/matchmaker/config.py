@@ -25,11 +25,18 @@ class MatchmakerConfig:
     # Seconds a ticket may wait in its pool before it expires (0: never); players who left
     # without cancelling must not be seated forever after.
     ticket_ttl: float = 600.0
+    # Seconds a waiting ticket may go without a watcher (WatchTicket) before it is abandoned
+    # (0: never). Counted from FindMatch, and again from each watch that ends: a client that
+    # reconnects within it keeps its ticket.
+    watch_grace: float = 20.0
     # Bots stop playing a match whose log has not moved for this many seconds (0: never):
     # the humans abandoned it, and a bot job must not block on it forever.
     bot_idle: float = 600.0
     # A formation or bot job idle this long (ms) in a dead replica's hands is claimed back.
     claim_idle_ms: int = 3000
+    # Failures of a formation or bot job (not counting "unavailable") after which it moves to the
+    # dead-letter stream (<stream>:dead) and a formation's tickets fail (0: retry forever).
+    max_failures: int = 5
     # Oldest tickets of one pool considered per grouping pass.
     batch: int = 500
     # Formation jobs one replica works on at once.
@@ -58,8 +65,10 @@ def load(settings: Settings, env: Mapping[str, str] | None = None) -> Matchmaker
         spread_unbounded_after=num("SPREAD_UNBOUNDED_AFTER", d.spread_unbounded_after),
         bot_backfill_after=settings.bot_backfill_after,
         ticket_ttl=num("TICKET_TTL", d.ticket_ttl),
+        watch_grace=num("WATCH_GRACE", d.watch_grace),
         bot_idle=num("BOT_IDLE", d.bot_idle),
         claim_idle_ms=int(num("CLAIM_IDLE_MS", d.claim_idle_ms)),
+        max_failures=int(num("MAX_FAILURES", d.max_failures)),
         batch=int(num("BATCH", d.batch)),
         concurrency=int(num("CONCURRENCY", d.concurrency)),
         tick=num("TICK", d.tick),

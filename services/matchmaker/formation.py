@@ -1,22 +1,24 @@
-"""Forming a claimed group: create, seat and start its match, then assign the tickets.
+"""Forming a claimed group: one FormMatch call makes its started match, then the tickets are assigned.
 
-Every call carries an id derived from the job (the match id fixed at claim
-time), so a retry, or another replica finishing a dead one's job, repeats
-nothing. Tickets are marked assigned only after the match has started, in one
-script; if the match cannot be made its lobby is emptied and they go back to
-the pool (or, when the request itself is refused, end as failed): nothing is
-half-assigned. When the match service cannot tell how far a job got, the job
-is left pending and taken up again later (XAUTOCLAIM), never guessed.
+FormMatch appends the match's creation, every seat and its start as one batch,
+so a group's match exists whole or not at all, and costs one write. The call
+carries a command id derived from the job (the match id fixed at claim time),
+so a retry, or another replica finishing a dead one's job, repeats nothing.
+Tickets are marked assigned only after the match exists, in one script; if it
+cannot be made the tickets go back to the pool (or, when the request itself is
+refused, end as failed): nothing is half-assigned. When the match service
+cannot tell whether the match exists, the job is left pending and taken up
+again later (XAUTOCLAIM), never guessed.
 
 A job may be worked on by two replicas at once (one stalled, one that took it
 over). Two rules keep that harmless:
 - each replica taking the job up gets a new epoch, and the ticket scripts
   accept only the newest (store.py): a superseded copy raises Aborted and
   leaves the job to the current owner, unacknowledged;
-- tickets go back to the pool only once the match provably never started and
-  never can: the lobby is sealed first (seat 0's join command spent, every
-  seat emptied; a replayed join is a no-op, so no copy can fill it again),
-  then GetMatch must still say LOBBY. A match found started counts as formed.
+- tickets go back to the pool only once the match provably does not exist and
+  never can: the job's match id is sealed first (an empty lobby created under
+  it, so a late FormMatch of any copy finds the id taken), then GetMatch must
+  still say LOBBY. A match found started counts as formed.
 """
 
 from __future__ import annotations
@@ -38,8 +40,6 @@ from services.common.errors import (
     ServiceError,
     Unavailable,
 )
-from services.common.event_store import EventStore
-from services.common.keys import match_stream
 from services.common.ports import MatchPort
 from services.matchmaker.store import Job, TicketStore
 
@@ -56,11 +56,9 @@ FORM_SECONDS = Histogram("tabletop_matchmaker_formation_seconds", "Time to creat
 class Former:
     """Creates matches through the match service."""
 
-    def __init__(self, match: MatchPort, store: TicketStore, events: EventStore) -> None:
+    def __init__(self, match: MatchPort, store: TicketStore) -> None:
         self._match = match
         self._store = store
-        # The match logs, read only: whether one of the job's commands was ever applied.
-        self._events = events
 
     async def form(self, job: Job) -> str:
         """Make the job's match and assign its tickets; returns 'assigned', 'returned' or 'failed'.
@@ -85,6 +83,18 @@ class Former:
             if unwound:
                 return unwound
         return await self._assign(job, epoch, started)
+
+    async def give_up(self, job: Job, error: str) -> str:
+        """The job failed too often to try again: end its tickets as failed with `error` (a clear
+        status for their watchers), unless its match exists after all, then assign them.
+        Raises what the unwinding raises (Unavailable, Aborted): the job then stays pending."""
+        epoch = await self._store.own(job)
+        message = f"no match could be made for this ticket (the formation failed repeatedly: {error[:200]})"
+        unwound = await self._unwind(job, epoch, "failed", message)
+        if unwound:
+            log.error("formation_given_up", match_id=job.match_id, error=error[:200])
+            return unwound
+        return await self._assign(job, epoch, asyncio.get_running_loop().time())
 
     async def _assign(self, job: Job, epoch: int, started: float) -> str:
         outcome = await self._store.assign(job, epoch)
@@ -116,23 +126,13 @@ class Former:
         return bool(reply.match.status != mpb.MATCH_STATUS_LOBBY)
 
     async def _seal(self, job: Job) -> None:
-        """Make the lobby impossible to fill by any copy of this job, then empty it.
-
-        Seat 0 is joined with the job's own command id (the match created first if need be) before
-        everyone leaves: from then on a late copy's join of seat 0 is a replay that seats nobody,
-        so its StartMatch must fail. Skipped when seat 0 was sealed before (its leave applied).
-        """
-        m = job.match_id
-        if await self._events.command(match_stream(m), f"{m}:leave:0") is None:
-            with contextlib.suppress(*_SETTLED):
-                await self._match.CreateMatch(self._create_request(job))
-            with contextlib.suppress(*_SETTLED):
-                await self._match.JoinMatch(self._join_request(job, 0))
-        for seat in range(len(job.players)):
-            with contextlib.suppress(*_SETTLED):
-                await self._match.LeaveMatch(mpb.LeaveMatchRequest(
-                    match_id=m, seat=seat, command_id=f"{m}:leave:{seat}",
-                ))
+        """Take the job's match id with an empty lobby, unless its match exists already: from then
+        on no copy of this job can form it (FormMatch needs a new id)."""
+        with contextlib.suppress(*_SETTLED):
+            await self._match.CreateMatch(mpb.CreateMatchRequest(
+                game=job.game, config=job.options, seat_count=len(job.players),
+                command_id=f"{job.match_id}:seal", match_id=job.match_id,
+            ))
 
     async def _with_retries(self, job: Job) -> None:
         for attempt in range(ATTEMPTS):
@@ -145,25 +145,10 @@ class Former:
                 await asyncio.sleep(0.1 * 2**attempt)  # back off before retrying a transient failure
 
     async def _make(self, job: Job) -> None:
-        m = job.match_id
-        await self._match.CreateMatch(self._create_request(job))
         names = await self._store.display_names(job.players)
-        for seat in range(len(job.players)):
-            join = self._join_request(job, seat)
-            join.display_name = names[seat]
-            await self._match.JoinMatch(join)
-        await self._match.StartMatch(mpb.StartMatchRequest(match_id=m, command_id=f"{m}:start"))
-        log.info("match_formed", match_id=m, game=job.game, seats=len(job.players),
-                 bots=len(job.bot_seats))
-
-    @staticmethod
-    def _create_request(job: Job) -> mpb.CreateMatchRequest:
-        m = job.match_id
-        return mpb.CreateMatchRequest(game=job.game, config=job.options, seat_count=len(job.players),
-                                      command_id=f"{m}:create", match_id=m)
-
-    @staticmethod
-    def _join_request(job: Job, seat: int) -> mpb.JoinMatchRequest:
-        m = job.match_id
-        return mpb.JoinMatchRequest(match_id=m, player_id=job.players[seat], seat=seat,
-                                    command_id=f"{m}:join:{seat}")
+        formed = await self._match.FormMatch(mpb.FormMatchRequest(
+            match_id=job.match_id, game=job.game, config=job.options, command_id=f"{job.match_id}:form",
+            players=[mpb.FormedPlayer(player_id=p, display_name=n) for p, n in zip(job.players, names)],
+        ))
+        log.info("match_formed", match_id=job.match_id, game=job.game, seats=len(job.players),
+                 bots=len(job.bot_seats), version=formed.match.version)

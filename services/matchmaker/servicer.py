@@ -20,10 +20,10 @@ class MatchmakerServicer(pb_grpc.MatchmakerServiceServicer):
         self._app = app
 
     async def FindMatch(self, request: pb.FindMatchRequest, context: object) -> pb.FindMatchResponse:
-        ticket_id = await self._app.find(request.game, request.player_id,
-                                         (request.players_min, request.players_max), dict(request.options),
-                                         request.command_id)
-        return pb.FindMatchResponse(ticket_id=ticket_id)
+        ticket_id, before = await self._app.find(request.game, request.player_id,
+                                                 (request.players_min, request.players_max), dict(request.options),
+                                                 request.command_id)
+        return pb.FindMatchResponse(ticket_id=ticket_id, already_queued=before)
 
     async def WatchTicket(
         self, request: pb.WatchTicketRequest, context: object

@@ -6,6 +6,11 @@ Keys (all in the hash slot `{mm}`, so the scripts also run on Redis Cluster):
                                 s state (waiting|forming|assigned|failed|cancelled|expired),
                                 m match id, seat, err
   tabletop:{mm}:pool:<pool>     sorted set of the pool's waiting tickets by queued time
+  tabletop:{mm}:heard           sorted set of waiting tickets by when their watcher was last heard of
+                                (ms): queueing counts as heard, then each replica refreshes the tickets
+                                it streams to a watcher; one unheard for the grace period is abandoned
+  tabletop:{mm}:live:<game>:<player>  the player's ticket for the game, while it may still be placed:
+                                a second FindMatch answers it instead of queueing another
   tabletop:{mm}:pools           set of pools that may hold waiting tickets
   tabletop:{mm}:jobs            stream of formation jobs (consumer group `formers`)
   tabletop:{mm}:bots            stream of bot-play jobs (consumer group `bots`)
@@ -19,7 +24,9 @@ Keys (all in the hash slot `{mm}`, so the scripts also run on Redis Cluster):
 A ticket moves waiting -> forming (CLAIM, atomically with its pool removal and
 the job's XADD) -> assigned (ASSIGN) or back to waiting or failed (RETURN);
 a waiting ticket older than the time-to-live -> expired (EXPIRE, atomically
-with its pool removal, so a ticket is never both expired and claimed). Each
+with its pool removal, so a ticket is never both expired and claimed); a
+waiting ticket whose watcher has been gone longer than the grace period ->
+abandoned (ABANDON, likewise). Each
 script checks the ticket is still where the caller believes it is, so a
 ticket is placed in at most one match.
 
@@ -52,7 +59,10 @@ BOT_SEQ = PREFIX + "botseq"
 DONE_TTL = 86_400
 # Reason of the Aborted a replica gets when it writes for a job another replica has taken over.
 SUPERSEDED = "matchmaker.job_superseded"
+HEARD = PREFIX + "heard"
 EVENTS_MAXLEN = 20_000
+# States in which a ticket may still be placed: a player's second FindMatch for the game answers it.
+LIVE_STATES = ("waiting", "forming")
 
 
 def ticket_key(ticket_id: str) -> str:
@@ -67,6 +77,10 @@ def job_key(match_id: str) -> str:
     return f"{PREFIX}job:{match_id}"
 
 
+def live_key(game: str, player_id: str) -> str:
+    return f"{PREFIX}live:{game}:{player_id}"
+
+
 def pool_name(game: str, options: Mapping[str, str]) -> str:
     """Tickets of one game with equal options share a pool."""
     return f"{game}:{canonical(options)}"
@@ -76,41 +90,53 @@ def canonical(options: Mapping[str, str]) -> str:
     return json.dumps(dict(sorted(options.items())), separators=(",", ":"))
 
 
-# KEYS: ticket, pool, pools, events, command. ARGV: id, pool, player, game, options,
-# lo, hi, rating, queued_ms, has_command.
+# KEYS: ticket, pool, pools, events, command, heard, live, the live ticket (or the new one).
+# ARGV: id, pool, player, game, options, lo, hi, rating, queued_ms, has_command, maxlen, live id seen.
+# Returns {ticket id, how}: how is 'new', 'command' (the command id's ticket), 'live' (the
+# player's ticket for the game that may still be placed) or 'retry' (the live ticket changed
+# since the caller read it: read again).
 _FIND = """
 if ARGV[10] == '1' then
   local prev = redis.call('GET', KEYS[5])
-  if prev then return prev end
-  redis.call('SET', KEYS[5], ARGV[1], 'EX', 86400)
+  if prev then return {prev, 'command'} end
 end
+local live = redis.call('GET', KEYS[7]) or ''
+if live ~= ARGV[12] then return {'', 'retry'} end
+if live ~= '' then
+  local s = redis.call('HGET', KEYS[8], 's')
+  if s == 'waiting' or s == 'forming' then return {live, 'live'} end
+end
+if ARGV[10] == '1' then redis.call('SET', KEYS[5], ARGV[1], 'EX', 86400) end
 redis.call('HSET', KEYS[1], 'p', ARGV[3], 'g', ARGV[4], 'o', ARGV[5], 'pool', ARGV[2],
   'lo', ARGV[6], 'hi', ARGV[7], 'r', ARGV[8], 'q', ARGV[9], 's', 'waiting')
 redis.call('ZADD', KEYS[2], ARGV[9], ARGV[1])
+redis.call('ZADD', KEYS[6], ARGV[9], ARGV[1])
+redis.call('SET', KEYS[7], ARGV[1], 'EX', 86400)
 redis.call('SADD', KEYS[3], ARGV[2])
 redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[11], '*', 'k', 'queued', 't', ARGV[1])
-return ARGV[1]
+return {ARGV[1], 'new'}
 """
 
-# KEYS: pool, jobs, botseq, tickets... ARGV: match_id, bots, pool, ticket ids...
+# KEYS: pool, jobs, botseq, heard, tickets... ARGV: match_id, bots, pool, ticket ids...
 _CLAIM = """
-local n = #KEYS - 3
+local n = #KEYS - 4
 for i = 1, n do
   if not redis.call('ZSCORE', KEYS[1], ARGV[3 + i]) then return 0 end
 end
 local players = {}
 for i = 1, n do
   redis.call('ZREM', KEYS[1], ARGV[3 + i])
-  redis.call('HSET', KEYS[3 + i], 's', 'forming', 'm', ARGV[1])
-  players[i] = redis.call('HGET', KEYS[3 + i], 'p')
+  redis.call('ZREM', KEYS[4], ARGV[3 + i])
+  redis.call('HSET', KEYS[4 + i], 's', 'forming', 'm', ARGV[1])
+  players[i] = redis.call('HGET', KEYS[4 + i], 'p')
 end
 for b = 1, tonumber(ARGV[2]) do
   players[n + b] = 'bot-' .. redis.call('INCR', KEYS[3])
 end
 local tickets = {}
 for i = 1, n do tickets[i] = ARGV[3 + i] end
-redis.call('XADD', KEYS[2], '*', 'm', ARGV[1], 'g', redis.call('HGET', KEYS[4], 'g'),
-  'o', redis.call('HGET', KEYS[4], 'o'), 'pool', ARGV[3],
+redis.call('XADD', KEYS[2], '*', 'm', ARGV[1], 'g', redis.call('HGET', KEYS[5], 'g'),
+  'o', redis.call('HGET', KEYS[5], 'o'), 'pool', ARGV[3],
   't', table.concat(tickets, ','), 'p', table.concat(players, ','))
 return 1
 """
@@ -137,19 +163,21 @@ if ARGV[2] ~= '' then redis.call('XADD', KEYS[2], '*', 'm', ARGV[1], 'seats', AR
 return 1
 """
 
-# KEYS: pool, pools, events, job, tickets... ARGV: match_id, pool, state, error, epoch, ticket ids...
-# state 'waiting' puts the tickets back in the pool; 'failed' ends them with `error`.
+# KEYS: pool, pools, events, job, heard, tickets... ARGV: match_id, pool, state, error, epoch, now (ms),
+# ticket ids... State 'waiting' puts the tickets back in the pool (their watchers heard of now:
+# the grace starts again); 'failed' ends them with `error`.
 # -1: the caller's epoch is not the job's (another replica owns the job now).
 _RETURN = """
 if redis.call('GET', KEYS[4]) ~= ARGV[5] then return -1 end
 local moved = {}
-for i = 5, #KEYS do
+for i = 6, #KEYS do
   if redis.call('HGET', KEYS[i], 's') == 'forming' and redis.call('HGET', KEYS[i], 'm') == ARGV[1] then
     local id = ARGV[i + 1]
     redis.call('HDEL', KEYS[i], 'm')
     redis.call('HSET', KEYS[i], 's', ARGV[3])
     if ARGV[3] == 'waiting' then
       redis.call('ZADD', KEYS[1], redis.call('HGET', KEYS[i], 'q'), id)
+      redis.call('ZADD', KEYS[5], ARGV[6], id)
     else
       redis.call('HSET', KEYS[i], 'err', ARGV[4])
       redis.call('EXPIRE', KEYS[i], 86400)
@@ -164,33 +192,60 @@ end
 return #moved
 """
 
-# KEYS: ticket, pool, events. ARGV: ticket id. -1 unknown/cancelled, 0 not waiting, 1 cancelled.
+# KEYS: ticket, pool, events, heard. ARGV: ticket id. -1 unknown/ended, 0 not waiting, 1 cancelled.
 _CANCEL = """
 local s = redis.call('HGET', KEYS[1], 's')
-if not s or s == 'cancelled' or s == 'expired' then return -1 end
+if not s or s == 'cancelled' or s == 'expired' or s == 'abandoned' then return -1 end
 if s ~= 'waiting' then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('HSET', KEYS[1], 's', 'cancelled')
 redis.call('EXPIRE', KEYS[1], 3600)
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', 20000, '*', 'k', 'cancelled', 't', ARGV[1])
 return 1
 """
 
-# KEYS: pool, events, tickets... ARGV: cutoff (ms), events maxlen, ticket ids...
+# KEYS: pool, events, heard, tickets... ARGV: cutoff (ms), events maxlen, ticket ids...
 # Ends the tickets still waiting in the pool since before the cutoff; returns their ids.
 _EXPIRE = """
 local gone = {}
-for i = 3, #KEYS do
-  local queued = redis.call('ZSCORE', KEYS[1], ARGV[i])
+for i = 4, #KEYS do
+  local id = ARGV[i - 1]
+  local queued = redis.call('ZSCORE', KEYS[1], id)
   if queued and tonumber(queued) <= tonumber(ARGV[1]) and redis.call('HGET', KEYS[i], 's') == 'waiting' then
-    redis.call('ZREM', KEYS[1], ARGV[i])
+    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZREM', KEYS[3], id)
     redis.call('HSET', KEYS[i], 's', 'expired')
     redis.call('EXPIRE', KEYS[i], 3600)
-    gone[#gone + 1] = ARGV[i]
+    gone[#gone + 1] = id
   end
 end
 if #gone > 0 then
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'k', 'expired', 't', table.concat(gone, ','))
+end
+return gone
+"""
+
+# KEYS: heard, events, then (pool, ticket) pairs. ARGV: cutoff (ms), events maxlen, ticket ids...
+# Ends the waiting tickets whose watcher was last heard of before the cutoff (a watcher that
+# came back since refreshed its score); drops from `heard` the ones that no longer wait.
+_ABANDON = """
+local gone = {}
+for i = 1, #ARGV - 2 do
+  local id, pool, ticket = ARGV[i + 2], KEYS[1 + 2 * i], KEYS[2 + 2 * i]
+  local heard = redis.call('ZSCORE', KEYS[1], id)
+  if heard and tonumber(heard) <= tonumber(ARGV[1]) then
+    redis.call('ZREM', KEYS[1], id)
+    if redis.call('HGET', ticket, 's') == 'waiting' then
+      redis.call('ZREM', pool, id)
+      redis.call('HSET', ticket, 's', 'abandoned')
+      redis.call('EXPIRE', ticket, 3600)
+      gone[#gone + 1] = id
+    end
+  end
+end
+if #gone > 0 then
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'k', 'abandoned', 't', table.concat(gone, ','))
 end
 return gone
 """
@@ -260,19 +315,58 @@ class TicketStore:
         self._prune = client.register_script(_PRUNE)
         self._expire = client.register_script(_EXPIRE)
         self._own = client.register_script(_OWN)
+        self._abandon = client.register_script(_ABANDON)
 
     async def add(self, ticket_id: str, player_id: str, game: str, options: Mapping[str, str],
                   players: tuple[int, int], rating: float, command_id: str = "") -> str:
-        """Queue a ticket; returns its id (the first one's for a repeated command id)."""
+        """Queue a ticket; returns its id (the earlier one's for a repeated command id, or
+        the player's ticket for the game that may still be placed)."""
+        return (await self.enqueue(ticket_id, player_id, game, options, players, rating, command_id))[0]
+
+    async def enqueue(self, ticket_id: str, player_id: str, game: str, options: Mapping[str, str],
+                      players: tuple[int, int], rating: float, command_id: str = "") -> tuple[str, str]:
+        """Queue a ticket: (its id, how). `how` is 'new'; 'command' when the command id was
+        used before (its ticket's id); 'live' when the player already has a ticket for the
+        game that may still be placed (that ticket's id: one ticket per player and game)."""
         pool = pool_name(game, options)
         # A command id belongs to its player: another player's same id is another command.
         command = f"{PREFIX}cmd:{player_id}:{command_id}" if command_id else f"{PREFIX}cmd:{ticket_id}"
-        args: list[str | int | float] = [
-            ticket_id, pool, player_id, game, canonical(options), players[0], players[1], rating,
-            int(time.time() * 1000), "1" if command_id else "0", EVENTS_MAXLEN,
-        ]
-        found = await self._find(keys=[ticket_key(ticket_id), pool_key(pool), POOLS, EVENTS, command], args=args)
-        return found.decode() if isinstance(found, bytes) else str(found)
+        live = live_key(game, player_id)
+        for _ in range(8):
+            seen = await self._redis.get(live)
+            seen_id = seen.decode() if seen is not None else ""
+            args: list[str | int | float] = [
+                ticket_id, pool, player_id, game, canonical(options), players[0], players[1], rating,
+                int(time.time() * 1000), "1" if command_id else "0", EVENTS_MAXLEN, seen_id,
+            ]
+            keys = [ticket_key(ticket_id), pool_key(pool), POOLS, EVENTS, command, HEARD, live,
+                    ticket_key(seen_id or ticket_id)]
+            found, how = (_text(v) for v in await self._find(keys=keys, args=args))
+            if how != "retry":
+                return found, how
+        raise Aborted("this player's tickets are changing too fast; retry", "matchmaker.contention")
+
+    async def heard(self, ticket_ids: Sequence[str]) -> None:
+        """The watchers of `ticket_ids` are there now (tickets no longer waiting are left alone)."""
+        if ticket_ids:
+            now = int(time.time() * 1000)
+            await self._redis.zadd(HEARD, dict.fromkeys(ticket_ids, now), xx=True)
+
+    async def abandon(self, unheard_since: float, limit: int) -> list[str]:
+        """End up to `limit` waiting tickets whose watcher was last heard of before `unheard_since`."""
+        cutoff = int(unheard_since * 1000)
+        ids = [i.decode() for i in await self._redis.zrangebyscore(HEARD, "-inf", cutoff, start=0, num=limit)]
+        if not ids:
+            return []
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for ticket_id in ids:
+                pipe.hget(ticket_key(ticket_id), "pool")
+            pools = await pipe.execute()
+        keys = [HEARD, EVENTS]
+        for ticket_id, pool in zip(ids, pools):
+            keys += [pool_key(pool.decode() if pool is not None else ""), ticket_key(ticket_id)]
+        gone = await self._abandon(keys=keys, args=[cutoff, EVENTS_MAXLEN, *ids])
+        return [_text(g) for g in gone]
 
     async def get(self, ticket_id: str) -> TicketState | None:
         fields = await self._redis.hgetall(ticket_key(ticket_id))
@@ -295,7 +389,7 @@ class TicketStore:
         pool = await self._redis.hget(ticket_key(ticket_id), "pool")
         if pool is None:
             return -1
-        return int(await self._cancel(keys=[ticket_key(ticket_id), pool_key(pool.decode()), EVENTS],
+        return int(await self._cancel(keys=[ticket_key(ticket_id), pool_key(pool.decode()), EVENTS, HEARD],
                                       args=[ticket_id]))
 
     async def ticket_events(self, after: str, block_ms: int) -> list[tuple[str, Mapping[bytes, bytes]]]:
@@ -336,7 +430,7 @@ class TicketStore:
     async def claim(self, pool: str, match_id: str, group: Group) -> bool:
         """Take the group's tickets out of the pool and queue its formation job, all or nothing."""
         ids = [t.ticket_id for t in group.tickets]
-        keys = [pool_key(pool), JOBS, BOT_SEQ, *(ticket_key(i) for i in ids)]
+        keys = [pool_key(pool), JOBS, BOT_SEQ, HEARD, *(ticket_key(i) for i in ids)]
         return bool(await self._claim(keys=keys, args=[match_id, group.bots, pool, *ids]))
 
     async def expire(self, pool: str, queued_before: float, limit: int) -> list[str]:
@@ -345,9 +439,9 @@ class TicketStore:
         ids = [i.decode() for i in await self._redis.zrangebyscore(pool_key(pool), "-inf", cutoff, start=0, num=limit)]
         if not ids:
             return []
-        keys = [pool_key(pool), EVENTS, *(ticket_key(i) for i in ids)]
+        keys = [pool_key(pool), EVENTS, HEARD, *(ticket_key(i) for i in ids)]
         gone = await self._expire(keys=keys, args=[cutoff, EVENTS_MAXLEN, *ids])
-        return [g.decode() if isinstance(g, bytes) else str(g) for g in gone]
+        return [_text(g) for g in gone]
 
     async def own(self, job: Job) -> int:
         """Take the job up: its next epoch, which fences off every replica that held it before."""
@@ -373,8 +467,10 @@ class TicketStore:
 
         Raises Aborted when `epoch` is no longer the job's: another replica has taken it over.
         """
-        keys = [pool_key(job.pool), POOLS, EVENTS, job_key(job.match_id), *(ticket_key(i) for i in job.tickets)]
-        args: list[str | int] = [job.match_id, job.pool, state, error, epoch, *job.tickets]
+        keys = [pool_key(job.pool), POOLS, EVENTS, job_key(job.match_id), HEARD,
+                *(ticket_key(i) for i in job.tickets)]
+        now = int(time.time() * 1000)
+        args: list[str | int] = [job.match_id, job.pool, state, error, epoch, now, *job.tickets]
         return _owned(job, int(await self._return(keys=keys, args=args)))
 
 
@@ -382,6 +478,10 @@ def _owned(job: Job, outcome: int) -> int:
     if outcome < 0:
         raise Aborted(f"formation job {job.match_id} was taken over by another replica", SUPERSEDED)
     return outcome
+
+
+def _text(value: bytes | str | int) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def ids_of(entry: Mapping[bytes, bytes]) -> Sequence[str]:

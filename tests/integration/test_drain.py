@@ -82,9 +82,11 @@ async def test_sigterm_finishes_calls_in_flight_and_ends_streams_resumably(stack
             assert ended.value.code() == grpc.StatusCode.UNAVAILABLE
             assert reason_of(ended.value) == "server.draining"
 
-        with grpc.insecure_channel(stack.gateway_addr) as channel:
-            health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
-            assert health.status == health_pb2.HealthCheckResponse.NOT_SERVING
+        # The probe port says the same, so an orchestrator stops routing here.
+        for addr in (stack.gateway_addr, f"127.0.0.1:{stack.procs['gateway'].health_port}"):
+            with grpc.insecure_channel(addr) as channel:
+                health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
+                assert health.status == health_pb2.HealthCheckResponse.NOT_SERVING, addr
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await gateway.stub.ListMatches(gpb.ListMatchesRequest(game="pig"), timeout=5)
         assert refused.value.code() == grpc.StatusCode.UNAVAILABLE

@@ -33,7 +33,8 @@ from services.matchmaker import store as mm_store
 from services.matchmaker.projection import COUNTED, ratings_key
 
 pytestmark = pytest.mark.integration
-PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
+# The waiting ticket has no watcher and must outlive a restart as it is: none is abandoned for it.
+PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig", "TABLETOP_MM_WATCH_GRACE": "0"}
 SOAK = int(os.environ.get("SOAK", "0") or 0)
 LANES = 4
 ACTIONS_PER_CYCLE = 12

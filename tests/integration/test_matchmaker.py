@@ -32,7 +32,8 @@ from services.matchmaker.pool import form_groups
 from services.matchmaker.projection import RatingsProjection, match_result
 
 pytestmark = pytest.mark.integration
-PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
+# Tickets here have no watcher (throughput and placement tests): none is abandoned for it.
+PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig", "TABLETOP_MM_WATCH_GRACE": "0"}
 SOAK = int(os.environ.get("SOAK", "0") or 0)
 # Longest single blocking read: redis-py's default socket timeout is 5 s, and a block at least
 # that long ends in a timeout error instead of an empty reply.
@@ -559,3 +560,81 @@ async def _expires_while_watched(gateway: Any, ticket: str, session: tuple[tuple
     last = await watch.read()
     assert (last.status, last.assignment.match_id) == (mmpb.TICKET_STATUS_EXPIRED, "")
     assert await watch.read() == grpc.aio.EOF
+
+
+async def test_tickets_live_with_their_watchers(redis_url: str) -> None:
+    """A ticket whose watcher went away (and did not come back within the grace period) is
+    abandoned, and a later player is never seated with it; one that is watched stays."""
+    running = Stack(games=("pig",), extra_env={**PIG, "TABLETOP_MM_WATCH_GRACE": "1"}, matchmakers=1)
+    running.start()
+    try:
+        client = aioredis.from_url(running.redis_url, decode_responses=False)
+        async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
+            gateway = pb_grpc.GatewayServiceStub(channel)
+            options = {"target": "grace"}
+            gone = await _find(gateway, "gone", 2, 2, options)  # queued, never watched
+            kept = await _find(gateway, "kept", 3, 3, options)  # watched throughout
+            watch = gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=kept), metadata=await _session(gateway, "kept"))
+            assert (await watch.read()).status == mmpb.TICKET_STATUS_WAITING
+            await asyncio.sleep(3)  # three grace periods
+            states = await _tickets(client, [gone, kept])
+            assert (states[gone]["s"], states[kept]["s"]) == ("abandoned", "waiting")
+            # Coming back too late is told why.
+            late = gateway.WatchTicket(pb.WatchTicketRequest(ticket_id=gone), metadata=await _session(gateway, "gone"))
+            with pytest.raises(grpc.aio.AioRpcError) as told:
+                await late.read()
+            assert told.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert "nobody watched it" in (told.value.details() or "")
+            # A newcomer for the abandoned ticket's table waits for a real partner.
+            newcomer = await _find(gateway, "newcomer", 2, 2, options)
+            await asyncio.sleep(0.5)
+            assert (await _tickets(client, [newcomer]))[newcomer]["s"] == "waiting"
+            watch.cancel()  # the kept ticket's watcher leaves too: abandoned after the grace period
+            await asyncio.sleep(3)
+            assert (await _tickets(client, [kept]))[kept]["s"] == "abandoned"
+        await client.aclose()
+    finally:
+        running.stop()
+
+
+async def test_a_player_has_one_ticket_per_game(gateway: Any) -> None:
+    session = await _session(gateway, "twice")
+    first = await gateway.FindMatch(pb.FindMatchRequest(game="pig", players_min=5, options={"target": "once"}),
+                                    metadata=session)
+    again = await gateway.FindMatch(pb.FindMatchRequest(game="pig", players_min=6, options={"target": "twice"}),
+                                    metadata=session)
+    assert (first.already_queued, again.already_queued) == (False, True)
+    assert again.ticket_id == first.ticket_id
+    await gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=first.ticket_id), metadata=session)
+    after = await gateway.FindMatch(pb.FindMatchRequest(game="pig", players_min=6, options={"target": "twice"}),
+                                    metadata=session)
+    assert not after.already_queued and after.ticket_id != first.ticket_id
+    await gateway.CancelTicket(pb.CancelTicketRequest(ticket_id=after.ticket_id), metadata=session)
+
+
+async def test_the_cli_says_what_it_waits_for_and_ctrl_c_withdraws_the_ticket(
+    stack: Stack, redis: aioredis.Redis, tmp_path: Any
+) -> None:
+    import pathlib
+    import signal
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    env = {**os.environ, "TABLETOP_HOME": str(tmp_path)}
+    command = [sys.executable, "-m", "gateway.client", "queue", "--game", "pig", "--players", "4",
+               "--option", "target=cli", "--name", "waiter", "--gateway", stack.gateway_addr]
+    waiting = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert waiting.stderr is not None
+    first = await asyncio.wait_for(asyncio.to_thread(waiting.stderr.readline), 60)
+    assert first.startswith("queueing for a pig table of 4 players (target=cli)"), first
+    said = await asyncio.wait_for(asyncio.to_thread(waiting.stderr.readline), 60)
+    assert said.startswith("waiting for a pig table of 4 players (target=cli) (ticket "), said
+    short = said.rsplit("(ticket ", 1)[1].split(")")[0]
+    ids = [k.decode().rsplit(":", 1)[1] for k in await redis.keys(mm.ticket_key("*"))]
+    (ticket,) = [i for i in ids if i.startswith(short) and (await _tickets(redis, [i]))[i].get("s") == "waiting"]
+    waiting.send_signal(signal.SIGINT)
+    _, err = await asyncio.to_thread(waiting.communicate, timeout=30)
+    assert waiting.returncode == 130, err
+    assert "the ticket is withdrawn" in err
+    assert (await _tickets(redis, [ticket]))[ticket]["s"] == "cancelled"

@@ -13,6 +13,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from deploy.stack import Stack
 from gateway.client import bots
+from services.common.grpc_server import LIVENESS_SERVICE
 
 pytestmark = pytest.mark.integration
 
@@ -27,6 +28,37 @@ def test_every_process_answers_health_checks(stack: Stack) -> None:
         with stack.channel(name) if secure else grpc.insecure_channel(stack.addr(name)) as channel:
             reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
             assert reply.status == health_pb2.HealthCheckResponse.SERVING, name
+
+
+def test_every_grpc_process_answers_probes_on_a_plaintext_health_only_port(stack: Stack) -> None:
+    # An orchestrator's gRPC probe carries no client certificate: each process serves
+    # health, and health alone, in plaintext on TABLETOP_HEALTH_PORT.
+    from tabletop.match.v1 import match_service_pb2 as mpb
+    from tabletop.match.v1 import match_service_pb2_grpc as mgrpc
+
+    for name, proc in ((n, p) for n, p in stack.procs.items() if n != "edge"):
+        assert proc.health_port > 0, name
+        with grpc.insecure_channel(f"127.0.0.1:{proc.health_port}") as channel:
+            for service in ("", LIVENESS_SERVICE):
+                request = health_pb2.HealthCheckRequest(service=service)
+                reply = health_pb2_grpc.HealthStub(channel).Check(request, timeout=5)
+                assert reply.status == health_pb2.HealthCheckResponse.SERVING, (name, service)
+            with pytest.raises(grpc.RpcError) as refused:
+                mgrpc.MatchServiceStub(channel).GetMatch(mpb.GetMatchRequest(match_id="m"), timeout=5)
+            assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED, name
+
+
+def test_the_container_health_check_command_reports_serving(stack: Stack, monkeypatch) -> None:
+    # What compose runs inside a container: exit 0 while SERVING, 1 otherwise.
+    from deploy import probe
+
+    port = stack.procs["match"].health_port
+    assert probe.serving(port) and probe.serving(port, LIVENESS_SERVICE)
+    assert not probe.serving(port, "no.such.service")
+    monkeypatch.setenv("TABLETOP_HEALTH_PORT", str(port))
+    assert probe.main([]) == 0 and probe.main(["no.such.service"]) == 1
+    monkeypatch.delenv("TABLETOP_HEALTH_PORT")
+    assert probe.main([]) == 2
 
 
 def test_reflection_lists_the_gateway_service(stack: Stack) -> None:

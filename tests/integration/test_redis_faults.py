@@ -23,6 +23,7 @@ from tabletop.testing.v1 import pig_pb2
 from deploy.stack import IDENTITY, Stack
 from gateway.client.api import Gateway, Seat
 from services.common import redis_server, tls
+from services.common.grpc_server import LIVENESS_SERVICE
 from tests.integration.conftest import PIG
 
 pytestmark = pytest.mark.integration
@@ -136,6 +137,12 @@ async def test_a_paused_redis_is_unavailable_and_not_serving_then_recovers(stack
 
     server.process.send_signal(signal.SIGSTOP)
     await all_become(stack, NOT_SERVING)
+    # Out of rotation, yet alive: a liveness probe must not restart every pod for a lost Redis.
+    for name in USERS:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.procs[name].health_port}") as channel:
+            request = health_pb2.HealthCheckRequest(service=LIVENESS_SERVICE)
+            reply = await health_pb2_grpc.HealthStub(channel).Check(request, timeout=5)
+            assert reply.status == SERVING, name
     await refused(gateway.submit(player, roll(), command_id="during-pause"))
     await refused(gateway.create("pig", 2))
     with pytest.raises(grpc.aio.AioRpcError) as ended:

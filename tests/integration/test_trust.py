@@ -120,8 +120,9 @@ async def test_a_join_replayed_by_another_player_takes_no_seat(gateway: Gateway)
 
 
 async def test_the_matchmakers_command_ids_are_out_of_a_clients_reach(gateway: Gateway) -> None:
-    """The matchmaker seats players with '{match}:join:{seat}'; a client's id of that
-    shape lives in the clients' namespace and can only ever be a join of its own."""
+    """The platform's own ids name the match ('{match}:form', '{match}:seal', the bots'
+    '{match}:bot:...'); a client's id of that shape lives in the clients' namespace and
+    can only ever be a command of its own."""
     seats = await started(gateway)
     match_id = seats[0].match_id
     mallory = await gateway.sign_in("mallory")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deploy import render
+from deploy import kubernetes, render
 from services.games import registry
 
 
@@ -30,6 +30,9 @@ def test_a_new_game_appears_in_every_manifest_by_rendering_alone() -> None:
         assert "new_game=rules-new-game:50050" in text
         assert text.count("rules-new-game") >= 2  # the address and the process itself
         assert render.render(text, render.BLOCKS[path], games) == text  # rendering again changes nothing
+    manifest = kubernetes.render(games)
+    assert "new_game=rules-new-game:50050" in manifest
+    assert "name: rules-new-game" in manifest and "value: new_game" in manifest
 
 
 def test_a_manifest_without_its_blocks_is_refused() -> None:

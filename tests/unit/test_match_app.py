@@ -12,7 +12,7 @@ from tabletop.match.v1 import events_pb2 as ev
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.audience import Audience
-from services.common.errors import PermissionDenied
+from services.common.errors import AlreadyExists, InvalidArgument, PermissionDenied
 from services.common.event_store import MemoryEventStore
 from services.common.keys import match_stream
 from services.common.transport import LocalCall
@@ -294,3 +294,68 @@ async def test_only_the_gateway_may_ask_for_the_whole_position():
             await MatchServicer(app).SubmitAction(asking, context)
         assert refused.value.reason == "position.gateway_only"
     assert (await app.current("m1")).version == before, "a refused submit changes nothing"
+
+
+PAIR = [("p-ana", "Ana"), ("p-ben", "Ben")]
+
+
+async def test_a_formed_match_is_created_seated_and_started_in_one_append():
+    table = Table()
+    appends: list[int] = []
+    append = table.store.append
+
+    async def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        appends.append(len(args[2]))  # (stream, expected version, events, ...)
+        return await append(*args, **kwargs)
+
+    table.store.append = counted  # type: ignore[method-assign]
+    app = table.replica()
+    match = await app.form("coin", {}, PAIR, "m1:form", "m1")
+    assert appends == [4]
+    assert (match.status, match.players, match.version) == (Status.ACTIVE, ("p-ana", "p-ben"), 4)
+    assert [match.name(seat) for seat in (0, 1)] == ["Ana", "Ben"]
+    assert [match.tenure(seat) for seat in (0, 1)] == [1, 1]
+    log = await table.store.read(match_stream("m1"))
+    assert [e.type for e in log] == [
+        "tabletop.match.v1.MatchCreated", "tabletop.match.v1.PlayerJoined", "tabletop.match.v1.PlayerJoined",
+        "tabletop.match.v1.MatchStarted",
+    ]
+    assert await table.directory.find("coin", int(Status.ACTIVE), 10) == ["m1"]
+    # The formed match plays like any other.
+    done = await app.submit("m1", 0, FLIP, "c:flip", Holder("p-ana", 1))
+    assert done.version == 10
+
+
+async def test_a_retried_formation_answers_the_match_and_writes_nothing():
+    table = Table()
+    app = table.replica()
+    first = await app.form("coin", {}, PAIR, "m1:form", "m1")
+    again = await table.replica().form("coin", {}, PAIR, "m1:form", "m1")
+    assert (again.version, again.players) == (first.version, first.players)
+    assert await table.store.version(match_stream("m1")) == 4
+
+
+async def test_a_formation_cannot_take_an_existing_match_id_or_reuse_a_command_id():
+    table = Table()
+    app = table.replica()
+    await app.create("coin", {}, 2, command_id="m1:seal", match_id="m1")  # the id is taken (a sealed job)
+    with pytest.raises(AlreadyExists) as taken:
+        await app.form("coin", {}, PAIR, "m1:form", "m1")
+    assert taken.value.reason == "match.exists"
+    await app.form("coin", {}, PAIR, "m2:form", "m2")
+    with pytest.raises(AlreadyExists) as reused:
+        await app.form("coin", {}, list(reversed(PAIR)), "m2:form", "m2")
+    assert reused.value.reason == "command.reused"
+    assert (await app.current("m1")).status == Status.LOBBY
+    assert (await app.current("m2")).players == ("p-ana", "p-ben")
+
+
+@pytest.mark.parametrize(
+    ("players", "match_id"),
+    [([], "m1"), ([("p-ana", "Ana"), ("", "Nobody")], "m1"), ([("x" * 65, "Long")], "m1"), (PAIR, "no/such id")],
+)
+async def test_a_malformed_formation_is_refused_and_writes_nothing(players, match_id):
+    table = Table()
+    with pytest.raises(InvalidArgument):
+        await table.replica().form("coin", {}, players, "c:form", match_id)
+    assert await table.store.version(match_stream(match_id)) == 0

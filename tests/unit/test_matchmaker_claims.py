@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
 import pytest
 import redis.asyncio as aioredis
 
-from services.common.errors import Aborted
+from services.common.errors import Aborted, Unavailable
 from services.matchmaker import store as mm
-from services.matchmaker.claims import WorkQueue
+from services.matchmaker.claims import DEAD_LETTERS, WorkQueue, dead_letters
 from services.matchmaker.pool import Group, Ticket
 from services.matchmaker.store import Job, TicketStore
 
@@ -181,3 +183,149 @@ async def test_a_consumer_whose_entry_was_taken_over_stops_and_does_not_take_it_
         assert [h["consumer"] for h in held] == [b"other"]  # and the heartbeat did not claim it back
     finally:
         task.cancel()
+
+
+async def test_a_ticket_nobody_watches_for_the_grace_period_is_abandoned_and_never_placed(
+    client: aioredis.Redis,
+) -> None:
+    store = TicketStore(client)
+    a, b, c = await _queue(store, "g8", 2, 3)
+    pool = mm.pool_name("g8", {})
+    await asyncio.sleep(0.01)
+    cutoff = time.time()
+    await asyncio.sleep(0.01)
+    await store.heard([a.ticket_id, b.ticket_id])  # their watchers are there; c's is not
+    assert await store.abandon(cutoff, 10) == [c.ticket_id]
+    assert [(await store.get(t.ticket_id)).state for t in (a, b, c)] == \
+        ["waiting", "waiting", "abandoned"]  # type: ignore[union-attr]
+    assert {t.ticket_id for t in await store.waiting(pool, 10)} == {a.ticket_id, b.ticket_id}
+    assert not await store.claim(pool, "m8", Group((b, c)))  # an abandoned ticket is never placed
+    assert await store.cancel(c.ticket_id) == -1
+    assert await store.abandon(time.time() - 60, 10) == []  # heard of since: nothing to do
+    kinds = [f[b"k"] for _, f in await client.xrange(mm.EVENTS)]
+    assert kinds.count(b"abandoned") == 1
+
+
+async def test_tickets_that_left_the_pool_are_no_longer_followed_for_their_watchers(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    a, b, c = await _queue(store, "g9", 2, 3)
+    pool = mm.pool_name("g9", {})
+    assert await store.claim(pool, "m9", Group((a, b)))
+    assert await store.cancel(c.ticket_id) == 1
+    assert await client.zcard(mm.HEARD) == 0
+    # A formation that fails hands them back with a fresh grace period.
+    job = Job.from_fields((await client.xrange(mm.JOBS))[-1][1])
+    epoch = await store.own(job)
+    assert await store.give_back(job, epoch) == 2
+    assert await client.zcard(mm.HEARD) == 2
+    assert await store.abandon(time.time() - 5, 10) == []
+
+
+async def test_a_player_has_one_ticket_per_game_while_it_may_be_placed(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    first, how = await store.enqueue("t1", "ana", "g10", {}, (2, 2), 25.0)
+    assert how == "new"
+    # Another request for the same game answers the first ticket, untouched.
+    assert await store.enqueue("t2", "ana", "g10", {"deck": "full"}, (3, 4), 25.0) == ("t1", "live")
+    assert await store.get("t2") is None
+    assert (await store.enqueue("t3", "ana", "g11", {}, (2, 2), 25.0))[1] == "new"  # another game
+    assert (await store.enqueue("t4", "ben", "g10", {}, (2, 2), 25.0))[1] == "new"  # another player
+    pool = mm.pool_name("g10", {})
+    tickets = {t.ticket_id: t for t in await store.waiting(pool, 10)}
+    assert await store.claim(pool, "m10", Group((tickets["t1"], tickets["t4"])))
+    assert await store.enqueue("t5", "ana", "g10", {}, (2, 2), 25.0) == ("t1", "live")  # being placed
+    job = Job.from_fields((await client.xrange(mm.JOBS))[-1][1])
+    assert await store.assign(job, await store.own(job)) == 1
+    assert await store.enqueue("t6", "ana", "g10", {}, (2, 2), 25.0) == ("t6", "new")  # placed: queue again
+    assert await store.cancel("t6") == 1
+    assert await store.enqueue("t7", "ana", "g10", {}, (2, 2), 25.0) == ("t7", "new")
+
+
+async def test_two_find_matches_at_once_give_a_player_one_ticket(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    found = await asyncio.gather(*(store.enqueue(f"r{i}", "cara", "g12", {}, (2, 2), 25.0) for i in range(8)))
+    assert len({ticket for ticket, _ in found}) == 1
+    assert sorted(how for _, how in found) == ["live"] * 7 + ["new"]
+    assert len(await store.waiting(mm.pool_name("g12", {}), 10)) == 1
+
+
+async def _run_until(queue: WorkQueue, done: Callable[[], Awaitable[bool]], seconds: float = 20) -> None:
+    task = asyncio.create_task(queue.run())
+    try:
+        async with asyncio.timeout(seconds):
+            while not await done():
+                await asyncio.sleep(0.05)  # polling the stream the queue works on, from outside
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def test_an_entry_that_keeps_failing_moves_to_the_dead_letter_stream_once(client: aioredis.Redis) -> None:
+    stream = f"test:{{mm}}:{uuid.uuid4().hex}"
+    tries: list[str] = []
+    buried: list[tuple[str, str]] = []
+
+    async def broken(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+        tries.append(entry_id)
+        raise ValueError("no such table")
+
+    async def settle(entry_id: str, fields: Mapping[bytes, bytes], error: str) -> None:
+        buried.append((entry_id, error))
+
+    before = DEAD_LETTERS.labels(stream)._value.get()
+    queue = WorkQueue(client, stream, "g", "c1", broken, idle_ms=150, max_failures=3, on_dead=settle)
+    await queue.ensure_group()
+    entry = (await client.xadd(stream, {"job": "j1"})).decode()
+    await _run_until(queue, lambda: _exists(client, dead_letters(stream)))
+    assert len(tries) == 3 and set(tries) == {entry}
+    assert buried == [(entry, "ValueError: no such table")]
+    ((_, fields),) = await client.xrange(dead_letters(stream))
+    assert fields == {b"entry": entry.encode(), b"error": b"ValueError: no such table", b"failures": b"3",
+                      b"job": b"j1"}
+    assert (await client.xpending(stream, "g"))["pending"] == 0
+    assert DEAD_LETTERS.labels(stream)._value.get() == before + 1
+
+
+async def test_an_entry_whose_service_is_away_is_retried_not_buried(client: aioredis.Redis) -> None:
+    stream = f"test:{{mm}}:{uuid.uuid4().hex}"
+    tries: list[str] = []
+
+    async def away(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+        tries.append(entry_id)
+        if len(tries) < 6:
+            raise Unavailable("the match service is away")
+
+    queue = WorkQueue(client, stream, "g", "c1", away, idle_ms=150, max_failures=2)
+    await queue.ensure_group()
+    await client.xadd(stream, {"job": "j1"})
+
+    async def settled() -> bool:
+        return bool(len(tries) >= 6 and (await client.xpending(stream, "g"))["pending"] == 0)
+
+    await _run_until(queue, settled)
+    assert not await client.exists(dead_letters(stream))
+
+
+async def test_a_settling_hook_that_fails_keeps_the_entry_pending(client: aioredis.Redis) -> None:
+    stream = f"test:{{mm}}:{uuid.uuid4().hex}"
+    hooks: list[str] = []
+
+    async def broken(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+        raise ValueError("broken")
+
+    async def flaky(entry_id: str, fields: Mapping[bytes, bytes], error: str) -> None:
+        hooks.append(entry_id)
+        if len(hooks) == 1:
+            raise RuntimeError("could not settle the tickets yet")
+
+    queue = WorkQueue(client, stream, "g", "c1", broken, idle_ms=150, max_failures=1, on_dead=flaky)
+    await queue.ensure_group()
+    await client.xadd(stream, {"job": "j1"})
+    await _run_until(queue, lambda: _exists(client, dead_letters(stream)))
+    assert len(hooks) == 2  # buried only once the hook had settled what the entry held
+    assert await client.xlen(dead_letters(stream)) == 1
+
+
+async def _exists(client: aioredis.Redis, key: str) -> bool:
+    return bool(await client.exists(key))

@@ -11,8 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 from tabletop.match.v1 import match_service_pb2 as mpb
 
-from services.common.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound, Unavailable
-from services.common.event_store import AppendResult
+from services.common.errors import Aborted, AlreadyExists, InvalidArgument, NotFound, Unavailable
 from services.matchmaker import store as mm
 from services.matchmaker.formation import Former
 from services.matchmaker.pool import Group
@@ -20,35 +19,31 @@ from services.matchmaker.store import Job, TicketStore
 
 
 class FakeMatch:
-    """The match service's lifecycle calls, in memory, with a failure to inject.
+    """The match service's calls formation makes, in memory, with a failure to inject.
 
-    Like the real service: commands are idempotent by command id (a replay changes nothing),
-    seats are taken and left only in the lobby, and only a full lobby starts. It also answers
-    the one event-store question formation asks: was this command applied?
+    Like the real service: commands are idempotent by command id (a replay answers and
+    changes nothing), a match id is taken once (by a formation or by a create), and a
+    formation makes a started match with every seat taken in one step.
     """
 
     def __init__(self, fail: str = "", error: Exception | None = None, applied_anyway: bool = False) -> None:
         self.fail, self.error, self.applied_anyway = fail, error, applied_anyway
         self.matches: dict[str, mpb.MatchSummary] = {}
-        self.commands: set[str] = set()
+        self.commands: dict[str, str] = {}  # command id -> match id
+        self.calls: list[str] = []
 
-    def _run(self, rpc: str, command_id: str, apply: Any) -> None:
+    def _run(self, rpc: str, command_id: str, match_id: str, apply: Any) -> None:
+        self.calls.append(rpc)
         failing = rpc == self.fail and self.error is not None
         if failing and not self.applied_anyway:
             raise self.error  # type: ignore[misc]
         if command_id not in self.commands:
-            apply()  # raises a refusal, or applies
-            self.commands.add(command_id)
+            if match_id in self.matches:
+                raise AlreadyExists("match exists")
+            apply()
+            self.commands[command_id] = match_id
         if failing:
             raise self.error  # type: ignore[misc]  # the call landed; only its answer is lost
-
-    def _lobby(self, match_id: str) -> mpb.MatchSummary:
-        if match_id not in self.matches:
-            raise NotFound("no match")
-        match = self.matches[match_id]
-        if match.status != mpb.MATCH_STATUS_LOBBY:
-            raise FailedPrecondition("not in the lobby")
-        return match
 
     async def CreateMatch(self, request: mpb.CreateMatchRequest) -> mpb.CreateMatchResponse:
         def apply() -> None:
@@ -56,47 +51,27 @@ class FakeMatch:
             self.matches[request.match_id] = mpb.MatchSummary(
                 match_id=request.match_id, game=request.game, seat_count=request.seat_count, seats=seats,
                 status=mpb.MATCH_STATUS_LOBBY)
-        self._run("CreateMatch", request.command_id, apply)
+        self._run("CreateMatch", request.command_id, request.match_id, apply)
         return mpb.CreateMatchResponse(match=self.matches[request.match_id])
 
-    async def JoinMatch(self, request: mpb.JoinMatchRequest) -> mpb.JoinMatchResponse:
+    async def FormMatch(self, request: mpb.FormMatchRequest) -> mpb.FormMatchResponse:
         def apply() -> None:
-            seat = self._lobby(request.match_id).seats[request.seat]
-            if seat.player_id:
-                raise FailedPrecondition("seat taken")
-            seat.player_id = request.player_id
-        self._run("JoinMatch", request.command_id, apply)
-        return mpb.JoinMatchResponse(seat=request.seat)
-
-    async def StartMatch(self, request: mpb.StartMatchRequest) -> mpb.StartMatchResponse:
-        def apply() -> None:
-            match = self._lobby(request.match_id)
-            if any(not s.player_id for s in match.seats):
-                raise FailedPrecondition("every seat must be taken before the start")
-            match.status = mpb.MATCH_STATUS_ACTIVE
-        self._run("StartMatch", request.command_id, apply)
-        return mpb.StartMatchResponse()
-
-    async def LeaveMatch(self, request: mpb.LeaveMatchRequest) -> mpb.LeaveMatchResponse:
-        def apply() -> None:
-            seat = self._lobby(request.match_id).seats[request.seat]
-            if not seat.player_id:
-                raise FailedPrecondition("not seated")
-            seat.player_id = ""
-        self._run("LeaveMatch", request.command_id, apply)
-        return mpb.LeaveMatchResponse()
+            seats = [mpb.Seat(seat=i, player_id=p.player_id, tenure=1) for i, p in enumerate(request.players)]
+            self.matches[request.match_id] = mpb.MatchSummary(
+                match_id=request.match_id, game=request.game, seat_count=len(seats), seats=seats,
+                status=mpb.MATCH_STATUS_ACTIVE, version=len(seats) + 2)
+        self._run("FormMatch", request.command_id, request.match_id, apply)
+        return mpb.FormMatchResponse(match=self.matches[request.match_id])
 
     async def GetMatch(self, request: mpb.GetMatchRequest) -> mpb.GetMatchResponse:
+        self.calls.append("GetMatch")
         if request.match_id not in self.matches:
             raise NotFound("no match")
         return mpb.GetMatchResponse(match=self.matches[request.match_id])
 
-    async def command(self, stream: str, command_id: str) -> AppendResult | None:
-        return AppendResult(1, 1, duplicate=True) if command_id in self.commands else None
-
 
 def former(match: Any, store: TicketStore) -> Former:
-    return Former(match, store, match)
+    return Former(match, store)
 
 
 @pytest.fixture
@@ -121,10 +96,11 @@ async def _states(store: TicketStore, job: Job) -> set[str]:
     return {s.state for t in job.tickets if (s := await store.get(t)) is not None}
 
 
-async def test_a_formed_match_assigns_every_ticket_its_seat(store: TicketStore) -> None:
+async def test_a_formed_match_assigns_every_ticket_its_seat_after_one_write(store: TicketStore) -> None:
     match = FakeMatch()
     job = await _claimed_job(store)
     assert await former(match, store).form(job) == "assigned"
+    assert match.calls == ["FormMatch"]  # creation, seats and start: one call, one append
     seated = [s.player_id for s in match.matches[job.match_id].seats]
     for seat, ticket in enumerate(job.tickets):
         state = await store.get(ticket)
@@ -132,24 +108,25 @@ async def test_a_formed_match_assigns_every_ticket_its_seat(store: TicketStore) 
         assert seated[seat] == state.player_id
 
 
-async def test_a_failure_halfway_returns_the_tickets_and_empties_the_lobby(store: TicketStore) -> None:
-    match = FakeMatch(fail="StartMatch", error=FailedPrecondition("no"))
+async def test_a_failed_formation_seals_the_match_id_and_returns_the_tickets(store: TicketStore) -> None:
+    match = FakeMatch(fail="FormMatch", error=Unavailable("down"))
     job = await _claimed_job(store)
     assert await former(match, store).form(job) == "returned"
     assert await _states(store, job) == {"waiting"}
     assert {t.ticket_id for t in await store.waiting(job.pool, 10)} == set(job.tickets)
-    assert [s.player_id for s in match.matches[job.match_id].seats] == ["", "", ""]
+    sealed = match.matches[job.match_id]
+    assert sealed.status == mpb.MATCH_STATUS_LOBBY and not any(s.player_id for s in sealed.seats)
 
 
-async def test_a_start_whose_answer_was_lost_still_assigns(store: TicketStore) -> None:
-    match = FakeMatch(fail="StartMatch", error=Unavailable("lost"), applied_anyway=True)
+async def test_a_formation_whose_answer_was_lost_still_assigns(store: TicketStore) -> None:
+    match = FakeMatch(fail="FormMatch", error=Unavailable("lost"), applied_anyway=True)
     job = await _claimed_job(store)
     assert await former(match, store).form(job) == "assigned"
     assert await _states(store, job) == {"assigned"}
 
 
 async def test_a_refused_table_ends_its_tickets_as_failed(store: TicketStore) -> None:
-    match = FakeMatch(fail="CreateMatch", error=InvalidArgument("unknown option"))
+    match = FakeMatch(fail="FormMatch", error=InvalidArgument("unknown option"))
     job = await _claimed_job(store)
     assert await former(match, store).form(job) == "failed"
     assert await _states(store, job) == {"failed"}
@@ -163,7 +140,7 @@ async def test_a_match_service_that_cannot_answer_leaves_the_job_pending(store: 
 
     job = await _claimed_job(store)
     with pytest.raises(Unavailable):
-        await former(Down(fail="CreateMatch", error=Unavailable("down")), store).form(job)
+        await former(Down(fail="FormMatch", error=Unavailable("down")), store).form(job)
     assert await _states(store, job) == {"forming"}  # out of the pool until the job is taken up again
 
 
@@ -214,46 +191,38 @@ async def _assert_placed_once(store: TicketStore, match: FakeMatch, job: Job) ->
     assert len(assigned) == 1  # one ASSIGN took effect, whoever ran it
 
 
-async def test_a_stale_copy_that_fails_cannot_return_the_tickets_of_the_started_match(store: TicketStore) -> None:
+async def test_a_stale_copy_that_fails_cannot_return_the_tickets_of_the_formed_match(store: TicketStore) -> None:
     match = FakeMatch()
     job = await _claimed_job(store)
-    stale, late = await _stalled(match, store, job, "StartMatch", then=FailedPrecondition("lost"))
-    assert await former(match, store).form(job) == "assigned"  # B took the job over and started the match
+    stale, late = await _stalled(match, store, job, "FormMatch", then=Unavailable("lost"))
+    assert await former(match, store).form(job) == "assigned"  # B took the job over and formed the match
     stale.resume.set()
     with pytest.raises(Aborted):
-        await late  # A's start "failed": it must neither return the tickets nor acknowledge the job
+        await late  # A's formation "failed": it must neither return the tickets nor acknowledge the job
     await _assert_placed_once(store, match, job)
 
 
-async def test_a_stale_copy_that_checked_before_the_start_cannot_return_after_it(store: TicketStore) -> None:
-    # The original race: A failed, looked (still a lobby), stalled; B started the match; A returned the tickets.
+async def test_a_stale_copy_that_resumes_after_the_formation_is_fenced_off(store: TicketStore) -> None:
     match = FakeMatch()
     job = await _claimed_job(store)
-    failing = Stalling(match, "LeaveMatch")
-    failing.StartMatch = _refusing  # type: ignore[method-assign]
-    late = asyncio.create_task(former(failing, store).form(job))
-    await asyncio.wait_for(failing.stalled.wait(), 5)  # A is unwinding: its ownership check passed
+    stale, late = await _stalled(match, store, job, "FormMatch")
     assert await former(match, store).form(job) == "assigned"
-    failing.resume.set()
+    stale.resume.set()
     with pytest.raises(Aborted):
-        await late  # its seats cannot be emptied any more, the match has started: it assigns, fenced off
+        await late  # its FormMatch is a replay that answers the formed match; its assign is refused
     await _assert_placed_once(store, match, job)
 
 
-async def _refusing(request: mpb.StartMatchRequest) -> mpb.StartMatchResponse:
-    raise FailedPrecondition("refused")
-
-
-async def test_a_returned_job_cannot_be_started_by_its_stale_copy(store: TicketStore) -> None:
+async def test_a_returned_job_cannot_be_formed_by_its_stale_copy(store: TicketStore) -> None:
     match = FakeMatch()
     job = await _claimed_job(store)
-    stale, late = await _stalled(match, store, job, "CreateMatch")  # A stalls before doing anything
-    owner = FakeMatch(fail="StartMatch", error=FailedPrecondition("no"))
-    owner.matches, owner.commands = match.matches, match.commands  # B: the same match service, failing to start
+    stale, late = await _stalled(match, store, job, "FormMatch")  # A stalls before doing anything
+    owner = FakeMatch(fail="FormMatch", error=Unavailable("down"))
+    owner.matches, owner.commands = match.matches, match.commands  # B: the same match service, failing to form
     assert await former(owner, store).form(job) == "returned"
     stale.resume.set()
     with pytest.raises(Aborted):
-        await late  # A's joins are replays that seat nobody: its start fails, and it is fenced off
+        await late  # the id is sealed: A's FormMatch is refused, and A is fenced off
     assert match.matches[job.match_id].status == mpb.MATCH_STATUS_LOBBY  # no started match without tickets
     assert await _states(store, job) == {"waiting"}
     # The tickets are grouped again into a new job that forms normally.
@@ -261,3 +230,22 @@ async def test_a_returned_job_cannot_be_started_by_its_stale_copy(store: TicketS
     again = Job.from_fields((await store._redis.xrange(mm.JOBS))[-1][1])
     assert await former(match, store).form(again) == "assigned"
     assert await _states(store, again) == {"assigned"}
+
+
+async def test_a_job_given_up_fails_its_tickets_with_a_clear_error(store: TicketStore) -> None:
+    match = FakeMatch()
+    job = await _claimed_job(store)
+    assert await former(match, store).give_up(job, "RuntimeError: the rules crashed") == "failed"
+    states = [await store.get(t) for t in job.tickets]
+    assert {s.state for s in states if s} == {"failed"}
+    assert all("formation failed repeatedly: RuntimeError: the rules crashed" in s.error for s in states if s)
+    assert match.matches[job.match_id].status == mpb.MATCH_STATUS_LOBBY  # sealed: no late copy can form it
+
+
+async def test_a_job_given_up_whose_match_was_formed_after_all_is_assigned(store: TicketStore) -> None:
+    match = FakeMatch()
+    job = await _claimed_job(store)
+    await match.FormMatch(mpb.FormMatchRequest(match_id=job.match_id, game=job.game, command_id=f"{job.match_id}:form",
+                                               players=[mpb.FormedPlayer(player_id=p) for p in job.players]))
+    assert await former(match, store).give_up(job, "TimeoutError: late") == "assigned"
+    assert await _states(store, job) == {"assigned"}

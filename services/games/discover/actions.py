@@ -66,14 +66,14 @@ class Craft:
 
 @dataclass(frozen=True)
 class Trade:
-    """Open a trade with a survivor in your space."""
+    """Open a trade with a survivor in your space (the action's stamina is paid now)."""
 
     partner: int
 
 
 @dataclass(frozen=True)
 class TradeGive:
-    """Hand one resource (or the item, when `item` is not 0) to the trade partner."""
+    """Add one resource (or the item, when `item` is not 0) you would give to the proposal."""
 
     resource: str
     item: int
@@ -81,13 +81,30 @@ class TradeGive:
 
 @dataclass(frozen=True)
 class TradeTake:
+    """Add one resource (or the item) you ask the partner for to the proposal."""
+
     resource: str
     item: int
 
 
 @dataclass(frozen=True)
+class OfferTrade:
+    """Put the proposal to the partner, who accepts or declines it."""
+
+
+@dataclass(frozen=True)
 class EndTrade:
-    pass
+    """Withdraw: close the trade without exchanging anything."""
+
+
+@dataclass(frozen=True)
+class AcceptTrade:
+    """The partner agrees: the goods of the proposal change hands."""
+
+
+@dataclass(frozen=True)
+class DeclineTrade:
+    """The partner refuses: nothing changes hands."""
 
 
 @dataclass(frozen=True)
@@ -142,11 +159,26 @@ class EndTurn:
     pass
 
 
+# ---------------------------------------------------------------- costs a survivor may refuse
+
+
+@dataclass(frozen=True)
+class PayCost:
+    """Pay what a card asks (upkeep, or wood to keep a fire lit)."""
+
+
+@dataclass(frozen=True)
+class DeclineCost:
+    """Do not pay: suffer the damage, or let the fire go out."""
+
+
 # ---------------------------------------------------------------- monsters and combat
 
 
 @dataclass(frozen=True)
 class ChooseFighter:
+    """Name the survivor who fights (a survivor in the space agreeing, or the leader deciding)."""
+
     seat: int
 
 
@@ -179,6 +211,8 @@ class RollCombat:
 
 @dataclass(frozen=True)
 class Escape:
+    """Escape from combat with a card that allows it, moving to `to`."""
+
     to: Hex
 
 
@@ -204,6 +238,19 @@ class ResolveCombat:
     """Stop modifying: inflict damage."""
 
 
+@dataclass(frozen=True)
+class GiveReward:
+    """Give one reward resource of a defeated enemy to a supporter."""
+
+    seat: int
+    resource: str
+
+
+@dataclass(frozen=True)
+class KeepRewards:
+    """Keep the rest of the reward."""
+
+
 Action = (
     ChooseCharacter
     | PassLeadership
@@ -217,7 +264,10 @@ Action = (
     | Trade
     | TradeGive
     | TradeTake
+    | OfferTrade
     | EndTrade
+    | AcceptTrade
+    | DeclineTrade
     | Investigate
     | Recover
     | UseItem
@@ -226,6 +276,8 @@ Action = (
     | UseKeyItem
     | DeclineKeyItem
     | EndTurn
+    | PayCost
+    | DeclineCost
     | ChooseFighter
     | ChooseEnemy
     | ChooseSpace
@@ -237,4 +289,6 @@ Action = (
     | UseCombatItem
     | UseSupportCard
     | ResolveCombat
+    | GiveReward
+    | KeepRewards
 )

@@ -7,6 +7,7 @@ from services.games.discover import state as st
 from services.games.discover.board import board
 from services.games.discover.combat import start_encounter
 from services.games.discover.content import load
+from services.games.discover.costs import fire_auto, pay_or_auto
 from services.games.discover.effects import run_effects
 from services.games.discover.flow import find_encounter
 from services.games.discover.monsters import move_step
@@ -49,6 +50,10 @@ def _step(state: State, step: st.Step) -> list[ev.Event]:
             return run_effects(state, step)
         case st.NightHealing():
             return [*_night_healing(state), ev.StepDone()]
+        case st.PayOrSuffer():
+            return pay_or_auto(state, step)
+        case st.FeedFire():
+            return fire_auto(state, step)
         case st.StartDay():
             return _start_day(state)
     return [ev.StepDone()]  # a step with nothing left to do (no card to deal, nothing to gather)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from services.games.common.chance import CardsDrawn, ChanceOutcome, DiceRolled
 from services.games.common.engine import IllegalAction
 from services.games.discover import actions as act
 from services.games.discover import events as ev
+from services.games.discover import state as st
 from services.games.discover.board import board, compass_step, walk_distances
 from services.games.discover.content import EnemySpec, load
 from services.games.discover.effects import Acc
@@ -23,17 +26,21 @@ from services.games.discover.rules import (
     stamina_events,
 )
 from services.games.discover.state import Combat, CombatStage, State, Status
-from services.games.discover.vocab import CombatBonus, DamageType, DefeatBonus, Hex, PoisonBonus
+from services.games.discover.vocab import CombatBonus, DamageType, DefeatBonus, EscapeCombat, Hex, PoisonBonus
 
 SUPPORT_RANGE = 2
-ESCAPE_STAMINA = 1  # stand-in cost of escaping (content.json, rules.combat.escape)
+
+
+def partisans(state: State, seat: int, space: Hex) -> tuple[int, ...]:
+    """Every other survivor within two spaces of the combat ("partidario"), from the combatant's left."""
+    near = walk_distances(state, space, SUPPORT_RANGE)
+    order = order_from(state, left_of(state, seat, state.active()))
+    return tuple(s for s in order if s != seat and state.survivors[s].space in near)
 
 
 def supporters(state: State, seat: int, space: Hex) -> tuple[int, ...]:
-    """Other survivors within two spaces holding support cards, from the combatant's left."""
-    near = walk_distances(state, space, SUPPORT_RANGE)
-    order = order_from(state, left_of(state, seat, state.active()))
-    return tuple(s for s in order if s != seat and state.survivors[s].space in near and state.survivors[s].support)
+    """The supporters who hold combat-support cards: they choose to play one or not."""
+    return tuple(s for s in partisans(state, seat, space) if state.survivors[s].support)
 
 
 def start_combat(state: State, seat: int, enemy: str) -> list[ev.Event]:
@@ -46,13 +53,23 @@ def start_encounter(state: State, space: Hex) -> list[ev.Event]:
 
 
 def decide_encounter(state: State, seat: int, action: act.Action, space: Hex) -> list[ev.Event]:
-    """The leader picks the fighter; the fighter picks which enemy to fight first."""
+    """The leader decides the fighter when the survivors disagree; the fighter picks which enemy first."""
     match action:
         case act.ChooseFighter(seat=chosen) if chosen in at(state, space) and seat == state.leader:
             return [ev.FighterChosen(chosen)]
         case act.ChooseEnemy(enemy=enemy) if enemy in enemies_at(state, space):
             return start_combat(state, seat, enemy)
     raise IllegalAction("discover.monsters.encounter_choice", "choose a survivor or an enemy in that space")
+
+
+def decide_vote(state: State, seat: int, action: act.Action, space: Hex) -> list[ev.Event]:
+    """Each survivor in the space names who fights; when all name the same survivor, it is agreed."""
+    match action:
+        case act.ChooseFighter(seat=chosen) if chosen in at(state, space) and seat not in state.votes:
+            votes = {**state.votes, seat: chosen}
+            agreed = set(votes.values()) == {chosen} and set(votes) == set(at(state, space))
+            return [ev.FighterVoted(seat, chosen), *([ev.FighterChosen(chosen)] if agreed else [])]
+    raise IllegalAction("discover.monsters.fighter_vote", "name a survivor in that space to fight")
 
 
 def combat_chance(state: State, combat: Combat, outcome: ChanceOutcome) -> list[ev.Event]:
@@ -104,10 +121,18 @@ def decide_combat(state: State, seat: int, action: act.Action) -> list[ev.Event]
     raise IllegalAction(f"discover.combat.{combat.stage.value}", "not a legal combat step now")
 
 
+def escape_cost(state: State, seat: int) -> int | None:
+    """The stamina of the cheapest escape the survivor's cards allow; None without such a card."""
+    costs = [a.stamina for a in abilities(state, seat) if isinstance(a, EscapeCombat)]
+    return min(costs) if costs else None
+
+
 def escape_spaces(state: State, combat: Combat) -> tuple[Hex, ...]:
-    """Escape: adjacent passable spaces without a monster; against a lethal enemy, no move."""
+    """Escape (only with a card that allows it): adjacent passable spaces without a monster;
+    against a lethal enemy, no move."""
     survivor = state.survivors[combat.seat]
-    if survivor.stamina < ESCAPE_STAMINA:
+    cost = escape_cost(state, combat.seat)
+    if cost is None or survivor.stamina < cost:
         return ()
     if _spec(state, combat).lethal:
         return (survivor.space,)
@@ -122,7 +147,9 @@ def escape_spaces(state: State, combat: Combat) -> tuple[Hex, ...]:
 
 def _escape(state: State, combat: Combat, to: Hex) -> list[ev.Event]:
     """Skipped steps: no damage, no retreat; a lethal enemy fights on against the next survivor."""
-    out: list[ev.Event] = [*stamina_events(state, combat.seat, -ESCAPE_STAMINA)]
+    cost = escape_cost(state, combat.seat)
+    assert cost is not None
+    out: list[ev.Event] = [*stamina_events(state, combat.seat, -cost)]
     if _spec(state, combat).lethal:
         out.append(ev.CombatEnded(combat.seat))
         nxt = _lethal_next(state, combat.seat, state.enemy(combat.enemy).space)
@@ -181,16 +208,18 @@ def resolve(state: State, combat: Combat) -> list[ev.Event]:
     spec = _spec(state, combat)
     acc = Acc(state)
     defeated = False
+    goods: tuple[str, ...] = ()
     if combat.grey + combat.grey_mod >= spec.defence:
         acc.add(ev.EnemyDamaged(enemy.id, enemy.damage + 1))
         defeated = enemy.damage + 1 >= spec.health
         if defeated:
             acc.add(ev.EnemyRemoved(enemy.id, combat.seat))
-            _reward(acc, combat.seat, spec.rewards)
+            goods = _reward(acc, combat.seat, spec.rewards)
     if spec.attack is not None and combat.red + combat.red_mod >= spec.attack:
         acc.add(*damage_events(acc.state, combat.seat, DamageType.PHYSICAL, 1))
     if defeated:
         acc.add(ev.CombatEnded(combat.seat))
+        _offer_share(acc, combat.seat, enemy.space, goods)
     elif spec.lethal:
         acc.add(ev.CombatEnded(combat.seat))
         nxt = _lethal_next(acc.state, combat.seat, enemy.space)
@@ -201,16 +230,50 @@ def resolve(state: State, combat: Combat) -> list[ev.Event]:
     return acc.events
 
 
-def _reward(acc: Acc, seat: int, rewards: tuple[tuple[str, int], ...]) -> None:
-    """The combatant keeps the reward (and may trade it later)."""
+def _reward(acc: Acc, seat: int, rewards: tuple[tuple[str, int], ...]) -> tuple[str, ...]:
+    """The combatant gains the card's reward (and its own defeat bonus); returns the reward's goods."""
+    goods: list[str] = []
     for resource, amount in rewards:
         if resource == "clue":
             acc.add(ev.CluesGained(amount))
-        else:
-            acc.add(*gain_events(acc.state, seat, resource, amount))
+            continue
+        gained = gain_events(acc.state, seat, resource, amount)
+        acc.add(*gained)
+        goods += [e.resource for e in gained if isinstance(e, ev.ResourceChanged) for _ in range(e.amount)]
     for a in abilities(acc.state, seat):
         if isinstance(a, DefeatBonus):
             acc.add(*gain_events(acc.state, seat, a.resource, a.amount))
+    return tuple(goods)
+
+
+def _offer_share(acc: Acc, seat: int, space: Hex, goods: tuple[str, ...]) -> None:
+    """The combatant may give some (or all) of the reward to its supporters (Combate de apoyo)."""
+    state = acc.state
+    if not goods or state.survivors[seat].status is not Status.ACTIVE:
+        return  # a casualty keeps what it won, for looting
+    near = partisans(state, seat, space)
+    if near:
+        acc.add(ev.StepsQueued((st.ShareRewards(seat, near, goods),)))
+
+
+def decide_share(state: State, seat: int, action: act.Action) -> list[ev.Event]:
+    """Give one reward resource to a supporter, or keep the rest."""
+    step = state.agenda[0]
+    assert isinstance(step, st.ShareRewards)
+    match action:
+        case act.GiveReward(seat=to, resource=resource) if (
+            to in step.supporters
+            and state.survivors[to].status is Status.ACTIVE
+            and resource in step.goods
+            and state.survivors[seat].resources.get(resource, 0) > 0
+        ):
+            rest = list(step.goods)
+            rest.remove(resource)
+            more: list[ev.Event] = [ev.StepsQueued((replace(step, goods=tuple(rest)),))] if rest else []
+            return [ev.StepDone(), ev.GoodsTransferred(seat, to, resource, 0), *more]
+        case act.KeepRewards():
+            return [ev.StepDone()]
+    raise IllegalAction("discover.combat.share_rewards", "give a reward resource to a supporter, or keep the rest")
 
 
 def _lethal_next(state: State, seat: int, space: Hex) -> int:

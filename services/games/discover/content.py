@@ -414,6 +414,7 @@ def ability(a: AbilityRow) -> Ability:
         "clean_water": lambda: v.CleanWater(),
         "portable_fire": lambda: v.PortableFire(),
         "free_fire": lambda: v.FreeFire(),
+        "escape": lambda: v.EscapeCombat(a["stamina"]),
         "alt_exploration": lambda: v.AltExploration(a["card"]),
     }
     result: Ability = kinds[a["kind"]]()

@@ -50,6 +50,7 @@ class AbilityRow(TypedDict, total=False):
     action: str
     damage: str
     card: int
+    stamina: int
 
 
 class TerrainRow(TypedDict):

@@ -214,25 +214,57 @@ def _craft(state: State, seat: int, project: int) -> list[ev.Event]:
 def _trade(state: State, seat: int, partner: int) -> list[ev.Event]:
     if partner == seat or partner not in at(state, state.survivors[seat].space):
         raise IllegalAction("discover.day.trade.partner", "trade with a survivor in your space")
-    return [*pay(state, seat, action_cost(state, seat, "trade"), "trade"), ev.TradeOpened(seat, partner)]
+    # At least 1 stamina per proposal, whatever the discounts: a free trade could be proposed and declined forever.
+    cost = max(1, action_cost(state, seat, "trade"))
+    return [*pay(state, seat, cost, "trade"), ev.TradeOpened(seat, partner)]
 
 
 def decide_trade(state: State, seat: int, action: act.Action) -> list[ev.Event]:
-    """An open trade: move goods one at a time; nothing moves back in the same trade."""
+    """The active survivor builds a proposal one good at a time, then offers it or withdraws."""
     trade = state.trade
     assert trade is not None
     match action:
-        case act.TradeGive(resource=resource, item=item):
-            good = f"item:{item}" if item else resource
-            if good not in trade.taken and _holds(state, seat, resource, item):
-                return [ev.GoodsTransferred(seat, trade.partner, resource, item)]
-        case act.TradeTake(resource=resource, item=item):
-            good = f"item:{item}" if item else resource
-            if good not in trade.given and _holds(state, trade.partner, resource, item):
-                return [ev.GoodsTransferred(trade.partner, seat, resource, item)]
+        case act.TradeGive(resource=resource, item=item) if _spare(state, seat, trade.gives, resource, item):
+            return [ev.TradeGoodListed(seat, resource, item)]
+        case act.TradeTake(resource=resource, item=item) if _spare(state, trade.partner, trade.asks, resource, item):
+            return [ev.TradeGoodListed(trade.partner, resource, item)]
+        case act.OfferTrade() if trade.gives or trade.asks:
+            return [ev.TradeOffered(seat, trade.partner)]
         case act.EndTrade():
             return [ev.TradeClosed(seat)]
-    raise IllegalAction("discover.day.trade.goods", "give or take goods that are held, or end the trade")
+    raise IllegalAction("discover.day.trade.goods", "list goods that are held, offer a proposal, or end the trade")
+
+
+def decide_trade_answer(state: State, seat: int, action: act.Action) -> list[ev.Event]:
+    """The partner accepts (the goods change hands) or declines (nothing does; the stamina stays spent)."""
+    trade = state.trade
+    assert trade is not None
+    proposer = state.turn_order[0]
+    match action:
+        case act.AcceptTrade():
+            moved = [_good_moved(proposer, seat, good) for good in trade.gives]
+            moved += [_good_moved(seat, proposer, good) for good in trade.asks]
+            return [ev.TradeAnswered(seat, True), *moved, ev.TradeClosed(proposer)]
+        case act.DeclineTrade():
+            return [ev.TradeAnswered(seat, False), ev.TradeClosed(proposer)]
+    raise IllegalAction("discover.day.trade.answer", "accept or decline the proposal")
+
+
+def _good_moved(giver: int, taker: int, good: str) -> ev.GoodsTransferred:
+    """A listed good ("wood", "item:3") changing hands."""
+    kind, _, number = good.partition(":")
+    if kind == "item":
+        return ev.GoodsTransferred(giver, taker, "", int(number))
+    return ev.GoodsTransferred(giver, taker, good, 0)
+
+
+def _spare(state: State, seat: int, listed: tuple[str, ...], resource: str, item: int) -> bool:
+    """`seat` holds one more of the good than the proposal already lists."""
+    if not _holds(state, seat, resource, item):
+        return False
+    if item:
+        return f"item:{item}" not in listed
+    return listed.count(resource) < state.survivors[seat].resources.get(resource, 0)
 
 
 def _holds(state: State, seat: int, resource: str, item: int) -> bool:

@@ -13,8 +13,9 @@ from services.games.common.engine import IllegalAction
 from services.games.discover import actions as act
 from services.games.discover import events as ev
 from services.games.discover.auto import auto_events
-from services.games.discover.combat import combat_chance, decide_combat, decide_encounter
-from services.games.discover.day import decide_free_gather, decide_trade, decide_turn
+from services.games.discover.combat import combat_chance, decide_combat, decide_encounter, decide_share, decide_vote
+from services.games.discover.costs import decide_feed_fire, decide_pay_or
+from services.games.discover.day import decide_free_gather, decide_trade, decide_trade_answer, decide_turn
 from services.games.discover.evolve import evolve
 from services.games.discover.flow import Kind, find_encounter, pending
 from services.games.discover.keyitems import decide_key_item
@@ -36,19 +37,30 @@ def _encounter(state: State, seat: int, action: act.Action) -> list[ev.Event]:
     return decide_encounter(state, seat, action, space)
 
 
+def _vote(state: State, seat: int, action: act.Action) -> list[ev.Event]:
+    space = find_encounter(state)
+    assert space is not None
+    return decide_vote(state, seat, action, space)
+
+
 DECIDERS: dict[str, Decider] = {
     "character": choose_character,
     "turn": decide_turn,
     "trade": decide_trade,
+    "trade_answer": decide_trade_answer,
     "free_gather": decide_free_gather,
     "pass_leader": pass_leadership,
     "key_item": decide_key_item,
+    "fighter_vote": _vote,
     "fighter": _encounter,
     "enemy": _encounter,
     "support": decide_combat,
     "ready": decide_combat,
     "modify": decide_combat,
     "retreat": decide_combat,
+    "share_rewards": decide_share,
+    "pay_or": decide_pay_or,
+    "feed_fire": decide_feed_fire,
     "monster_step": lambda s, _seat, a: decide_monster_choice(s, a),
     "mover": lambda s, _seat, a: decide_monster_choice(s, a),
     "spawn": lambda s, _seat, a: decide_monster_choice(s, a),

@@ -9,7 +9,9 @@ from services.games.discover import state as st
 from services.games.discover import vocab as v
 from services.games.discover.board import board
 from services.games.discover.content import load, m_formula
+from services.games.discover.costs import fire_step
 from services.games.discover.evolve import evolve
+from services.games.discover.flow import fire_payer
 from services.games.discover.monsters import plan_move, spawn
 from services.games.discover.rules import (
     damage_events,
@@ -64,7 +66,7 @@ def run_effects(state: State, step: st.RunEffects) -> list[ev.Event]:
         return [ev.StepDone(), *_finish(state, step)]
     acc = Acc(state)
     acc.add(ev.StepDone())
-    apply_effect(acc, step.seat, effects[step.index])
+    apply_effect(acc, step.seat, effects[step.index], step.source)
     acc.add(ev.StepsQueued((*acc.steps, replace(step, index=step.index + 1))))
     return acc.events
 
@@ -79,8 +81,8 @@ def _finish(state: State, step: st.RunEffects) -> list[ev.Event]:
     return []
 
 
-def apply_effect(acc: Acc, seat: int, effect: v.Effect) -> None:
-    """Add the events (and follow-up steps) of one effect for `seat`."""
+def apply_effect(acc: Acc, seat: int, effect: v.Effect, source: Source) -> None:
+    """Add the events (and follow-up steps) of one effect for `seat`, printed on a card of `source`."""
     state = acc.state
     match effect:
         case v.Gain(resource=resource, amount=amount, target=target):
@@ -92,8 +94,10 @@ def apply_effect(acc: Acc, seat: int, effect: v.Effect) -> None:
                 if held:
                     acc.add(ev.ResourceChanged(t, resource, -min(held, amount)))
         case v.PayOr():
+            # Each survivor chooses to pay or to suffer, in order from the leader (costs.py).
+            pay = tuple(st.Cost(k, n) for k, n in effect.pay)
             for t in targets(state, seat, effect.target):
-                _pay_or(acc, t, effect)
+                acc.steps.append(st.PayOrSuffer(t, pay, effect.damage, effect.amount))
         case v.Damage(damage=damage, amount=amount, target=target):
             for t in targets(state, seat, target):
                 acc.add(*damage_events(acc.state, t, damage, amount))
@@ -101,24 +105,10 @@ def apply_effect(acc: Acc, seat: int, effect: v.Effect) -> None:
             for t in targets(state, seat, target):
                 acc.add(*stamina_events(acc.state, t, amount))
         case _:
-            _apply_more(acc, seat, effect)
+            _apply_more(acc, seat, effect, source)
 
 
-def _pay_or(acc: Acc, seat: int, effect: v.PayOr) -> None:
-    """Survivors always pay when they can (decision documented in RULES.md)."""
-    survivor = acc.state.survivors[seat]
-    held = {**survivor.resources, "stamina": survivor.stamina}
-    if all(held.get(k, 0) >= n for k, n in effect.pay):
-        for k, n in effect.pay:
-            if k == "stamina":
-                acc.add(*stamina_events(acc.state, seat, -n))
-            else:
-                acc.add(ev.ResourceChanged(seat, k, -n))
-        return
-    acc.add(*damage_events(acc.state, seat, effect.damage, effect.amount))
-
-
-def _apply_more(acc: Acc, seat: int, effect: v.Effect) -> None:
+def _apply_more(acc: Acc, seat: int, effect: v.Effect, source: Source) -> None:
     state = acc.state
     space = state.survivors[seat].space
     match effect:
@@ -134,7 +124,7 @@ def _apply_more(acc: Acc, seat: int, effect: v.Effect) -> None:
             acc.add(*events)
             acc.steps.extend(steps)
         case v.MoveMonsters():
-            acc.steps.extend(plan_move(state, seat, effect))
+            acc.steps.extend(plan_move(state, seat, effect, source))
         case v.ExtinguishFires():
             _extinguish(acc, effect)
         case v.PlaceFire(lit=lit) if len(state.fires) < FIRE_TOKENS and space not in state.fires:
@@ -163,18 +153,14 @@ def threat_steps(state: State, count: int) -> list[st.Step]:
 
 
 def _extinguish(acc: Acc, effect: v.ExtinguishFires) -> None:
-    """A lit fire goes out unless a survivor there pays the wood (first from the leader)."""
+    """A lit fire goes out unless a survivor there chooses to pay the wood (costs.py)."""
     state = acc.state
     camp = board(state).camp
     for space, lit in sorted(state.fires.items()):
         if not lit or (effect.camp_only and space != camp):
             continue
-        payers = [
-            s
-            for s in order_from(state, state.leader)
-            if state.survivors[s].space == space and state.survivors[s].resources.get("wood", 0) >= effect.unless_wood
-        ]
-        if payers and effect.unless_wood:
-            acc.add(ev.ResourceChanged(payers[0], "wood", -effect.unless_wood))
+        step = fire_step(state, space, effect.unless_wood)
+        if effect.unless_wood and fire_payer(state, step) >= 0:
+            acc.steps.append(step)
         else:
             acc.add(ev.FireChanged(space, False))

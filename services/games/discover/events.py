@@ -173,6 +173,27 @@ class TradeOpened:
 
 
 @dataclass(frozen=True)
+class TradeGoodListed:
+    """One good added to the proposal: given by the active survivor, or asked of the partner."""
+
+    giver: int
+    resource: str
+    item: int  # 0 when a resource
+
+
+@dataclass(frozen=True)
+class TradeOffered:
+    seat: int
+    partner: int
+
+
+@dataclass(frozen=True)
+class TradeAnswered:
+    partner: int
+    accepted: bool
+
+
+@dataclass(frozen=True)
 class GoodsTransferred:
     giver: int
     taker: int
@@ -254,6 +275,14 @@ class MonsterMoved:
 
 
 @dataclass(frozen=True)
+class FighterVoted:
+    """A survivor in the monster's space names who should fight it."""
+
+    seat: int
+    fighter: int
+
+
+@dataclass(frozen=True)
 class FighterChosen:
     seat: int
 
@@ -332,6 +361,13 @@ class SurvivorEscaped:
 
 @dataclass(frozen=True)
 class CombatEnded:
+    seat: int
+
+
+@dataclass(frozen=True)
+class CostDeclined:
+    """A survivor chose not to pay: it suffers the damage, or lets the fire go out."""
+
     seat: int
 
 
@@ -422,6 +458,9 @@ Event = (
     | ItemPlaced
     | ProjectCrafted
     | TradeOpened
+    | TradeGoodListed
+    | TradeOffered
+    | TradeAnswered
     | GoodsTransferred
     | TradeClosed
     | LandmarkInvestigated
@@ -435,6 +474,7 @@ Event = (
     | EnemySpawned
     | MonsterRevealed
     | MonsterMoved
+    | FighterVoted
     | FighterChosen
     | CombatStarted
     | SupportPlayed
@@ -449,6 +489,7 @@ Event = (
     | EnemyRetreated
     | SurvivorEscaped
     | CombatEnded
+    | CostDeclined
     | NightCardDrawn
     | ThreatDrawn
     | CardDiscarded

@@ -138,7 +138,14 @@ def _tile_revealed(state: State, slot: int, tile: int) -> State:
 def _evolve_goods(state: State, event: ev.Event) -> State:
     match event:
         case ev.TradeOpened(partner=partner):
-            return replace(state, trade=Trade(partner, frozenset(), frozenset()))
+            return replace(state, trade=Trade(partner, (), (), False))
+        case ev.TradeGoodListed():
+            return _listed(state, event)
+        case ev.TradeOffered():
+            assert state.trade is not None
+            return replace(state, trade=replace(state.trade, offered=True))
+        case ev.TradeAnswered():
+            return state  # the goods move with GoodsTransferred, then TradeClosed
         case ev.GoodsTransferred(giver=giver, taker=taker, resource=resource, item=item):
             return _transfer(state, giver, taker, resource, item)
         case ev.TradeClosed():
@@ -165,21 +172,21 @@ def _evolve_goods(state: State, event: ev.Event) -> State:
             return _evolve_monsters(state, event)
 
 
+def _listed(state: State, event: ev.TradeGoodListed) -> State:
+    trade = state.trade
+    assert trade is not None
+    good = f"item:{event.item}" if event.item else event.resource
+    if event.giver == trade.partner:
+        return replace(state, trade=replace(trade, asks=(*trade.asks, good)))
+    return replace(state, trade=replace(trade, gives=(*trade.gives, good)))
+
+
 def _transfer(state: State, giver: int, taker: int, resource: str, item: int) -> State:
     if item:
         state = _surv(state, giver, items=tuple(i for i in state.survivors[giver].items if i != item))
-        state = _surv(state, taker, items=(*state.survivors[taker].items, item))
-        good = f"item:{item}"
-    else:
-        state = _surv(state, giver, resources=_add(state.survivors[giver].resources, resource, -1))
-        state = _surv(state, taker, resources=_add(state.survivors[taker].resources, resource, 1))
-        good = resource
-    if state.trade is None or state.survivors[giver].status is not Status.ACTIVE:
-        return state  # looting a casualty
-    trade = state.trade
-    if giver == trade.partner:
-        return replace(state, trade=replace(trade, taken=trade.taken | {good}))
-    return replace(state, trade=replace(trade, given=trade.given | {good}))
+        return _surv(state, taker, items=(*state.survivors[taker].items, item))
+    state = _surv(state, giver, resources=_add(state.survivors[giver].resources, resource, -1))
+    return _surv(state, taker, resources=_add(state.survivors[taker].resources, resource, 1))
 
 
 def _leaves(state: State, seat: int, status: Status) -> State:
@@ -204,10 +211,12 @@ def _evolve_monsters(state: State, event: ev.Event) -> State:
             return _pile(_enemy(state, eid, number=number), "monsters", -1)
         case ev.MonsterMoved(enemy=eid, to=to) | ev.EnemyRetreated(enemy=eid, to=to):
             return _enemy(state, eid, space=to)
+        case ev.FighterVoted(seat=seat, fighter=fighter):
+            return replace(state, votes={**state.votes, seat: fighter})
         case ev.FighterChosen(seat=seat):
-            return replace(state, fighter=seat)
+            return replace(state, fighter=seat, votes={})
         case ev.CombatStarted(seat=seat, enemy=eid, supporters=supporters):
-            return replace(state, combat=_new_combat(state, seat, eid, supporters), fighter=-1)
+            return replace(state, combat=_new_combat(state, seat, eid, supporters), fighter=-1, votes={})
         case ev.SupportPlayed(card=card):
             return _support_played(state, card)
         case ev.SupportDeclined():
@@ -260,6 +269,8 @@ def _evolve_combat(state: State, event: ev.Event) -> State:
             return _surv(state, seat, space=to)
         case ev.CombatEnded():
             return replace(state, combat=None)
+        case ev.CostDeclined():
+            return state  # the damage or the fire going out follows as its own event
         case _:
             return _evolve_night(state, event)
 

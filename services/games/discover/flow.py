@@ -1,8 +1,10 @@
 """Who acts next: the pending chance request, the seats to decide, or an automatic step.
 
-Priority follows the rulebook: a combat in progress first; then monster
-movement (all monsters move before any combat); then any survivor sharing a
-space with an enemy (combat is immediate); then the agenda; then the day turn.
+Priority follows the rulebook: a combat in progress first; then sharing the
+reward of the combat just won; then monster movement (all monsters move before
+any combat); then any survivor sharing a space with an enemy (combat is
+immediate); then the agenda; then the day turn (or the partner's answer to a
+trade proposal).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def pending(state: State) -> Pending:
     if state.combat is not None:
         return _combat(state, state.combat)
     head = state.agenda[0] if state.agenda else None
-    if isinstance(head, st.MoveMonsters | st.PickMover):
+    if isinstance(head, st.ShareRewards | st.MoveMonsters | st.PickMover):
         return _step(state, head)
     encounter = find_encounter(state)
     if encounter is not None:
@@ -59,8 +61,16 @@ def pending(state: State) -> Pending:
     if head is not None:
         return _step(state, head)
     if state.phase is Phase.DAY and state.turn_order and not (stage_met(state) and not state.stage_complete):
-        return decide_by(state.turn_order[0], "trade" if state.trade else "turn")
+        return _turn(state)
     return AUTO
+
+
+def _turn(state: State) -> Pending:
+    """The survivor whose turn it is; the partner while a trade proposal waits for its answer."""
+    trade = state.trade
+    if trade is None:
+        return decide_by(state.turn_order[0], "turn")
+    return decide_by(trade.partner, "trade_answer") if trade.offered else decide_by(state.turn_order[0], "trade")
 
 
 def to_move(state: State) -> ToMove:
@@ -89,17 +99,24 @@ def find_encounter(state: State) -> Hex | None:
 
 
 def fighter(state: State, space: Hex) -> int:
-    """The survivor who fights in `space`, or -1 while the leader has to pick."""
+    """The survivor who fights in `space`, or -1 while the survivors there have not agreed."""
     here = at(state, space)
     if len(here) == 1:
         return here[0]
     return state.fighter if state.fighter in here else -1
 
 
+def voters(state: State, space: Hex) -> tuple[int, ...]:
+    """Survivors in `space` who have not yet named a fighter."""
+    return tuple(s for s in at(state, space) if s not in state.votes)
+
+
 def _encounter(state: State, space: Hex) -> Pending:
+    """The survivors there agree who fights (all at once); if they do not, the leader decides."""
     seat = fighter(state, space)
     if seat < 0:
-        return decide_by(state.leader, "fighter")
+        waiting = voters(state, space)
+        return Pending(Kind.DECIDE, waiting, None, "fighter_vote") if waiting else decide_by(state.leader, "fighter")
     if len(enemies_at(state, space)) > 1:
         return decide_by(seat, "enemy")
     return AUTO
@@ -161,9 +178,32 @@ def _step(state: State, step: st.Step) -> Pending:
             return decide_by(seat, "key_item") if state.survivors[seat].status is Status.ACTIVE else AUTO
         case st.PassLeader():
             return decide_by(state.leader, "pass_leader")
+        case st.PayOrSuffer(seat=seat, pay=pay):
+            return decide_by(seat, "pay_or") if can_pay(state, seat, pay) else AUTO
+        case st.FeedFire():
+            payer = fire_payer(state, step)
+            return decide_by(payer, "feed_fire") if payer >= 0 and state.fires.get(step.space) else AUTO
+        case st.ShareRewards(seat=seat):
+            return decide_by(seat, "share_rewards") if state.survivors[seat].status is Status.ACTIVE else AUTO
         case st.RunEffects() | st.NightHealing() | st.StartDay():
             return AUTO
     raise AssertionError(f"unknown step {step!r}")
+
+
+def can_pay(state: State, seat: int, pay: tuple[st.Cost, ...]) -> bool:
+    """A survivor on the map holding the whole cost (resources, or stamina)."""
+    survivor = state.survivors[seat]
+    held = {**survivor.resources, "stamina": survivor.stamina}
+    return survivor.status is Status.ACTIVE and all(held.get(c.resource, 0) >= c.amount for c in pay)
+
+
+def fire_payer(state: State, step: st.FeedFire) -> int:
+    """The first survivor of the step still in the fire's space and holding the wood, or -1."""
+    for seat in step.seats:
+        survivor = state.survivors[seat]
+        if survivor.space == step.space and can_pay(state, seat, (st.Cost("wood", step.wood),)):
+            return seat
+    return -1
 
 
 def _can_gather(state: State, seat: int) -> bool:

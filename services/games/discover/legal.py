@@ -43,6 +43,12 @@ def _candidates(state: State, seat: int, decision: str) -> Iterator[act.Action]:
         yield from _turn(state, seat)
     elif decision == "trade":
         yield from _trade(state, seat)
+    elif decision == "trade_answer":
+        yield from (act.AcceptTrade(), act.DeclineTrade())
+    elif decision in ("pay_or", "feed_fire"):
+        yield from (act.PayCost(), act.DeclineCost())
+    elif decision == "share_rewards":
+        yield from _share(state.agenda[0])
     elif decision == "free_gather":
         yield from (act.Gather(), act.SkipGather())
     elif decision == "key_item":
@@ -50,7 +56,7 @@ def _candidates(state: State, seat: int, decision: str) -> Iterator[act.Action]:
         yield act.DeclineKeyItem()
     elif decision == "pass_leader":
         yield from (act.PassLeadership(s) for s in state.active())
-    elif decision in ("fighter", "enemy"):
+    elif decision in ("fighter_vote", "fighter", "enemy"):
         space = find_encounter(state)
         assert space is not None
         yield from (act.ChooseFighter(s) for s in at(state, space))
@@ -91,7 +97,15 @@ def _trade(state: State, seat: int) -> Iterator[act.Action]:
     yield from (act.TradeGive("", i) for i in mine.items)
     yield from (act.TradeTake(r, 0) for r in sorted(theirs.resources))
     yield from (act.TradeTake("", i) for i in theirs.items)
+    yield act.OfferTrade()
     yield act.EndTrade()
+
+
+def _share(step: st.Step) -> Iterator[act.Action]:
+    assert isinstance(step, st.ShareRewards)
+    for resource in sorted(set(step.goods)):
+        yield from (act.GiveReward(s, resource) for s in step.supporters)
+    yield act.KeepRewards()
 
 
 def _tie(step: st.Step) -> Iterator[act.Action]:

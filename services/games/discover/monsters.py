@@ -12,7 +12,7 @@ from services.games.discover import vocab as v
 from services.games.discover.board import board, distances, neighbours
 from services.games.discover.content import load
 from services.games.discover.rules import at
-from services.games.discover.state import Enemy, State, Status
+from services.games.discover.state import Enemy, Source, State, Status
 from services.games.discover.vocab import Hex
 
 
@@ -62,9 +62,13 @@ def farthest_spaces(state: State) -> tuple[Hex, ...]:
     return tuple(sorted(h for h in free if dist[h] == best))
 
 
-def plan_move(state: State, seat: int, effect: v.MoveMonsters) -> list[st.Step]:
-    """Steps to move monster tokens; special monsters never move with night or threat cards."""
-    movers = sorted(e.id for e in state.enemies if not e.special)
+# Special monster tokens "no se mueven con cartas nocturnas o cartas de amenaza"; every other effect moves them.
+STILL_SPECIALS = (Source.NIGHT, Source.THREAT)
+
+
+def plan_move(state: State, seat: int, effect: v.MoveMonsters, source: Source) -> list[st.Step]:
+    """Steps to move monster tokens; special monsters stay put only for night and threat cards."""
+    movers = sorted(e.id for e in state.enemies if not (e.special and source in STILL_SPECIALS))
     toward = seat if effect.toward is v.Toward.SELF else -1
     if effect.which is v.Which.ALL:
         return [st.MoveMonsters(tuple(movers), effect.steps, effect.steps, toward, ())] if movers else []

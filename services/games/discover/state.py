@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from services.games.discover.vocab import DamageType, Hex
@@ -156,6 +156,40 @@ class OfferKeyItem:
 
 
 @dataclass(frozen=True)
+class Cost:
+    resource: str  # or "stamina"
+    amount: int
+
+
+@dataclass(frozen=True)
+class PayOrSuffer:
+    """The survivor pays `pay` or suffers `amount` damage: its choice."""
+
+    seat: int
+    pay: tuple[Cost, ...]
+    damage: DamageType
+    amount: int
+
+
+@dataclass(frozen=True)
+class FeedFire:
+    """The lit fire in `space` goes out unless one of `seats` (survivors there, from the leader) pays `wood`."""
+
+    space: Hex
+    wood: int
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ShareRewards:
+    """The combatant keeps the reward `goods` or gives some (or all) to its supporters."""
+
+    seat: int
+    supporters: tuple[int, ...]
+    goods: tuple[str, ...]  # reward resources still to hand out, one entry per token
+
+
+@dataclass(frozen=True)
 class NightHealing:
     """Night abilities (e.g. heal one thirst) of every survivor."""
 
@@ -186,6 +220,9 @@ Step = (
     | PickSpawn
     | FreeGather
     | OfferKeyItem
+    | PayOrSuffer
+    | FeedFire
+    | ShareRewards
     | NightHealing
     | PassLeader
     | StartDay
@@ -239,9 +276,12 @@ class Combat:
 
 @dataclass(frozen=True)
 class Trade:
+    """A trade proposal: goods ("wood", "item:3") the active survivor gives and asks for."""
+
     partner: int
-    given: frozenset[str]
-    taken: frozenset[str]
+    gives: tuple[str, ...]
+    asks: tuple[str, ...]
+    offered: bool  # put to the partner, who accepts or declines
 
 
 @dataclass(frozen=True)
@@ -276,7 +316,8 @@ class State:
     unlocked: frozenset[str]  # quest card actions available
     agenda: tuple[Step, ...]
     combat: Combat | None = None
-    fighter: int = -1  # chosen by the leader when several survivors share a monster's space
+    fighter: int = -1  # agreed by the survivors (or picked by the leader) when several share a monster's space
+    votes: dict[int, int] = field(default_factory=dict)  # survivor -> the survivor it names to fight
     trade: Trade | None = None
     won: bool = False
     end_reason: str = ""

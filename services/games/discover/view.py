@@ -86,6 +86,10 @@ class View:
     unlocked: tuple[str, ...]
     combat: Combat | None
     trade_partner: int  # -1: no trade open
+    trade_gives: tuple[str, ...]  # the proposal: goods ("wood", "item:3") the active survivor gives
+    trade_asks: tuple[str, ...]  # and asks of the partner
+    trade_offered: bool  # the proposal waits for the partner's answer
+    fighter_votes: dict[int, int]  # survivor -> the survivor it named to fight the monster in its space
     agenda: tuple[st.Step, ...]
     hand: tuple[int, ...]  # the viewer's project cards
     offer: tuple[int, ...]  # the viewer's dealt characters
@@ -130,6 +134,10 @@ def view(state: State, viewer: int | None) -> View:
         unlocked=tuple(sorted(state.unlocked)),
         combat=state.combat,
         trade_partner=state.trade.partner if state.trade else -1,
+        trade_gives=state.trade.gives if state.trade else (),
+        trade_asks=state.trade.asks if state.trade else (),
+        trade_offered=bool(state.trade and state.trade.offered),
+        fighter_votes=dict(state.votes),
         agenda=state.agenda,
         hand=me.hand if me else (),
         offer=me.offer if me else (),

@@ -269,6 +269,13 @@ class FreeFire:
 
 
 @dataclass(frozen=True)
+class EscapeCombat:
+    """The card lets its holder escape from a combat before the dice are rolled, paying `stamina`."""
+
+    stamina: int
+
+
+@dataclass(frozen=True)
 class AltExploration:
     """Key item: when you draw an exploration card you may resolve card `card` instead."""
 
@@ -287,5 +294,6 @@ Ability = (
     | CleanWater
     | PortableFire
     | FreeFire
+    | EscapeCombat
     | AltExploration
 )

@@ -137,9 +137,15 @@ def test_survivors_within_two_spaces_support_in_order_from_the_combatants_left()
     assert events == [ev.CombatRolled(5, 1), ev.DieModified("grey", 1, "support:yellow-2")]
 
 
+def agreed(state: st.State, fighter: int, *seats: int) -> st.State:
+    """The survivors in the monster's space all name `fighter`."""
+    for seat in seats:
+        state, _ = act(state, seat, a.ChooseFighter(fighter))
+    return state
+
+
 def test_the_combatant_plays_no_support_card_and_support_cards_return_to_their_owner() -> None:
-    state = fighting(enemy(day(2), "X1", DOG, CAMP))
-    state, _ = act(state, 0, a.ChooseFighter(0))
+    state = agreed(fighting(enemy(day(2), "X1", DOG, CAMP)), 0, 0, 1)
     assert ENGINE.to_move(state).seats == (1,)
     state, _ = act(state, 1, a.PlaySupport("blue-1"))
     _, events = act(rolled(state, 12, 1), 0, a.ResolveCombat())
@@ -147,15 +153,8 @@ def test_the_combatant_plays_no_support_card_and_support_cards_return_to_their_o
     assert "blue-1" in fold(state, events).survivors[1].support
 
 
-def test_escape_moves_the_survivor_and_skips_the_rest_of_the_combat() -> None:
-    state, events = act(boar_fight(), 0, a.Escape(NORTH))
-    assert events == [ev.StaminaChanged(0, 11), ev.SurvivorEscaped(0, NORTH), ev.CombatEnded(0)]
-    assert state.enemy("X1").space == CAMP and state.enemy("X1").damage == 0
-
-
 def test_a_lethal_enemy_fights_on_against_the_survivor_to_the_left() -> None:
-    state = fighting(enemy(day(2), "X1", PANTHER, CAMP))
-    state, _ = act(state, 0, a.ChooseFighter(0))
+    state = agreed(fighting(enemy(day(2), "X1", PANTHER, CAMP)), 0, 0, 1)
     state, _ = act(state, 1, a.DeclineSupport())
     _, events = act(rolled(state, 1, 1), 0, a.ResolveCombat())
     assert events == [ev.CombatEnded(0), ev.CombatStarted(1, "X1", (0,))]
@@ -165,14 +164,6 @@ def test_a_lethal_enemy_fights_the_same_survivor_again_when_alone() -> None:
     state = fighting(enemy(day(1), "X1", PANTHER, CAMP))
     _, events = act(rolled(state, 1, 1), 0, a.ResolveCombat())
     assert events == [ev.CombatEnded(0), ev.CombatStarted(0, "X1", ())]
-
-
-def test_escaping_a_lethal_enemy_does_not_move_the_survivor() -> None:
-    state = fighting(enemy(day(1), "X1", PANTHER, CAMP))
-    assert [x for x in ENGINE.legal_actions(state, 0) if isinstance(x, a.Escape)] == [a.Escape(CAMP)]
-    state, events = act(state, 0, a.Escape(CAMP))
-    assert events == [ev.StaminaChanged(0, 11), ev.CombatEnded(0), ev.CombatStarted(0, "X1", ())]
-    assert state.survivors[0].space == CAMP
 
 
 def test_a_face_down_monster_is_revealed_from_the_monster_pile_when_fought() -> None:
@@ -213,3 +204,96 @@ def test_an_enemy_with_a_dash_attack_never_damages(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(combat, "_spec", lambda state, c: spec)
     _, events = act(rolled(boar_fight(), 1, 12), 0, a.ResolveCombat())
     assert not [e for e in events if isinstance(e, ev.DamageTaken)]
+
+
+# ---------------------------------------------------------------- Escapar del combate
+
+
+ROPE, PATHFINDER = 15, 8  # stand-in escape cards: an item and a character ability, 1 stamina each
+
+
+def test_without_a_card_that_allows_it_there_is_no_escape() -> None:
+    """Escapar del combate: "Algunas cartas permiten a los supervivientes escapar"; no card, no escape."""
+    state = boar_fight()
+    assert not [x for x in ENGINE.legal_actions(state, 0) if isinstance(x, a.Escape)]
+    assert refused(state, a.Escape(NORTH)) == "discover.combat.ready"
+
+
+def test_an_item_that_allows_escape_moves_the_survivor_and_skips_the_rest_of_the_combat() -> None:
+    """Escapar del combate: move to an adjacent space without a monster; no damage, no retreat."""
+    state = boar_fight(items=(ROPE,))
+    state = enemy(state, "X2", DOG, SOUTH)
+    escapes = [x for x in ENGINE.legal_actions(state, 0) if isinstance(x, a.Escape)]
+    assert a.Escape(NORTH) in escapes and a.Escape(SOUTH) not in escapes  # south holds a monster
+    state, events = act(state, 0, a.Escape(NORTH))
+    assert events == [ev.StaminaChanged(0, 11), ev.SurvivorEscaped(0, NORTH), ev.CombatEnded(0)]
+    assert state.enemy("X1").space == CAMP and state.enemy("X1").damage == 0
+
+
+def test_a_character_ability_that_allows_escape_pays_what_the_card_says() -> None:
+    state = fighting(enemy(day(1, characters=(PATHFINDER,)), "X1", BOAR, CAMP))
+    _, events = act(state, 0, a.Escape(NORTH))
+    assert events[0] == ev.StaminaChanged(0, 11)
+    tired = survivor(state, 0, stamina=0)
+    assert refused(tired, a.Escape(NORTH)) == "discover.combat.ready"  # the card's cost cannot be paid
+
+
+def test_escaping_a_lethal_enemy_does_not_move_the_survivor_and_the_enemy_fights_on() -> None:
+    """Enemigos letales: the escape ends the combat but the survivor stays; alone, it is fought again."""
+    state = fighting(enemy(day(1), "X1", PANTHER, CAMP))
+    state = survivor(state, 0, items=(ROPE,))
+    assert [x for x in ENGINE.legal_actions(state, 0) if isinstance(x, a.Escape)] == [a.Escape(CAMP)]
+    assert refused(state, a.Escape(NORTH)) == "discover.combat.ready"
+    state, events = act(state, 0, a.Escape(CAMP))
+    assert events == [ev.StaminaChanged(0, 11), ev.CombatEnded(0), ev.CombatStarted(0, "X1", ())]
+    assert state.survivors[0].space == CAMP
+
+
+def test_escaping_a_lethal_enemy_passes_the_fight_to_the_survivor_on_the_left() -> None:
+    state = agreed(fighting(enemy(day(2), "X1", PANTHER, CAMP)), 0, 0, 1)
+    state = survivor(state, 0, items=(ROPE,))
+    state, _ = act(state, 1, a.DeclineSupport())
+    _, events = act(state, 0, a.Escape(CAMP))
+    assert events == [ev.StaminaChanged(0, 9), ev.CombatEnded(0), ev.CombatStarted(1, "X1", (0,))]
+
+
+# ---------------------------------------------------------------- rewards (Combate de apoyo)
+
+
+def _won_with_supporters() -> st.State:
+    """Seat 0 defeats a wounded boar (reward: 2 meat) with seat 1 beside it and seat 2 three spaces away."""
+    state = enemy(day(3), "X1", BOAR, NORTH, damage=1)
+    state = survivor(survivor(survivor(state, 0, space=NORTH), 1, space=CAMP), 2, space=Hex(0, 2))
+    state = fighting(state)
+    state, _ = act(state, 1, a.DeclineSupport())
+    state, _ = act(rolled(state, 7, 1), 0, a.ResolveCombat())
+    return state
+
+
+def test_the_combatant_decides_how_to_split_the_reward_among_its_supporters() -> None:
+    """Combate de apoyo: "el combatiente puede quedarse con las recompensas o dar algunas (o todas)"."""
+    state = _won_with_supporters()
+    assert state.survivors[0].resources["meat"] == 2
+    assert ENGINE.to_move(state).seats == (0,)
+    assert ENGINE.legal_actions(state, 0) == [a.GiveReward(1, "meat"), a.KeepRewards()]  # seat 2 is too far
+    assert refused(state, a.GiveReward(2, "meat")) == "discover.combat.share_rewards"
+    assert refused(state, a.GiveReward(1, "food")) == "discover.combat.share_rewards"  # not part of the reward
+    state, events = act(state, 0, a.GiveReward(1, "meat"))
+    assert game_events(events) == [ev.GoodsTransferred(0, 1, "meat", 0)]
+    state, events = act(state, 0, a.GiveReward(1, "meat"))
+    assert game_events(events) == [ev.GoodsTransferred(0, 1, "meat", 0)]
+    assert state.survivors[1].resources["meat"] == 2 and "meat" not in state.survivors[0].resources
+    assert ENGINE.to_move(state).seats == (0,) and state.agenda == ()  # back to the day turn
+
+
+def test_the_combatant_may_keep_the_whole_reward() -> None:
+    state, events = act(_won_with_supporters(), 0, a.KeepRewards())
+    assert game_events(events) == [] and state.survivors[0].resources["meat"] == 2
+    assert not [s for s in state.agenda if isinstance(s, st.ShareRewards)]
+
+
+def test_a_combatant_without_supporters_keeps_the_reward_without_being_asked() -> None:
+    state = fighting(enemy(day(1), "X1", BOAR, CAMP, damage=1))
+    state, _ = act(rolled(state, 7, 1), 0, a.ResolveCombat())
+    assert not state.agenda and ENGINE.to_move(state).seats == (0,)
+    assert state.survivors[0].resources["meat"] == 2

@@ -6,7 +6,7 @@ import json
 from collections import Counter
 
 from services.games.discover.content import CONTENT_DIR, load, m_formula
-from services.games.discover.vocab import GainItem, ResolveCard
+from services.games.discover.vocab import EscapeCombat, GainItem, ResolveCard
 
 CONTENT = load("island-1")
 
@@ -54,3 +54,11 @@ def test_every_designed_entry_is_marked_as_a_stand_in_with_a_reason() -> None:
 def test_m_formulas() -> None:
     assert [m_formula(f, 3) for f in ("2", "M", "M-1", "M+1")] == [2, 3, 2, 4]
     assert m_formula("M-1", 1) == 1  # a formula gives at least one
+
+
+def test_escape_comes_only_from_cards_and_always_costs_stamina() -> None:
+    """Escapar del combate: only cards allow it. A paid escape keeps a lone survivor facing a lethal
+    enemy from escaping forever (the enemy fights it again after each escape)."""
+    holders = [c.abilities for c in CONTENT.characters.values()] + [i.passive for i in CONTENT.items.values()]
+    escapes = [a for abilities in holders for a in abilities if isinstance(a, EscapeCombat)]
+    assert escapes and all(a.stamina >= 1 for a in escapes)

@@ -194,16 +194,66 @@ def test_a_crafted_shelter_stays_in_its_space() -> None:
     assert ev.ItemPlaced(5, CAMP) in events
 
 
-def test_trade_moves_goods_with_a_survivor_in_your_space() -> None:
+def _proposal(state: st.State) -> st.State:
+    """Seat 0 opens a trade with seat 1, offering a food for a clean water."""
+    state, _ = act(state, 0, a.Trade(1))
+    state, _ = act(state, 0, a.TradeGive("food", 0))
+    state, _ = act(state, 0, a.TradeTake("clean_water", 0))
+    return state
+
+
+def test_a_trade_proposal_changes_nothing_until_the_partner_answers() -> None:
+    """Comercio: the active survivor proposes what it gives and what it asks; nothing moves yet."""
     state, events = act(day(2), 0, a.Trade(1))
     assert events == [ev.StaminaChanged(0, 9), ev.TradeOpened(0, 1)]
     state, events = act(state, 0, a.TradeGive("food", 0))
-    assert events == [ev.GoodsTransferred(0, 1, "food", 0)]
-    assert refused(state, 0, a.TradeTake("food", 0)) == "discover.day.trade.goods"  # no moving back
+    assert events == [ev.TradeGoodListed(0, "food", 0)]
+    assert refused(state, 0, a.TradeGive("food", 0)) == "discover.day.trade.goods"  # only one food held
     state, events = act(state, 0, a.TradeTake("clean_water", 0))
-    assert events == [ev.GoodsTransferred(1, 0, "clean_water", 0)]
+    assert events == [ev.TradeGoodListed(1, "clean_water", 0)]
+    assert [s.resources for s in state.survivors] == [s.resources for s in day(2).survivors]  # nothing moved yet
+    assert ENGINE.view(state, 1).trade_gives == ("food",) and ENGINE.view(state, 1).trade_asks == ("clean_water",)
+    state, events = act(state, 0, a.OfferTrade())
+    assert events == [ev.TradeOffered(0, 1)]
+    assert ENGINE.to_move(state).seats == (1,)  # the partner decides, in the middle of seat 0's turn
+    assert ENGINE.legal_actions(state, 1) == [a.AcceptTrade(), a.DeclineTrade()]
+
+
+def test_an_accepted_trade_exchanges_the_proposed_goods() -> None:
+    state, _ = act(_proposal(day(2)), 0, a.OfferTrade())
+    state, events = act(state, 1, a.AcceptTrade())
+    assert events == [
+        ev.TradeAnswered(1, True),
+        ev.GoodsTransferred(0, 1, "food", 0),
+        ev.GoodsTransferred(1, 0, "clean_water", 0),
+        ev.TradeClosed(0),
+    ]
+    assert state.survivors[0].resources == {"clean_water": 2} and state.survivors[1].resources == {"food": 2}
+    assert state.trade is None and ENGINE.to_move(state).seats == (0,)
+
+
+def test_a_declined_trade_moves_nothing_and_the_stamina_stays_spent() -> None:
+    """Decision: the Trade action was taken (1 stamina) whatever the partner answers."""
+    state, _ = act(_proposal(day(2)), 0, a.OfferTrade())
+    state, events = act(state, 1, a.DeclineTrade())
+    assert events == [ev.TradeAnswered(1, False), ev.TradeClosed(0)]
+    assert state.survivors[0].stamina == 9
+    assert [s.resources for s in state.survivors] == [s.resources for s in day(2).survivors]
+
+
+def test_only_the_partner_answers_and_only_an_offered_proposal() -> None:
+    state = _proposal(day(3))
+    assert refused(state, 0, a.AcceptTrade()) == "discover.day.trade.goods"  # not offered yet
+    state, _ = act(state, 0, a.OfferTrade())
+    assert ENGINE.to_move(state).seats == (1,)  # seat 2 is never asked
+    assert refused(state, 1, a.TradeGive("food", 0)) == "discover.day.trade.answer"
+
+
+def test_an_empty_proposal_cannot_be_offered_and_a_trade_can_be_withdrawn() -> None:
+    state, _ = act(day(2), 0, a.Trade(1))
+    assert refused(state, 0, a.OfferTrade()) == "discover.day.trade.goods"
     state, events = act(state, 0, a.EndTrade())
-    assert events == [ev.TradeClosed(0)] and state.trade is None
+    assert events == [ev.TradeClosed(0)] and state.trade is None and state.survivors[0].stamina == 9
 
 
 def test_investigate_resolves_the_card_of_the_landmark_first_time_and_later() -> None:
@@ -269,3 +319,12 @@ def test_a_move_costs_at_least_one_stamina_whatever_the_discounts() -> None:
     state = survivor(day(1, characters=(8,)), 0, items=(13,), stamina=1)  # two underbrush discounts
     _, events = act(state, 0, a.Move(NORTH_EAST))
     assert events[0] == ev.StaminaChanged(0, 0)
+
+
+def test_a_trade_costs_at_least_one_stamina_whatever_the_discounts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decision: a free trade could be proposed and declined forever."""
+    from services.games.discover import day as day_rules
+
+    monkeypatch.setattr(day_rules, "action_cost", lambda state, seat, action, base=1: 0)
+    _, events = act(day(2), 0, a.Trade(1))
+    assert events[0] == ev.StaminaChanged(0, 9)

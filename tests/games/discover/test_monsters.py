@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from services.games.common.chance import DrawCards
-from services.games.discover import ENGINE
+from services.games.common.engine import IllegalAction
+from services.games.discover import ENGINE, effects
 from services.games.discover import actions as a
 from services.games.discover import events as ev
 from services.games.discover import state as st
 from services.games.discover.decide import advance, fold
 from services.games.discover.state import Source
-from services.games.discover.vocab import Hex
+from services.games.discover.vocab import Hex, MoveMonsters, Toward, Which
 from tests.games.discover.builders import CAMP, NORTH, SOUTH, act, day, enemy, game_events, landmark, reveal, survivor
 
 
@@ -88,11 +91,35 @@ def test_the_leader_decides_where_a_monster_goes_when_paths_tie() -> None:
     assert game_events(events) == [ev.MonsterMoved("X1", Hex(2, 0))]
 
 
-def test_special_monsters_do_not_move_with_threat_cards() -> None:
+def _special_and_normal() -> st.State:
     state = enemy(enemy(day(1), "S1", 12, NORTH, special=True), "X2", 0, Hex(-1, 1))
-    state = survivor(state, 0, space=SOUTH)
-    _, events = _resolving(state, Source.THREAT, "T03a")  # On the Move: all monsters 1 step
+    return survivor(state, 0, space=SOUTH)
+
+
+def test_special_monsters_do_not_move_with_threat_cards() -> None:
+    """Fichas especiales de monstruo: "no se mueven con cartas nocturnas o cartas de amenaza"."""
+    _, events = _resolving(_special_and_normal(), Source.THREAT, "T03a")  # On the Move: all monsters 1 step
     assert [e for e in events if isinstance(e, ev.MonsterMoved)] == [ev.MonsterMoved("X2", SOUTH)]
+
+
+def test_special_monsters_do_not_move_with_night_cards() -> None:
+    state = survivor(_special_and_normal(), 0, resources={})  # nothing to eat: no upkeep choice to wait for
+    _, events = _resolving(state, Source.NIGHT, "N04")  # Distant Howls: all monsters 1 step
+    assert [e for e in events if isinstance(e, ev.MonsterMoved)] == [ev.MonsterMoved("X2", SOUTH)]
+
+
+@pytest.mark.parametrize("source", [Source.EXPLORATION, Source.ITEM, Source.QUEST_ACTION, Source.STAGE])
+def test_special_monsters_move_with_every_other_movement_effect(
+    monkeypatch: pytest.MonkeyPatch, source: Source
+) -> None:
+    """Otherwise "siguen todas las demás reglas para monstruos": other cards move them."""
+    move_all = (MoveMonsters(1, Which.ALL, Toward.NEAREST_SURVIVOR),)
+    monkeypatch.setattr(effects, "card_effects", lambda state, step: move_all)
+    _, events = _resolving(_special_and_normal(), source, "1")
+    assert [e for e in events if isinstance(e, ev.MonsterMoved)] == [
+        ev.MonsterMoved("S1", CAMP),
+        ev.MonsterMoved("X2", SOUTH),
+    ]
 
 
 def test_all_monsters_move_before_any_combat_and_the_survivor_picks_which_to_fight() -> None:
@@ -104,13 +131,33 @@ def test_all_monsters_move_before_any_combat_and_the_survivor_picks_which_to_fig
     assert events == [ev.CombatStarted(0, "X2", ())]
 
 
-def test_the_leader_picks_who_fights_a_monster_entering_a_shared_space() -> None:
-    state = enemy(day(2, leader=1), "X1", 0, NORTH)
+def test_the_survivors_in_a_shared_space_agree_who_fights_a_monster() -> None:
+    """Mover fichas de monstruo: "los supervivientes en ese espacio deben acordar cuál de ellos luchará"."""
+    state = survivor(enemy(day(3, leader=2), "X1", 0, NORTH), 2, space=SOUTH)
     state, _ = _moving(state, 1, "X1")
-    assert ENGINE.to_move(state).seats == (1,)
+    assert ENGINE.to_move(state).seats == (0, 1)  # both survivors at the camp are asked, at once
     assert ENGINE.legal_actions(state, 1) == [a.ChooseFighter(0), a.ChooseFighter(1)]
-    _, events = act(state, 1, a.ChooseFighter(0))
-    assert events == [ev.FighterChosen(0), ev.CombatStarted(0, "X1", (1,))]
+    state, events = act(state, 1, a.ChooseFighter(1))
+    assert events == [ev.FighterVoted(1, 1)]
+    assert ENGINE.to_move(state).seats == (0,)
+    with pytest.raises(IllegalAction) as refused:
+        ENGINE.decide(state, 0, a.ChooseFighter(2))  # seat 2 is not in that space
+    assert refused.value.rule == "discover.monsters.fighter_vote"
+    _, events = act(state, 0, a.ChooseFighter(1))
+    assert events == [ev.FighterVoted(0, 1), ev.FighterChosen(1), ev.CombatStarted(1, "X1", (2, 0))]
+
+
+def test_the_leader_decides_who_fights_when_the_survivors_do_not_agree() -> None:
+    """Mover fichas de monstruo: "Si ... no pueden ponerse de acuerdo, el líder de la tribu decide"."""
+    state = survivor(enemy(day(3, leader=2), "X1", 0, NORTH), 2, space=SOUTH)
+    state, _ = _moving(state, 1, "X1")
+    state, _ = act(state, 0, a.ChooseFighter(1))
+    state, events = act(state, 1, a.ChooseFighter(0))
+    assert events == [ev.FighterVoted(1, 0)]
+    assert ENGINE.to_move(state).seats == (2,)
+    assert ENGINE.legal_actions(state, 2) == [a.ChooseFighter(0), a.ChooseFighter(1)]
+    _, events = act(state, 2, a.ChooseFighter(0))
+    assert events == [ev.FighterChosen(0), ev.CombatStarted(0, "X1", (1, 2))]
 
 
 def test_moving_into_a_monster_fights_it_before_the_free_gather() -> None:

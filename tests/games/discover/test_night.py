@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from services.games.common.chance import DrawCards, ShufflePile
+from services.games.common.engine import IllegalAction
 from services.games.discover import ENGINE
 from services.games.discover import actions as a
 from services.games.discover import events as ev
@@ -13,13 +16,23 @@ from services.games.discover.content import load
 from services.games.discover.decide import advance, fold
 from services.games.discover.state import Phase
 from services.games.discover.vocab import DamageType, Stamina, Target
-from tests.games.discover.builders import NORTH, act, day, draw, enemy, game_events, of_type, survivor
+from tests.games.discover.builders import CAMP, NORTH, act, day, draw, enemy, game_events, of_type, survivor
 
 NIGHT_STEPS = (st.DrawNight(), st.NightHealing(), st.PassLeader(), st.StartDay())
 
 
 def night(seats: int = 1, **changes: object) -> st.State:
     return day(seats, phase=Phase.NIGHT, turn_order=(), agenda=NIGHT_STEPS, **changes)
+
+
+def paying(state: st.State, *seats: int) -> tuple[st.State, list[ev.Event]]:
+    """The listed survivors, in turn, pay what the card asks of them."""
+    out: list[ev.Event] = []
+    for seat in seats:
+        assert ENGINE.to_move(state).seats == (seat,)
+        state, events = act(state, seat, a.PayCost())
+        out += events
+    return state, out
 
 
 def test_the_leader_draws_the_top_night_card_and_resolves_it_top_to_bottom() -> None:
@@ -31,8 +44,9 @@ def test_the_leader_draws_the_top_night_card_and_resolves_it_top_to_bottom() -> 
         ev.StaminaChanged(1, 12),
         ev.StaminaChanged(0, 11),
         ev.DamageTaken(1, DamageType.HUNGER),  # the leader first; nothing to eat
-        ev.ResourceChanged(0, "food", -1),
     ]
+    state, events = paying(state, 0)
+    assert game_events(events) == [ev.ResourceChanged(0, "food", -1)]
     assert ENGINE.to_move(state).chance == DrawCards("threats", 1, None)
     assert state.agenda[0] == st.DrawThreat(1)  # the leader draws the threat
 
@@ -94,13 +108,15 @@ def test_an_empty_threat_deck_is_rebuilt_from_its_discards() -> None:
 
 def test_night_cards_move_monsters_toward_the_nearest_survivor() -> None:
     state = enemy(night(1), "X1", 0, NORTH)
-    _, events = draw(state, "night:I", "N04")
+    state, _ = draw(state, "night:I", "N04")
+    _, events = paying(state, 0)
     assert ev.MonsterMoved("X1", state.survivors[0].space) in events
 
 
 def test_exposure_hurts_survivors_away_from_a_lit_fire() -> None:
     state = survivor(survivor(night(2), 1, space=NORTH), 0, resources={"clean_water": 5})
-    _, events = draw(state, "night:I", "N03")  # Cool Breeze: exposure away from fire or shelter
+    state, _ = draw(state, "night:I", "N03")  # Cool Breeze: drink, then exposure away from fire or shelter
+    _, events = paying(state, 0, 1)
     assert [e for e in of_type(events, ev.DamageTaken) if e.damage is DamageType.EXPOSURE] == [
         ev.DamageTaken(1, DamageType.EXPOSURE)
     ]
@@ -119,13 +135,43 @@ def test_a_night_ability_heals_one_damage() -> None:
     assert game_events(advance(state))[0] == ev.DamageHealed(0, DamageType.THIRST)
 
 
-def test_a_threat_puts_out_the_camp_fire_unless_a_survivor_there_pays_a_wood() -> None:
+def test_a_threat_puts_out_the_camp_fire_when_nobody_there_holds_the_wood() -> None:
     state = replace(night(1), agenda=(st.DrawThreat(0), st.StartDay()))
     _, events = draw(state, "threats", "T04a")  # Embers Fade
     assert ev.FireChanged(state.survivors[0].space, False) in events
-    state = survivor(state, 0, resources={"wood": 1})
-    _, events = draw(state, "threats", "T04a")
-    assert ev.ResourceChanged(0, "wood", -1) in events and not of_type(events, ev.FireChanged)
+
+
+def _embers_fade(seats: int, wood: dict[int, int], leader: int = 0) -> st.State:
+    state = replace(night(seats, leader=leader), agenda=(st.DrawThreat(leader), st.StartDay()))
+    for seat, n in wood.items():
+        state = survivor(state, seat, resources={"wood": n})
+    state, _ = draw(state, "threats", "T04a")  # Embers Fade: the camp fire goes out unless a wood is paid
+    return state
+
+
+def test_paying_wood_to_keep_a_fire_lit_is_a_choice() -> None:
+    """The survivors at the fire choose to pay the wood; letting the fire go out is offered."""
+    state = _embers_fade(1, {0: 1})
+    assert ENGINE.to_move(state).seats == (0,) and state.fires[CAMP]
+    assert ENGINE.legal_actions(state, 0) == [a.PayCost(), a.DeclineCost()]
+    kept, events = act(state, 0, a.PayCost())
+    assert game_events(events)[0] == ev.ResourceChanged(0, "wood", -1) and kept.fires[CAMP]
+    out, events = act(state, 0, a.DeclineCost())
+    assert game_events(events)[:2] == [ev.CostDeclined(0), ev.FireChanged(CAMP, False)]
+    assert out.survivors[0].resources == {"wood": 1} and not out.fires[CAMP]
+
+
+def test_each_survivor_at_the_fire_is_asked_in_turn_from_the_leader() -> None:
+    state = _embers_fade(3, {0: 1, 1: 0, 2: 2}, leader=2)
+    assert ENGINE.to_move(state).seats == (2,)
+    state, events = act(state, 2, a.DeclineCost())
+    assert game_events(events) == [ev.CostDeclined(2)]
+    assert ENGINE.to_move(state).seats == (0,)  # seat 1 holds no wood: never asked
+    with pytest.raises(IllegalAction) as refused:
+        ENGINE.decide(state, 0, a.PassLeadership(0))
+    assert refused.value.rule == "discover.night.feed_fire"
+    _, events = act(state, 0, a.DeclineCost())
+    assert game_events(events)[:2] == [ev.CostDeclined(0), ev.FireChanged(CAMP, False)]
 
 
 def test_a_full_round_day_then_night_then_the_next_day() -> None:
@@ -133,10 +179,9 @@ def test_a_full_round_day_then_night_then_the_next_day() -> None:
     state, events = act(state, 1, a.EndTurn())
     assert game_events(events) == [ev.TurnEnded(1), ev.DayEnded(1)]
     state, events = draw(state, "night:I", "N01")  # Calm Dusk: 8 stamina, drink, no threat
+    assert game_events(events) == [ev.NightCardDrawn("N01"), ev.StaminaChanged(0, 12), ev.StaminaChanged(1, 12)]
+    state, events = paying(state, 0, 1)
     assert game_events(events) == [
-        ev.NightCardDrawn("N01"),
-        ev.StaminaChanged(0, 12),
-        ev.StaminaChanged(1, 12),
         ev.ResourceChanged(0, "clean_water", -1),
         ev.ResourceChanged(1, "clean_water", -1),
         ev.CardDiscarded("night", "N01"),
@@ -145,3 +190,35 @@ def test_a_full_round_day_then_night_then_the_next_day() -> None:
     state, events = act(state, 0, a.PassLeadership(1))
     assert game_events(events) == [ev.LeaderChanged(1), ev.DayStarted(2, (1, 0))]
     assert state.night_discard == ("N01",) and state.piles["night:I"] == 3
+
+
+# ---------------------------------------------------------------- upkeep: pay or suffer
+
+
+def test_upkeep_is_a_choice_a_survivor_may_suffer_the_damage_instead() -> None:
+    """A night card's "pay or suffer" is the survivor's choice, even when it could pay."""
+    state, _ = draw(night(1), "night:I", "N02")  # Growling Stomachs: eat a food or suffer hunger
+    assert ENGINE.to_move(state).seats == (0,)
+    assert ENGINE.legal_actions(state, 0) == [a.PayCost(), a.DeclineCost()]
+    state, events = act(state, 0, a.DeclineCost())
+    assert game_events(events)[:2] == [ev.CostDeclined(0), ev.DamageTaken(0, DamageType.HUNGER)]
+    assert state.survivors[0].resources["food"] == 1
+
+
+def test_each_survivor_decides_its_upkeep_in_turn_from_the_leader() -> None:
+    state, _ = draw(night(3, leader=1), "night:I", "N02")
+    assert ENGINE.to_move(state).seats == (1,)
+    with pytest.raises(IllegalAction) as refused:
+        ENGINE.decide(state, 1, a.EndTurn())
+    assert refused.value.rule == "discover.night.pay_or"
+    state, _ = act(state, 1, a.DeclineCost())
+    assert ENGINE.to_move(state).seats == (2,)
+    state, _ = act(state, 2, a.PayCost())
+    assert ENGINE.to_move(state).seats == (0,)
+
+
+def test_a_survivor_who_cannot_pay_suffers_without_being_asked() -> None:
+    state = survivor(night(2), 0, resources={})
+    state, events = draw(state, "night:I", "N02")
+    assert ev.DamageTaken(0, DamageType.HUNGER) in events
+    assert ENGINE.to_move(state).seats == (1,)

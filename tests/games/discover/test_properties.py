@@ -50,10 +50,14 @@ def private_checks(state: State, event: Any) -> None:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=seeds, seats=seat_counts)
-def test_every_game_ends_in_a_shared_result_and_replays(seed: int, seats: int) -> None:
+def test_every_game_ends_in_a_result_by_fate_and_replays(seed: int, seats: int) -> None:
     game = play(ENGINE, {}, seats, seed, max_steps=MAX_STEPS, check=invariants)
     assert game.outcome is not None, "the game must end"
-    assert game.outcome.ranking == (1,) * seats and game.outcome.cooperative_win is not None
+    fates = [s.status for s in game.state.survivors]
+    assert game.outcome.cooperative_win is (Status.WON in fates)
+    place = {Status.WON: 0, Status.ACTIVE: 1, Status.CASUALTY: 2}  # winners, still on the map, casualties
+    for seat, fate in enumerate(fates):
+        assert game.outcome.ranking[seat] == 1 + sum(1 for other in fates if place[other] < place[fate])
     assert replay(ENGINE, game.initial, game.events) == game.state
     assert all(s.status is not Status.ACTIVE for s in game.state.survivors)
 

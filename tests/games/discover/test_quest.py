@@ -82,7 +82,7 @@ def test_survivors_on_the_final_objective_at_the_end_of_the_day_win_and_the_game
     state, _ = act(_final_stage(), 0, a.UseQuestAction("beacon"))
     state, events = act(state, 0, a.EndTurn())
     assert game_events(events)[-3:] == [ev.DayEnded(1), ev.SurvivorWon(0), ev.GameEnded(True, events[-1].reason)]
-    assert ENGINE.result(state) == Outcome((1,), (1,), ENGINE.result(state).detail, cooperative_win=True)  # type: ignore[union-attr]
+    assert ENGINE.result(state) == Outcome((1,), (2,), ENGINE.result(state).detail, cooperative_win=True)  # type: ignore[union-attr]
 
 
 def test_a_winner_leaves_the_map_and_the_others_play_on() -> None:
@@ -142,7 +142,27 @@ def test_the_game_ends_when_no_survivor_is_left_on_the_map() -> None:
     assert game_events(events)[:1] == [ev.SurvivorEliminated(0)]
     assert isinstance(events[-1], ev.GameEnded) and not events[-1].won
     outcome = ENGINE.result(state)
-    assert outcome is not None and outcome.ranking == (1,) and outcome.cooperative_win is False
+    assert outcome is not None and outcome.ranking == (1,) and outcome.scores == (0,)
+    assert outcome.cooperative_win is False
+
+
+def test_the_outcome_ranks_winners_first_then_survivors_on_the_map_then_casualties() -> None:
+    """Fin del juego: winners won, casualties lost; the Outcome itself tells them apart."""
+    state = day(4, phase=st.Phase.OVER, won=True)
+    fates = (Status.CASUALTY, Status.WON, Status.ACTIVE, Status.WON)
+    for seat, status in enumerate(fates):
+        state = survivor(state, seat, status=status)
+    outcome = ENGINE.result(state)
+    assert outcome is not None
+    assert outcome.ranking == (4, 1, 3, 1) and outcome.scores == (0, 2, 1, 2)
+    assert outcome.cooperative_win is True
+    assert [outcome.detail[f"seat_{s}"] for s in range(4)] == ["casualty", "won", "active", "won"]
+
+
+def test_without_winners_the_survivors_left_on_the_map_rank_first() -> None:
+    state = survivor(day(2, phase=st.Phase.OVER), 0, status=Status.CASUALTY)
+    outcome = ENGINE.result(state)
+    assert outcome is not None and outcome.ranking == (2, 1) and outcome.cooperative_win is False
 
 
 def test_the_day_cap_ends_the_game_as_a_loss() -> None:

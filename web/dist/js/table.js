@@ -176,9 +176,12 @@ function outcomePanel(state) {
   const o = state.match.outcome;
   const rows = [];
   if (o.cooperativeWin !== undefined) rows.push(h("div", { class: "outcome" }, o.cooperativeWin ? "The survivors escaped the island!" : "The island claimed them."));
-  if (o.cooperativeWin === undefined) (o.ranking || []).forEach((place, seat) => rows.push(h("div", {},
+  // A co-operative outcome ranks each seat by its fate too (detail "seat_<n>": won, active, casualty).
+  const fate = (seat) => (o.detail || {})[`seat_${seat}`];
+  (o.ranking || []).forEach((place, seat) => rows.push(h("div", {},
     h("span", { class: "badge", style: { background: seatColour(seat), color: "#fff" } }, `#${place}`), " ", nameOf(state, seat),
-    o.scores && o.scores[seat] !== undefined ? ` — ${o.scores[seat]} pts` : "")));
+    o.cooperativeWin !== undefined ? (fate(seat) ? ` — ${fate(seat)}` : "")
+      : o.scores && o.scores[seat] !== undefined ? ` — ${o.scores[seat]} pts` : "")));
   return h("div", { class: "panel", id: "outcome" }, h("h3", {}, "Result"), rows);
 }
 

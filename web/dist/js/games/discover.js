@@ -28,14 +28,16 @@ export function targetOf(action) {
     case "craft": return `project:${num(b.project)}`;
     case "chooseCharacter": return `character:${num(b.character)}`;
     case "trade": return `seat:${num(b.partner)}`;
-    case "chooseFighter": case "passLeadership": return `seat:${num(b.seat)}`;
+    case "chooseFighter": case "passLeadership": case "giveReward": return `seat:${num(b.seat)}`;
     case "playSupport": case "useSupportCard": return `support:${b.card}`;
     case "rollCombat": return "combat:roll";
     default: return null;
   }
 }
 
-export function describe(action) {
+const goods = (list) => (list || []).map((g) => pretty(g)).join(", ") || "nothing";
+
+export function describe(action, view) {
   const [kind, b] = oneof(action);
   switch (kind) {
     case "move": return `Move to (${hx(b.to)})`;
@@ -45,13 +47,20 @@ export function describe(action) {
     case "cook": return `Cook (${num(b.meat)} meat, ${num(b.dirtyWater)} dirty water)`;
     case "craft": return `Craft project ${num(b.project)}`;
     case "trade": return `Trade with seat ${num(b.partner)}`;
-    case "tradeGive": return `Give ${b.resource ? pretty(b.resource) : `item ${num(b.item)}`}`;
-    case "tradeTake": return `Take ${b.resource ? pretty(b.resource) : `item ${num(b.item)}`}`;
+    case "tradeTake": return `Ask for ${b.resource ? pretty(b.resource) : `item ${num(b.item)}`}`;
+    case "tradeGive": return `Offer ${b.resource ? pretty(b.resource) : `item ${num(b.item)}`}`;
+    case "offerTrade": return `Propose: give ${goods(view && view.tradeGives)} for ${goods(view && view.tradeAsks)}`;
+    case "acceptTrade": return `Accept: receive ${goods(view && view.tradeGives)}, give ${goods(view && view.tradeAsks)}`;
+    case "declineTrade": return "Decline the trade";
+    case "payCost": return view && view.decision === "feed_fire" ? "Pay wood to keep the fire lit" : "Pay the upkeep";
+    case "declineCost": return view && view.decision === "feed_fire" ? "Let the fire go out" : "Suffer the damage instead";
+    case "giveReward": return `Give ${pretty(b.resource)} to seat ${num(b.seat)}`;
+    case "keepRewards": return "Keep the rest of the reward";
     case "recover": return `Recover from ${enumName(b.damage, "DAMAGE_TYPE_")}`;
     case "useItem": case "useCombatItem": case "useKeyItem": return `Use item ${num(b.item)}`;
     case "loot": return `Loot seat ${num(b.seat)}: ${b.resource ? pretty(b.resource) : `item ${num(b.item)}`}`;
     case "chooseCharacter": return `Be character ${num(b.character)}`;
-    case "chooseFighter": return `Seat ${num(b.seat)} fights`;
+    case "chooseFighter": return view && view.decision === "fighter_vote" ? `Seat ${num(b.seat)} should fight` : `Seat ${num(b.seat)} fights`;
     case "chooseEnemy": return `Fight ${b.enemy}`;
     case "playSupport": return `Play support ${b.card}`;
     case "useSupportCard": return `Use support ${b.card}`;
