@@ -14,6 +14,14 @@ from collections.abc import Sequence
 from services.common.redis_commands import Commands
 
 MAX_DISPLAY_NAME = 32
+# Player ids: the gateway mints "p-<hex>" for people; the matchmaker names the bots it seats
+# "bot-<n>" (and refuses FindMatch for such an id), so the two can never be confused.
+BOT_PREFIX = "bot-"
+
+
+def is_bot(player_id: str) -> bool:
+    """Whether the id is one of the matchmaker's bots (never rated; its view is the bots' to read)."""
+    return player_id.startswith(BOT_PREFIX)
 
 
 def key(player_id: str) -> str:

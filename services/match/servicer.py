@@ -10,10 +10,10 @@ from tabletop.match.v1 import match_service_pb2_grpc as pb_grpc
 
 from services.common import tls
 from services.common.errors import PermissionDenied
+from services.common.players import is_bot
 from services.match.app import MatchApp
 from services.match.lifecycle import Holder
 from services.match.records import holder_of, summary
-from services.matchmaker.ratings import is_bot
 
 GATEWAY = "gateway"  # the platform identity (certificate name) of the gateway
 

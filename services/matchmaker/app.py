@@ -21,10 +21,11 @@ from prometheus_client import Counter
 
 from services.common import logging as tlog
 from services.common.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
+from services.common.players import BOT_PREFIX
 from services.matchmaker.config import MatchmakerConfig
 from services.matchmaker.pool import form_groups
 from services.matchmaker.projection import RatingsProjection
-from services.matchmaker.ratings import BOT_PREFIX, DEFAULT, Rating
+from services.matchmaker.ratings import DEFAULT, Rating
 from services.matchmaker.store import TicketStore, ids_of, pool_name
 
 log = tlog.get("matchmaker")

@@ -23,9 +23,10 @@ from tabletop.match.v1 import events_pb2 as ev
 from services.common import keys
 from services.common import logging as tlog
 from services.common.event_store import EventStore
+from services.common.players import is_bot
 from services.common.redis_commands import commands
 from services.common.redis_store import INDEX_KEY
-from services.matchmaker.ratings import DEFAULT, Rating, Result, is_bot, rate
+from services.matchmaker.ratings import DEFAULT, Rating, Result, rate
 
 log = tlog.get("matchmaker.ratings")
 PREFIX = "tabletop:{ratings}:"

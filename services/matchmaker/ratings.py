@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from openskill.models import PlackettLuce
 
 MODEL = PlackettLuce()
-BOT_PREFIX = "bot-"
 
 
 @dataclass(frozen=True)
@@ -55,10 +54,6 @@ class Result:
     ranking: tuple[int, ...]
     # None for a competitive game; for a co-operative one whether the table won.
     cooperative_win: bool | None = None
-
-
-def is_bot(player_id: str) -> bool:
-    return player_id.startswith(BOT_PREFIX)
 
 
 def rate(result: Result, current: Sequence[Rating]) -> list[Rating]:
