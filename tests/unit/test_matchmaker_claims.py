@@ -223,8 +223,7 @@ async def test_tickets_that_left_the_pool_are_no_longer_followed_for_their_watch
 
 async def test_a_player_has_one_ticket_per_game_while_it_may_be_placed(client: aioredis.Redis) -> None:
     store = TicketStore(client)
-    first, how = await store.enqueue("t1", "ana", "g10", {}, (2, 2), 25.0)
-    assert how == "new"
+    assert await store.enqueue("t1", "ana", "g10", {}, (2, 2), 25.0) == ("t1", "new")
     # Another request for the same game answers the first ticket, untouched.
     assert await store.enqueue("t2", "ana", "g10", {"deck": "full"}, (3, 4), 25.0) == ("t1", "live")
     assert await store.get("t2") is None
