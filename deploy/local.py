@@ -16,8 +16,10 @@ import signal
 import sys
 import threading
 
-from deploy.stack import ROOT, Stack
+from deploy import ports
+from deploy.stack import FIXED_PORTS, ROOT, RULES_BASE_PORT, Stack
 from services.common.redis_credentials import masked
+from services.games.registry import GAMES
 
 
 def main() -> int:
@@ -31,6 +33,12 @@ def main() -> int:
         data_dir=data_dir(),
         cluster_nodes=int(os.environ.get("TABLETOP_EMBEDDED_CLUSTER", "0") or 0),
     )
+    taken = ports.busy(_fixed_ports(stack))
+    if taken:
+        for port, by in sorted(taken.items()):
+            print(f"port {port} is already in use{f' by {by}' if by else ''}", file=sys.stderr)
+        print("stop what holds it (an earlier `make run`?) and try again", file=sys.stderr)
+        return 1
     print(f"data directory: {stack.data_dir}", flush=True)
     print("starting Tabletop ...", flush=True)
     try:
@@ -63,6 +71,15 @@ def main() -> int:
         stack.stop()
         print("stopped")
     return 0
+
+
+def _fixed_ports(stack: Stack) -> list[int]:
+    """Every port `make run` binds: each service's, its metrics port (+1000), the rules ports."""
+    embedded_single = not stack.redis_url and not stack.cluster_nodes
+    wanted = {port for name, port in FIXED_PORTS.items() if name != "redis" or embedded_single}
+    wanted |= {FIXED_PORTS["matchmaker"] + 100 * replica for replica in range(stack.matchmakers)}
+    wanted |= {RULES_BASE_PORT + index for index in range(len(GAMES))}
+    return sorted(wanted | {port + 1000 for port in wanted if port != FIXED_PORTS["redis"]})
 
 
 def _revive_redis(stack: Stack) -> None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import json
 import os
 import pathlib
 import random
 import sys
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated, TypeVar
 
 import grpc
@@ -18,6 +20,7 @@ from google.protobuf import any_pb2, json_format
 from rich.console import Console
 from tabletop.common.v1 import common_pb2 as common_pb
 from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
+from tabletop.match.v1 import match_service_pb2 as mpb
 
 from gateway.client import bots
 from gateway.client.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
@@ -28,6 +31,17 @@ from services.dice.verify import verify as verify_log
 from services.games import registry
 
 app = typer.Typer(help="Tabletop command-line client.", no_args_is_help=True, add_completion=False)
+
+
+@app.callback()
+def _everywhere(
+    gateway: Annotated[str | None, typer.Option("--gateway", help="gateway host:port, for every command")] = None,
+) -> None:
+    """Tabletop command-line client."""
+    # `tabletop --gateway H:P view M` as well as `tabletop view M --gateway H:P`: each command's
+    # own --gateway reads TABLETOP_GATEWAY, and its options are read after this runs.
+    if gateway:
+        os.environ["TABLETOP_GATEWAY"] = gateway
 console = Console()
 # Progress and waiting notes: stderr, so stdout stays the answer (and --json stays parseable).
 notes = Console(stderr=True, soft_wrap=True)
@@ -49,8 +63,22 @@ def _seats_file() -> pathlib.Path:
 
 def _write_private(path: pathlib.Path, data: object) -> None:
     """Tokens and device ids are credentials: files only their owner may read."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     write_private(path, json.dumps(data, indent=2))
+
+
+@contextlib.contextmanager
+def _locked() -> Iterator[None]:
+    """Hold the local files' lock: two commands at once (two `queue`s) update seats.json and
+    players.json one after the other, so neither loses what the other wrote."""
+    home = _home()
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with open(home / ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _load_seats() -> dict[str, dict[str, str]]:
@@ -59,9 +87,10 @@ def _load_seats() -> dict[str, dict[str, str]]:
 
 
 def _save_seat(seat: Seat) -> None:
-    seats = _load_seats()
-    seats.setdefault(seat.match_id, {})[str(seat.seat)] = seat.token
-    _write_private(_seats_file(), seats)
+    with _locked():
+        seats = _load_seats()
+        seats.setdefault(seat.match_id, {})[str(seat.seat)] = seat.token
+        _write_private(_seats_file(), seats)
 
 
 def _profile(name: str) -> tuple[str, str]:
@@ -69,10 +98,11 @@ def _profile(name: str) -> tuple[str, str]:
     name is its own guest account on every server this CLI talks to."""
     name = name or os.environ.get("USER", "player")
     path = _home() / "players.json"
-    profiles: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
-    if name not in profiles:
-        profiles[name] = uuid.uuid4().hex
-        _write_private(path, profiles)
+    with _locked():
+        profiles: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+        if name not in profiles:
+            profiles[name] = uuid.uuid4().hex
+            _write_private(path, profiles)
     return name, profiles[name]
 
 
@@ -195,15 +225,30 @@ def view(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATE
 
 @app.command()
 def actions(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
-    """List your legal actions, numbered for `tabletop act`."""
+    """List your legal actions, numbered for `tabletop act` (or say why there are none)."""
     mine = _seat(match_id, seat)
+    assert mine is not None
 
-    async def work(g: Gateway) -> tuple[str, gateway_pb.ListLegalActionsResponse]:
-        return (await g.view(match_id, mine)).match.game, await g.legal_actions(mine)  # type: ignore[arg-type]
+    async def work(g: Gateway) -> tuple[mpb.MatchSummary, gateway_pb.ListLegalActionsResponse]:
+        return (await g.view(match_id, mine)).match, await g.legal_actions(mine)
 
-    game, reply = _run(gateway, work)
+    summary, reply = _run(gateway, work)
+    if not reply.actions:
+        notes.print(f"no actions for seat {mine.seat}: {_why_no_action(summary, mine.seat)}")
     for index, action in enumerate(reply.actions):
-        print(f"{index}: {json.dumps(to_dict(action, game), sort_keys=True)}")
+        print(f"{index}: {json.dumps(to_dict(action, summary.game), sort_keys=True)}")
+
+
+def _why_no_action(summary: mpb.MatchSummary, seat: int) -> str:
+    """Why a seat has nothing to do now, in words."""
+    if summary.status == mpb.MATCH_STATUS_LOBBY:
+        return "the match is still in the lobby (every seat must be taken, then `tabletop start`)"
+    if summary.status == mpb.MATCH_STATUS_FINISHED:
+        return "the match is over (`tabletop view` shows the result)"
+    if seat not in summary.to_move:
+        waiting = ", ".join(str(s) for s in summary.to_move)
+        return f"not your turn (seat {waiting} to move)" if waiting else "not your turn"
+    return "your seat has no legal action in this position"
 
 
 @app.command()
@@ -217,22 +262,43 @@ def act(
     """Submit an action: by its number in `tabletop actions`, or as JSON."""
     mine = _seat(match_id, seat)
     assert mine is not None
+    if index is None and not action_json:
+        raise typer.BadParameter("give an action number (from `tabletop actions`) or --json")
 
     async def work(g: Gateway) -> gateway_pb.SubmitActionResponse:
+        summary = (await g.view(match_id, mine)).match
         if action_json:
-            game = (await g.view(match_id, mine)).match.game
-            message = registry.game(game).codec.action_message()
-            json_format.Parse(action_json, message)
-            packed = any_pb2.Any()
-            packed.Pack(message)
+            packed = _action_from_json(summary.game, action_json)
         else:
             legal = (await g.legal_actions(mine)).actions
+            if not legal:
+                raise _Refused(f"seat {mine.seat} cannot act: {_why_no_action(summary, mine.seat)}")
             if index is None or not 0 <= index < len(legal):
-                raise typer.BadParameter(f"pick an action number 0-{len(legal) - 1}")
+                raise _Refused(f"no action number {index}: pick one of 0-{len(legal) - 1} (`tabletop actions`)")
             packed = legal[index]
         return await g.submit(mine, packed)
 
-    print(f"version {_run(gateway, work).version}")
+    try:
+        print(f"version {_run(gateway, work).version}")
+    except _Refused as refused:
+        notes.print(f"[red]refused[/red]: {refused}")
+        raise typer.Exit(2) from None
+
+
+class _Refused(Exception):
+    """A request the CLI will not send, with the reason in words."""
+
+
+def _action_from_json(game: str, text: str) -> any_pb2.Any:
+    """The game's Action message from proto JSON; a malformed one is refused in one line."""
+    message = registry.game(game).codec.action_message()
+    try:
+        json_format.Parse(text, message)
+    except json_format.ParseError as error:
+        raise _Refused(f"not an action of {game}: {str(error).splitlines()[0]}") from None
+    packed = any_pb2.Any()
+    packed.Pack(message)
+    return packed
 
 
 @app.command()
@@ -345,7 +411,19 @@ def bots_command(
 @app.command()
 def verify(match_id: str, as_json: JsonOpt = False, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
     """Recompute every roll and shuffle of a finished match from its log and the revealed seed."""
-    entries = _run(gateway, lambda g: g.log(match_id))
+
+    async def work(g: Gateway) -> tuple[mpb.MatchSummary, list[gateway_pb.LogEntry]]:
+        return (await g.view(match_id)).match, await g.log(match_id)
+
+    summary, entries = _run(gateway, work)
+    if summary.status != mpb.MATCH_STATUS_FINISHED:
+        # The seed is revealed only at the end: there is nothing to check against yet.
+        if as_json:
+            _print({"ok": None, "finished": False, "problems": []})
+        else:
+            notes.print(f"match {match_id} has not finished (version {summary.version}): its seed is revealed at "
+                        "the end, so its chance can be verified only then")
+        raise typer.Exit(3)
     report = verify_log((e.version, e.type, e.event.value) for e in entries)
     if as_json:
         _print(

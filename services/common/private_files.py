@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import os
 import pathlib
+import tempfile
 
 
 def write_private(path: pathlib.Path, data: bytes | str) -> None:
     """Write `data` to `path` with mode 0600 from the first byte, durably, then rename it
-    into place: there is no moment when the secret is readable by others or half-written."""
+    into place: there is no moment when the secret is readable by others or half-written.
+
+    Each write has a temporary file of its own (mkstemp: mode 0600, a fresh name), so two
+    writers at once never clobber each other's half-written file; the last rename wins
+    whole. (Read-modify-write callers lock around it: see gateway/client/cli.py.)"""
     raw = data.encode() if isinstance(data, str) else data
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.unlink(missing_ok=True)
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(raw)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(temporary, path)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(raw)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        pathlib.Path(temporary).unlink(missing_ok=True)
+        raise

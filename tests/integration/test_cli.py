@@ -1,0 +1,60 @@
+"""The command-line client never leaves its user guessing: it says why, in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from deploy.stack import Stack
+
+pytestmark = pytest.mark.integration
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def tabletop(home: pathlib.Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TABLETOP_HOME": str(home)}
+    env.pop("TABLETOP_GATEWAY", None)
+    return subprocess.run([sys.executable, "-m", "gateway.client", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_gateway_may_come_before_the_command(stack: Stack, tmp_path: pathlib.Path) -> None:
+    before = tabletop(tmp_path, "--gateway", stack.gateway_addr, "games")
+    assert before.returncode == 0, before.stderr
+    assert "pig" in before.stdout
+    after = tabletop(tmp_path, "games", "--gateway", stack.gateway_addr)
+    assert after.stdout == before.stdout
+
+
+def test_actions_and_act_say_why_a_seat_cannot_act(stack: Stack, tmp_path: pathlib.Path) -> None:
+    gateway = ("--gateway", stack.gateway_addr)
+    match_id = tabletop(tmp_path, "create", "el_dorado", "--players", "2", "--name", "ana", *gateway).stdout.strip()
+    assert tabletop(tmp_path, "join", match_id, "--name", "ana", *gateway).returncode == 0
+    listed = tabletop(tmp_path, "actions", match_id, *gateway)
+    assert listed.returncode == 0 and listed.stdout == ""
+    assert "still in the lobby" in listed.stderr
+    refused = tabletop(tmp_path, "act", match_id, "0", *gateway)
+    assert refused.returncode == 2
+    reason = listed.stderr.split(": ", 1)[1].strip()
+    assert refused.stderr.strip().splitlines() == [f"refused: seat 0 cannot act: {reason}"]
+    assert tabletop(tmp_path, "join", match_id, "--name", "ben", *gateway).returncode == 0
+    seats = json.loads((tmp_path / "seats.json").read_text())[match_id]
+    assert set(seats) == {"0", "1"}
+    assert tabletop(tmp_path, "start", match_id, "--seat", "0", *gateway).returncode == 0
+    mover = next(s for s in (0, 1) if tabletop(tmp_path, "actions", match_id, "--seat", str(s), *gateway).stdout)
+    waiting = tabletop(tmp_path, "actions", match_id, "--seat", str(1 - mover), *gateway)
+    assert f"not your turn (seat {mover} to move)" in waiting.stderr
+    out_of_range = tabletop(tmp_path, "act", match_id, "99", "--seat", str(mover), *gateway)
+    assert out_of_range.returncode == 2 and "no action number 99" in out_of_range.stderr
+    malformed = tabletop(tmp_path, "act", match_id, "--json", "{not json", "--seat", str(mover), *gateway)
+    assert malformed.returncode == 2
+    assert len(malformed.stderr.strip().splitlines()) == 1 and "not an action of el_dorado" in malformed.stderr
+    assert "Traceback" not in malformed.stderr
+    unfinished = tabletop(tmp_path, "verify", match_id, *gateway)
+    assert unfinished.returncode == 3 and "has not finished" in unfinished.stderr
+    assert "FAILED" not in unfinished.stdout + unfinished.stderr

@@ -1,0 +1,48 @@
+"""The CLI's local files: two commands at once never lose what the other wrote."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+
+from deploy import ports
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SAVE = """
+import sys
+from gateway.client import cli
+from gateway.client.api import Seat
+for i in range(20):
+    cli._save_seat(Seat("m-" + sys.argv[1], i, "token-%s-%d" % (sys.argv[1], i)))
+    cli._profile("player-" + sys.argv[1])
+"""
+
+
+def test_commands_at_once_keep_every_seat_token_and_profile(tmp_path: pathlib.Path) -> None:
+    env = {**os.environ, "TABLETOP_HOME": str(tmp_path)}
+    writers = [subprocess.Popen([sys.executable, "-c", SAVE, str(n)], cwd=ROOT, env=env, stderr=subprocess.PIPE)
+               for n in range(6)]
+    for writer in writers:
+        _, err = writer.communicate(timeout=60)
+        assert writer.returncode == 0, err.decode()
+    import json
+
+    seats = json.loads((tmp_path / "seats.json").read_text())
+    assert {m: len(s) for m, s in seats.items()} == {f"m-{n}": 20 for n in range(6)}
+    assert set(json.loads((tmp_path / "players.json").read_text())) == {f"player-{n}" for n in range(6)}
+    assert oct((tmp_path / "seats.json").stat().st_mode & 0o777) == "0o600"
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_busy_port_is_named_with_what_holds_it() -> None:
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        found = ports.busy([port])
+    assert list(found) == [port]
+    assert found[port].startswith(f"pid {os.getpid()}: ")
+    assert ports.busy([port]) == {}  # released: free again
