@@ -18,6 +18,7 @@ import grpc
 import typer
 from google.protobuf import any_pb2, json_format
 from rich.console import Console
+from rich.table import Table
 from tabletop.common.v1 import common_pb2 as common_pb
 from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
 from tabletop.match.v1 import match_service_pb2 as mpb
@@ -196,6 +197,89 @@ def join(
     taken = _run(gateway, work)
     _save_seat(taken)
     print(f"seat {taken.seat}")
+
+
+@app.command()
+def leave(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """Give up your seat in a match still in its lobby; its token is forgotten here."""
+    mine = _seat(match_id, seat)
+    assert mine is not None
+    request = gateway_pb.LeaveMatchRequest(match_id=match_id, command_id=uuid.uuid4().hex)
+    _run(gateway, lambda g: g.stub.LeaveMatch(request, metadata=mine.metadata))
+    _forget_seat(mine)
+    print(f"left seat {mine.seat} of {match_id}")
+
+
+def _forget_seat(seat: Seat) -> None:
+    with _locked():
+        seats = _load_seats()
+        held = seats.get(seat.match_id, {})
+        held.pop(str(seat.seat), None)
+        if not held:
+            seats.pop(seat.match_id, None)
+        _write_private(_seats_file(), seats)
+
+
+@app.command()
+def cancel(
+    ticket_id: str, name: Annotated[str, typer.Option("--name", help="local player profile")] = "",
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
+    """Withdraw a matchmaking ticket of yours (one `queue` printed, or still waiting)."""
+
+    async def work(g: Gateway) -> None:
+        player = await _signed_in(g, name)
+        await g.stub.CancelTicket(gateway_pb.CancelTicketRequest(ticket_id=ticket_id), metadata=player.metadata)
+
+    _run(gateway, work)
+    print(f"ticket {ticket_id} withdrawn")
+
+
+@app.command()
+def matches(
+    everyone: Annotated[bool, typer.Option("--all", help="the server's open and running matches")] = False,
+    game: Annotated[str, typer.Option("--game", help="only this game (with --all)")] = "",
+    as_json: JsonOpt = False,
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
+    """Your seats (kept in ~/.tabletop/seats.json) and where each match stands; --all: the server's."""
+
+    async def work(g: Gateway) -> list[tuple[mpb.MatchSummary, list[int]]]:
+        if everyone:
+            found: list[tuple[mpb.MatchSummary, list[int]]] = []
+            for status in (mpb.MATCH_STATUS_LOBBY, mpb.MATCH_STATUS_ACTIVE):
+                listed = await g.stub.ListMatches(gateway_pb.ListMatchesRequest(game=game, status=status, limit=50))
+                found += [(summary, []) for summary in listed.matches]
+            return found
+        rows = []
+        for match_id, tokens in sorted(_load_seats().items()):
+            seats = sorted(int(s) for s in tokens)
+            try:
+                rows.append(((await g.view(match_id, Seat(match_id, seats[0], tokens[str(seats[0])]))).match, seats))
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAUTHENTICATED):
+                    raise
+                rows.append((mpb.MatchSummary(match_id=match_id), seats))  # gone, or a token past its time
+        return rows
+
+    rows = _run(gateway, work)
+    if as_json:
+        _print([{"match": message_dict(summary), "seats": seats} for summary, seats in rows])
+        return
+    if not rows:
+        mine = " of yours here (join, create or queue first; --all lists the server's)"
+        notes.print("no matches" + ("" if everyone else mine))
+        return
+    table = Table("match", "game", "status", "version", "to move", *([] if everyone else ["your seats"]))
+    for summary, seats in rows:
+        status = mpb.MatchStatus.Name(summary.status).removeprefix("MATCH_STATUS_").lower()
+        status = status if summary.game else "unknown (gone, or the token has expired)"
+        to_move = ", ".join(str(s) for s in summary.to_move)
+        if seats and set(seats) & set(summary.to_move):
+            to_move += "  (you)"
+        cells = [summary.match_id, summary.game, status, str(summary.version), to_move]
+        table.add_row(*cells, *([] if everyone else [", ".join(map(str, seats))]))
+    console.print(table)
 
 
 @app.command()

@@ -58,3 +58,22 @@ def test_actions_and_act_say_why_a_seat_cannot_act(stack: Stack, tmp_path: pathl
     unfinished = tabletop(tmp_path, "verify", match_id, *gateway)
     assert unfinished.returncode == 3 and "has not finished" in unfinished.stderr
     assert "FAILED" not in unfinished.stdout + unfinished.stderr
+
+
+def test_matches_leave_and_cancel(stack: Stack, tmp_path: pathlib.Path) -> None:
+    gateway = ("--gateway", stack.gateway_addr)
+    assert "no matches of yours" in tabletop(tmp_path, "matches", *gateway).stderr
+    match_id = tabletop(tmp_path, "create", "la_isla", "--players", "3", "--name", "cy", *gateway).stdout.strip()
+    assert tabletop(tmp_path, "join", match_id, "--name", "cy", *gateway).returncode == 0
+    mine = json.loads(tabletop(tmp_path, "matches", "--json", *gateway).stdout)
+    assert [(m["match"]["match_id"], m["match"]["status"], m["seats"]) for m in mine] == \
+        [(match_id, "MATCH_STATUS_LOBBY", [0])]
+    listed = tabletop(tmp_path, "matches", "--all", "--game", "la_isla", *gateway)
+    assert match_id in listed.stdout and "lobby" in listed.stdout
+    left = tabletop(tmp_path, "leave", match_id, *gateway)
+    assert left.returncode == 0, left.stderr
+    assert json.loads((tmp_path / "seats.json").read_text()) == {}
+    # This stack runs no matchmaker: the refusal is one line that says so, no traceback.
+    unknown = tabletop(tmp_path, "cancel", "no-such-ticket", "--name", "cy", *gateway)
+    said = (unknown.stdout + unknown.stderr).strip().splitlines()
+    assert unknown.returncode == 1 and said == ["UNAVAILABLE: the matchmaker service is unavailable"]
