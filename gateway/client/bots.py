@@ -58,10 +58,13 @@ async def play_match(
     stop_after: int | None = None,
     bot: str = "random",
     budget: Budget | None = None,
+    started: Callable[[BotResult], None] | None = None,
 ) -> BotResult:
     """Create, fill, start and play one match to its end (or until a stop condition).
 
-    `bot` is the policy of every seat (services/bots/policies.py); `budget` bounds a search bot's decisions."""
+    `bot` is the policy of every seat (services/bots/policies.py); `budget` bounds a search bot's decisions.
+    `started` is handed the result as soon as the match has started: it is kept up to date as play goes
+    on (progress reports)."""
     # Policies first: a game without a search bot is refused before any match is made.
     policies = None
     if bot != "random":
@@ -69,6 +72,8 @@ async def play_match(
         policies = {seat: make_policy(bot, declared, players, f"{seed}:{seat}", budget) for seat in range(players)}
     seats = await open_match(gateway, game, players, seed, config)
     result = BotResult(seats[0].match_id, game, 0, 0.0, mpb.MatchSummary(), [], seats, policies)
+    if started is not None:
+        started(result)
     await drive(gateway, result, random.Random(seed), max_actions, stop_at, stop_after)
     return result
 

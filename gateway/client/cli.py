@@ -476,7 +476,17 @@ def bots_command(
     seed = random.randrange(2**31) if seed is None else seed
     if bot == "search" and not _has_search_bot(game):
         raise typer.BadParameter(f"{game} has no search bot here (docs/bots.md)")
-    result = _run(gateway, lambda g: bots.play_match(g, game, players, seed, config, bot=bot, budget=limit))
+    live: list[bots.BotResult] = []
+
+    def progress() -> str:
+        if not live:
+            return f"setting up a {game} match for {players} {bot} bots"
+        now = live[0]
+        return f"match {now.match_id[:8]} ({game}, {bot} bots): {now.actions} actions, version {now.summary.version}"
+
+    result = _run(gateway, lambda g: _with_progress(
+        progress, as_json, bots.play_match(g, game, players, seed, config, bot=bot, budget=limit, started=live.append)
+    ))
     outcome = result.summary.outcome
     ended: dict[str, object] = {
         "ranking": list(outcome.ranking), "scores": list(outcome.scores), "detail": dict(outcome.detail)
@@ -569,6 +579,27 @@ def queue(
         _print({"ticket_id": found["ticket_id"], "match_id": found["match_id"], "seat": found["seat"]})
     else:
         console.print(f"match {found['match_id']} seat {found['seat']} (ticket {found['ticket_id']})")
+
+
+async def _with_progress(describe: Callable[[], str], quiet: bool, work: Awaitable[T]) -> T:
+    """Run `work`, showing `describe()` and the time so far (a live line on a terminal, else a
+    line on stderr now and then); nothing with --json."""
+    task = asyncio.ensure_future(work)
+    if quiet:
+        return await task
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    if not notes.is_terminal:
+        while not task.done():
+            await asyncio.wait({task}, timeout=NOTE_EVERY)
+            if not task.done():
+                notes.print(f"{describe()}: {loop.time() - started:.0f} s")
+        return task.result()
+    with notes.status(describe()) as status:
+        while not task.done():
+            status.update(f"{describe()}: {loop.time() - started:.0f} s")
+            await asyncio.wait({task}, timeout=0.5)
+    return task.result()
 
 
 async def _waiting(

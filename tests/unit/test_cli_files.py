@@ -46,3 +46,30 @@ def test_a_busy_port_is_named_with_what_holds_it() -> None:
     assert list(found) == [port]
     assert found[port].startswith(f"pid {os.getpid()}: ")
     assert ports.busy([port]) == {}  # released: free again
+
+
+def test_long_runs_report_progress_and_elapsed_time(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+    import io
+
+    from rich.console import Console
+
+    from gateway.client import cli
+
+    out = io.StringIO()
+    monkeypatch.setattr(cli, "notes", Console(file=out, force_terminal=False, soft_wrap=True))
+    monkeypatch.setattr(cli, "NOTE_EVERY", 0.05)
+    steps = iter(range(1, 100))
+
+    async def slow() -> str:
+        await asyncio.sleep(0.3)
+        return "done"
+
+    assert asyncio.run(cli._with_progress(lambda: f"{next(steps)} actions", False, slow())) == "done"
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 3 and lines[0].startswith("1 actions: 0 s")
+    assert [int(line.split()[0]) for line in lines] == list(range(1, len(lines) + 1))
+    quiet = io.StringIO()
+    monkeypatch.setattr(cli, "notes", Console(file=quiet, force_terminal=False))
+    assert asyncio.run(cli._with_progress(lambda: "x", True, slow())) == "done"
+    assert quiet.getvalue() == ""  # --json: nothing but the answer
