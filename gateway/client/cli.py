@@ -23,7 +23,7 @@ from tabletop.common.v1 import common_pb2 as common_pb
 from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
-from gateway.client import bots
+from gateway.client import bots, render
 from gateway.client.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
 from services.bots.policies import KINDS, parse_budget
 from services.bots.search import DEFAULT_BUDGET
@@ -297,14 +297,17 @@ def start(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GAT
 
 
 @app.command()
-def view(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
-    """Show the match as your seat (or as a spectator) sees it."""
+def view(match_id: str, seat: SeatOpt = None, as_json: JsonOpt = False, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+    """Show the match as your seat (or as a spectator) sees it: tables, or --json for the raw view."""
     mine = _seat(match_id, seat, required=False)
     reply = _run(gateway, lambda g: g.view(match_id, mine))
     data = {"match": message_dict(reply.match)}
     if reply.view.type_url:
         data["view"] = to_dict(reply.view, reply.match.game)
-    _print(data, as_json=False)
+    if as_json:
+        _print(data)
+    else:
+        console.print(render.match_view(data["match"], data.get("view")))
 
 
 @app.command()

@@ -1,0 +1,38 @@
+"""`tabletop view` reads as tables for every game, not as a page of JSON."""
+
+from __future__ import annotations
+
+import io
+import json
+import pathlib
+
+import pytest
+from rich.console import Console
+
+from gateway.client import render
+
+FIXTURES = sorted(p for p in (pathlib.Path(__file__).resolve().parents[2] / "web" / "fixtures").glob("*-*.json"))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_every_games_view_renders_as_tables_and_lines(path: pathlib.Path) -> None:
+    fixture = json.loads(path.read_text())
+    view = {k: v for k, v in fixture["view"].items() if k != "@type"}
+    out = io.StringIO()
+    Console(file=out, width=140, force_terminal=False).print(render.match_view(fixture["match"], view))
+    text = out.getvalue()
+    lines = text.splitlines()
+    raw = json.dumps(fixture["view"], indent=2).splitlines()
+    assert len(lines) < len(raw), "shorter than the JSON it replaces"
+    assert not any(line.lstrip().startswith(("{", '"')) for line in lines), "no raw JSON"
+    for name, value in view.items():
+        assert name in text, name  # every field is shown, under its own name
+        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+            assert any(line.strip() == name for line in lines), f"{name} as a table"
+
+
+def test_cells_are_compact() -> None:
+    assert render._inline([1, 2, 3]) == "1, 2, 3"
+    assert render._inline(list(range(20))).endswith("... (20)")
+    assert render._inline({"q": 1, "r": -2}) == "q=1 r=-2"
+    assert render._inline(True) == "yes" and render._inline([]) == "-"
