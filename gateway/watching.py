@@ -45,11 +45,29 @@ class Watching:
     async def GetView(self, request: pb.GetViewRequest, context: CallContext) -> pb.GetViewResponse:
         viewer = self._callers.viewer(context, request.match_id)
         at = validate.version(request.at_version, "at_version") if request.HasField("at_version") else None
+        if request.HasField("as_seat") and (viewer is None or viewer.seat != request.as_seat):
+            # Another seat's view, asked without that seat's token.
+            reply = await self._seat_view(request.match_id, validate.seat(request.as_seat), at)
+            response = pb.GetViewResponse(match=reply.match, view=reply.view)
+            response.seat = request.as_seat
+            return response
         reply = await self._view(request.match_id, viewer, at)
         response = pb.GetViewResponse(match=reply.match, view=reply.view)
         if viewer is not None:
             response.seat = viewer.seat
         return response
+
+    async def _seat_view(self, match_id: str, seat: int, at_version: int | None) -> mpb.GetViewResponse:
+        """A seat's view for a caller who does not hold it: only once the match has ended (a
+        finished match never plays again, so this check cannot go stale)."""
+        current = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=match_id))).match
+        if current.status != mpb.MATCH_STATUS_FINISHED:
+            raise PermissionDenied("another seat's view is shown only once the match has ended",
+                                   "view.seat_during_play")
+        request = mpb.GetViewRequest(match_id=match_id, viewer=seat)
+        if at_version is not None:
+            request.at_version = at_version
+        return await self._match.GetView(request)
 
     async def _view(
         self, match_id: str, viewer: SeatClaim | None, at_version: int | None = None

@@ -311,6 +311,37 @@ def view(match_id: str, seat: SeatOpt = None, as_json: JsonOpt = False, gateway:
 
 
 @app.command()
+def replay(
+    match_id: str,
+    version: Annotated[int, typer.Option("--version", help="the log version to show (1 up to the match's)")],
+    seat: Annotated[int | None, typer.Option("--seat", help="this seat's view (yours during play; any once ended)")]
+    = None,
+    as_json: JsonOpt = False,
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
+    """The match as it was at a version, as a viewer could see it then (spectator by default)."""
+    mine = _seat(match_id, seat, required=False) if seat is not None else None
+    request = gateway_pb.GetViewRequest(match_id=match_id, at_version=version)
+    if seat is not None and mine is None:
+        request.as_seat = seat  # not one of ours: shown only once the match has ended
+
+    async def work(g: Gateway) -> gateway_pb.GetViewResponse:
+        reply: gateway_pb.GetViewResponse = await g.stub.GetView(request, metadata=mine.metadata if mine else None)
+        return reply
+
+    reply = _run(gateway, work)
+    data = {"match": message_dict(reply.match)}
+    if reply.view.type_url:
+        data["view"] = to_dict(reply.view, reply.match.game)
+    if as_json:
+        _print(data)
+    else:
+        who = f"seat {reply.seat}" if reply.HasField("seat") else "a spectator"
+        notes.print(f"as {who} saw it at version {version}")
+        console.print(render.match_view(data["match"], data.get("view")))
+
+
+@app.command()
 def actions(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
     """List your legal actions, numbered for `tabletop act` (or say why there are none)."""
     mine = _seat(match_id, seat)

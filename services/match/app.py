@@ -251,8 +251,8 @@ class MatchApp:
     async def view_at(
         self, match_id: str, version: int, viewer: int | None, holder: Holder | None = None
     ) -> tuple[Match, any_pb2.Any | None]:
-        """Replay: the match and what `viewer` saw once the log reached `version`.
-        Only for a finished match, whose log is public by then."""
+        """Replay: the match and what `viewer` saw once the log reached `version`
+        (who may see what: lifecycle.check_viewer and check_replay)."""
         current = await self.current(match_id)
         lifecycle.check_replay(current, version)
         lifecycle.check_viewer(current, viewer, holder)

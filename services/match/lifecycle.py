@@ -238,15 +238,20 @@ def check_move(match: Match, seat: int, holder: Holder | None) -> None:
 
 
 def check_viewer(match: Match, viewer: int | None, holder: Holder | None) -> None:
-    """A seat's view is for the seat's current holder; a spectator's for anyone."""
+    """A seat's view is for the seat's current holder while the match is played; a
+    spectator's for anyone; once the match has ended its log is public, and so is every
+    seat's view."""
     if viewer is not None:
         require_seat_index(match, viewer)
-        require_holder(match, viewer, holder)
+        if match.status != Status.FINISHED:
+            require_holder(match, viewer, holder)
 
 
 def check_replay(match: Match, version: int) -> None:
-    """Replays are of finished matches only, whose log is public by then."""
-    require_status(match, Status.FINISHED, "match.replay_before_end")
+    """A replay shows a version the log has reached, to whoever may see the viewer's view
+    (check_viewer): a seat its own past views during play (seats change hands only in the
+    lobby, before there is anything hidden), a spectator the public ones, anyone everything
+    once the match has ended."""
     if not 1 <= version <= match.version:
         raise InvalidArgument(f"at_version must be between 1 and {match.version}", "at_version")
 

@@ -77,3 +77,22 @@ def test_matches_leave_and_cancel(stack: Stack, tmp_path: pathlib.Path) -> None:
     unknown = tabletop(tmp_path, "cancel", "no-such-ticket", "--name", "cy", *gateway)
     said = (unknown.stdout + unknown.stderr).strip().splitlines()
     assert unknown.returncode == 1 and said == ["UNAVAILABLE: the matchmaker service is unavailable"]
+
+
+def test_replay_shows_a_version_as_the_viewer_saw_it(stack: Stack, tmp_path: pathlib.Path) -> None:
+    gateway = ("--gateway", stack.gateway_addr)
+    match_id = tabletop(tmp_path, "create", "el_dorado", "--players", "2", "--name", "di", *gateway).stdout.strip()
+    for name in ("di", "ed"):
+        assert tabletop(tmp_path, "join", match_id, "--name", name, *gateway).returncode == 0
+    assert tabletop(tmp_path, "start", match_id, "--seat", "0", *gateway).returncode == 0
+    now = json.loads(tabletop(tmp_path, "view", match_id, "--seat", "0", "--json", *gateway).stdout)
+    version = int(now["match"]["version"])
+    mine = json.loads(tabletop(tmp_path, "replay", match_id, "--version", str(version), "--seat", "0", "--json",
+                               *gateway).stdout)
+    assert mine["view"] == now["view"] and mine["view"]["hand"]  # its own hand, as it saw it
+    spectator = tabletop(tmp_path, "replay", match_id, "--version", str(version), *gateway)
+    assert spectator.returncode == 0 and "as a spectator saw it" in spectator.stderr
+    seen = json.loads(tabletop(tmp_path, "replay", match_id, "--version", str(version), "--json", *gateway).stdout)
+    assert not seen["view"].get("hand")  # a spectator sees no hand
+    lobby = json.loads(tabletop(tmp_path, "replay", match_id, "--version", "1", "--json", *gateway).stdout)
+    assert lobby["match"]["status"] == "MATCH_STATUS_LOBBY"

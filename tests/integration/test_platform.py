@@ -510,6 +510,35 @@ async def test_a_finished_match_replays_to_any_version(gateway):
     assert lobby.match.status == mpb.MATCH_STATUS_LOBBY and not lobby.view.type_url  # no game yet
     for bad in (0, final + 1):
         assert await code_of(at(bad)) == grpc.StatusCode.INVALID_ARGUMENT
+    # Once it has ended, anyone sees any seat at any version: the log is public then.
+    other = gpb.GetViewRequest(match_id=match_id, at_version=final, as_seat=1)
+    assert (await gateway.stub.GetView(other)).view == (await gateway.view(match_id, result.seats[1])).view
+
+
+async def test_a_match_being_played_replays_to_each_viewer_what_it_could_see_then(gateway):
     live = await started_pig(gateway)
-    request = gpb.GetViewRequest(match_id=live[0].match_id, at_version=2)
-    assert await code_of(gateway.stub.GetView(request)) == grpc.StatusCode.FAILED_PRECONDITION
+    match_id = live[0].match_id
+    seen: dict[int, dict[int | None, object]] = {}
+    for _ in range(4):  # a few moves, keeping what each viewer saw at each version
+        summary = (await gateway.view(match_id)).match
+        seen[summary.version] = {None: (await gateway.view(match_id)).view}
+        for seat in live:
+            seen[summary.version][seat.seat] = (await gateway.view(match_id, seat)).view
+        mover = live[summary.to_move[0]]
+        await gateway.submit(mover, (await gateway.legal_actions(mover)).actions[0])
+
+    async def at(version: int, who=None, as_seat=None):
+        request = gpb.GetViewRequest(match_id=match_id, at_version=version)
+        if as_seat is not None:
+            request.as_seat = as_seat
+        return await gateway.stub.GetView(request, metadata=who.metadata if who else None)
+
+    for version, views in seen.items():
+        assert (await at(version)).view == views[None]
+        for seat in live:
+            assert (await at(version, seat)).view == views[seat.seat]
+            assert (await at(version, seat, as_seat=seat.seat)).view == views[seat.seat]  # one's own seat
+    # Another seat's view stays its holder's while the match is played.
+    refused = at(max(seen), live[0], as_seat=1)
+    assert await code_of(refused) == grpc.StatusCode.PERMISSION_DENIED
+    assert await code_of(at(max(seen), as_seat=0)) == grpc.StatusCode.PERMISSION_DENIED

@@ -160,12 +160,21 @@ def test_a_move_is_for_a_seat_asked_to_act_while_the_game_is_on():
     refused(lambda: lifecycle.check_move(full(), 0, None), "match.not_active")
 
 
-def test_replays_are_of_finished_matches_and_their_versions():
+def test_replays_are_of_versions_the_log_has_reached():
     finished = replace(lifecycle.evolve(playing(), ev.MatchEnded()), version=9)
     lifecycle.check_replay(finished, 1)
     lifecycle.check_replay(finished, 9)
     assert isinstance(refused(lambda: lifecycle.check_replay(finished, 10), "at_version"), InvalidArgument)
-    refused(lambda: lifecycle.check_replay(playing(), 1), "match.replay_before_end")
+    during = replace(playing(), version=5)
+    lifecycle.check_replay(during, 5)  # during play too: each viewer sees what it could see then
+    refused(lambda: lifecycle.check_replay(during, 6), "at_version")
+
+
+def test_a_seats_view_is_its_holders_until_the_end_then_everyones():
+    lifecycle.check_viewer(playing(), 0, Holder("p-ana", 1))
+    refused(lambda: lifecycle.check_viewer(playing(), 0, Holder("p-ben", 1)), "auth.seat_changed")
+    finished = lifecycle.evolve(playing(), ev.MatchEnded())
+    lifecycle.check_viewer(finished, 0, Holder("p-ben", 1))  # the log is public once the match has ended
 
 
 def test_a_scored_game_ends_once():
