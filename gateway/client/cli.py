@@ -23,15 +23,19 @@ from tabletop.common.v1 import common_pb2 as common_pb
 from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
-from gateway.client import bots, render
+from gateway.client import admin, archive, bots, render
 from gateway.client.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
 from services.bots.policies import KINDS, parse_budget
 from services.bots.search import DEFAULT_BUDGET
+from services.common.errors import ServiceError
+from services.common.event_store import StoredEvent
 from services.common.private_files import write_private
 from services.dice.verify import verify as verify_log
 from services.games import registry
+from services.match.records import summary as summary_of
 
 app = typer.Typer(help="Tabletop command-line client.", no_args_is_help=True, add_completion=False)
+app.add_typer(admin.admin, name="admin")
 
 
 @app.callback()
@@ -43,6 +47,12 @@ def _everywhere(
     # own --gateway reads TABLETOP_GATEWAY, and its options are read after this runs.
     if gateway:
         os.environ["TABLETOP_GATEWAY"] = gateway
+    # Games beyond the built-in ones, as the servers are told (TABLETOP_EXTRA_GAMES=name=package,...):
+    # the client decodes their views and replays their archives with the same engines.
+    for item in os.environ.get("TABLETOP_EXTRA_GAMES", "").split(","):
+        name, _, package = item.partition("=")
+        if name.strip() and package.strip():
+            registry.add_package(name.strip(), package.strip())
 console = Console()
 # Progress and waiting notes: stderr, so stdout stays the answer (and --json stays parseable).
 notes = Console(stderr=True, soft_wrap=True)
@@ -140,6 +150,15 @@ def _run(gateway: str, work: Callable[[Gateway], Awaitable[T]]) -> T:
     except grpc.aio.AioRpcError as error:
         console.print(f"[red]{error.code().name}[/red]: {error.details()}")
         raise typer.Exit(1) from None
+
+
+def _archive(file: pathlib.Path) -> tuple[str, list[StoredEvent]]:
+    """A match archive, or a one-line refusal."""
+    try:
+        return archive.load(file)
+    except archive.ArchiveError as error:
+        notes.print(f"[red]refused[/red]: {error}")
+        raise typer.Exit(2) from None
 
 
 def _print(data: object, as_json: bool = True) -> None:
@@ -312,14 +331,24 @@ def view(match_id: str, seat: SeatOpt = None, as_json: JsonOpt = False, gateway:
 
 @app.command()
 def replay(
-    match_id: str,
-    version: Annotated[int, typer.Option("--version", help="the log version to show (1 up to the match's)")],
+    match_id: Annotated[str, typer.Argument(help="the match (or, with --file, nothing)")] = "",
+    version: Annotated[int, typer.Option("--version", help="the log version to show (1 up to the match's)")] = 0,
     seat: Annotated[int | None, typer.Option("--seat", help="this seat's view (yours during play; any once ended)")]
+    = None,
+    file: Annotated[pathlib.Path | None, typer.Option("--file", help="an archive from `tabletop admin export`")]
     = None,
     as_json: JsonOpt = False,
     gateway: GatewayOpt = DEFAULT_GATEWAY,
 ) -> None:
-    """The match as it was at a version, as a viewer could see it then (spectator by default)."""
+    """The match as it was at a version, as a viewer could see it then (spectator by default).
+    With --file, offline from an exported archive (any seat: the archive holds everything)."""
+    if version < 1:
+        raise typer.BadParameter("give --version N (1 up to the match's version)")
+    if file is not None:
+        _replay_offline(file, version, seat, as_json)
+        return
+    if not match_id:
+        raise typer.BadParameter("give a match id, or --file")
     mine = _seat(match_id, seat, required=False) if seat is not None else None
     request = gateway_pb.GetViewRequest(match_id=match_id, at_version=version)
     if seat is not None and mine is None:
@@ -338,6 +367,23 @@ def replay(
     else:
         who = f"seat {reply.seat}" if reply.HasField("seat") else "a spectator"
         notes.print(f"as {who} saw it at version {version}")
+        console.print(render.match_view(data["match"], data.get("view")))
+
+
+def _replay_offline(file: pathlib.Path, version: int, seat: int | None, as_json: bool) -> None:
+    match_id, events = _archive(file)
+    try:
+        past, view = asyncio.run(archive.view_at(match_id, events, version, seat))
+    except ServiceError as error:
+        notes.print(f"[red]refused[/red]: {error.message}")
+        raise typer.Exit(2) from None
+    data = {"match": message_dict(summary_of(past))}
+    if view is not None and view.type_url:
+        data["view"] = to_dict(view, past.game)
+    if as_json:
+        _print(data)
+    else:
+        notes.print(f"as {f'seat {seat}' if seat is not None else 'a spectator'} saw it at version {version} (offline)")
         console.print(render.match_view(data["match"], data.get("view")))
 
 
@@ -537,22 +583,37 @@ def bots_command(
 
 
 @app.command()
-def verify(match_id: str, as_json: JsonOpt = False, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
+def verify(
+    match_id: Annotated[str, typer.Argument(help="the match (or, with --file, nothing)")] = "",
+    file: Annotated[pathlib.Path | None, typer.Option("--file", help="an archive from `tabletop admin export`")]
+    = None,
+    as_json: JsonOpt = False,
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
     """Recompute every roll and shuffle of a finished match from its log and the revealed seed."""
 
-    async def work(g: Gateway) -> tuple[mpb.MatchSummary, list[gateway_pb.LogEntry]]:
-        return (await g.view(match_id)).match, await g.log(match_id)
+    async def work(g: Gateway) -> tuple[bool, list[tuple[int, str, bytes]]]:
+        summary = (await g.view(match_id)).match
+        entries = await g.log(match_id)
+        return summary.status == mpb.MATCH_STATUS_FINISHED, [(e.version, e.type, e.event.value) for e in entries]
 
-    summary, entries = _run(gateway, work)
-    if summary.status != mpb.MATCH_STATUS_FINISHED:
+    if file is not None:
+        match_id, stored = _archive(file)
+        finished = any(e.type == "tabletop.match.v1.MatchEnded" for e in stored)
+        entries = [(e.version, e.type, e.data) for e in stored]
+    elif match_id:
+        finished, entries = _run(gateway, work)
+    else:
+        raise typer.BadParameter("give a match id, or --file")
+    if not finished:
         # The seed is revealed only at the end: there is nothing to check against yet.
         if as_json:
             _print({"ok": None, "finished": False, "problems": []})
         else:
-            notes.print(f"match {match_id} has not finished (version {summary.version}): its seed is revealed at "
+            notes.print(f"match {match_id} has not finished (version {len(entries)}): its seed is revealed at "
                         "the end, so its chance can be verified only then")
         raise typer.Exit(3)
-    report = verify_log((e.version, e.type, e.event.value) for e in entries)
+    report = verify_log(entries)
     if as_json:
         _print(
             {

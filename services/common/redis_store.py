@@ -148,6 +148,14 @@ class RedisEventStore:
         """The Redis client underneath (live updates subscribe through it)."""
         return self._redis
 
+    async def last_append_at(self, stream: str) -> float | None:
+        """When the stream's last event was appended (epoch seconds, from its entry id); None if empty."""
+        last = await self._redis.xrevrange(_keys(stream)[0], count=1)
+        if not last:
+            return None
+        entry_id = last[0][0].decode() if isinstance(last[0][0], bytes) else str(last[0][0])
+        return int(entry_id.split("-")[0]) / 1000
+
     @classmethod
     def from_url(
         cls, url: str, cluster: bool = False, max_connections: int = 64, lease_ms: int = DEFAULT_LEASE_MS

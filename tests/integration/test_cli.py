@@ -96,3 +96,52 @@ def test_replay_shows_a_version_as_the_viewer_saw_it(stack: Stack, tmp_path: pat
     assert not seen["view"].get("hand")  # a spectator sees no hand
     lobby = json.loads(tabletop(tmp_path, "replay", match_id, "--version", "1", "--json", *gateway).stdout)
     assert lobby["match"]["status"] == "MATCH_STATUS_LOBBY"
+
+
+def test_admin_reads_the_store_and_exports_an_archive_that_verify_and_replay_read_offline(
+    stack: Stack, tmp_path: pathlib.Path
+) -> None:
+    import asyncio
+    import random
+
+    from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+
+    from gateway.client import bots
+    from gateway.client.api import Gateway, to_dict
+
+    async def play() -> tuple[str, str, dict[str, object], int]:
+        async with Gateway(stack.gateway_addr) as gateway:
+            done = await bots.play_match(gateway, "pig", 2, seed=31)
+            halfway = await bots.play_match(gateway, "pig", 2, seed=32, stop_after=3)
+            version = done.summary.version - 3
+            seen = await gateway.stub.GetView(gpb.GetViewRequest(match_id=done.match_id, at_version=version),
+                                              metadata=done.seats[0].metadata)
+            return done.match_id, halfway.match_id, to_dict(seen.view, "pig"), version
+
+    finished, unfinished, seen, version = asyncio.run(play())
+    admin = ("--redis-url", stack.redis_url)
+    env_games = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
+    os.environ.update(env_games)
+    try:
+        archive = tmp_path / "match.json"
+        exported = tabletop(tmp_path, "admin", "export", finished, str(archive), *admin)
+        assert exported.returncode == 0, exported.stderr
+        assert oct(archive.stat().st_mode & 0o777) == "0o600"
+        checked = tabletop(tmp_path, "verify", "--file", str(archive), "--json")
+        assert checked.returncode == 0 and json.loads(checked.stdout)["ok"] is True
+        replayed = tabletop(tmp_path, "replay", "--file", str(archive), "--version", str(version), "--seat", "0",
+                            "--json")
+        assert replayed.returncode == 0, replayed.stderr
+        assert json.loads(replayed.stdout)["view"] == seen  # offline, exactly what the live service showed
+        logged = tabletop(tmp_path, "admin", "log", finished, *admin)
+        assert "tabletop.match.v1.MatchEnded" in logged.stdout
+        record = json.loads(tabletop(tmp_path, "admin", "record", finished, *admin).stdout)
+        assert record["status"] == "MATCH_STATUS_FINISHED" and record["game"] == "pig"
+        stuck = tabletop(tmp_path, "admin", "stuck", "--idle-minutes", "0", *admin)
+        assert unfinished in stuck.stdout and finished not in stuck.stdout
+        (tmp_path / "bad.json").write_text("{}")
+        bad = tabletop(tmp_path, "verify", "--file", str(tmp_path / "bad.json"))
+        assert bad.returncode == 2 and "not a tabletop-match/1 archive" in bad.stderr
+    finally:
+        for name in env_games:
+            os.environ.pop(name, None)
