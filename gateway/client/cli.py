@@ -320,13 +320,20 @@ def view(match_id: str, seat: SeatOpt = None, as_json: JsonOpt = False, gateway:
     """Show the match as your seat (or as a spectator) sees it: tables, or --json for the raw view."""
     mine = _seat(match_id, seat, required=False)
     reply = _run(gateway, lambda g: g.view(match_id, mine))
-    data = {"match": message_dict(reply.match)}
-    if reply.view.type_url:
-        data["view"] = to_dict(reply.view, reply.match.game)
+    _show(reply.match, reply.view, as_json)
+
+
+def _show(match: mpb.MatchSummary, view: any_pb2.Any | None, as_json: bool, said: str = "") -> None:
+    """A match and a view of it: tables (after the `said` line, on stderr), or one JSON object."""
+    data = {"match": message_dict(match)}
+    if view is not None and view.type_url:
+        data["view"] = to_dict(view, match.game)
     if as_json:
         _print(data)
-    else:
-        console.print(render.match_view(data["match"], data.get("view")))
+        return
+    if said:
+        notes.print(said)
+    console.print(render.match_view(data["match"], data.get("view")))
 
 
 @app.command()
@@ -359,15 +366,8 @@ def replay(
         return reply
 
     reply = _run(gateway, work)
-    data = {"match": message_dict(reply.match)}
-    if reply.view.type_url:
-        data["view"] = to_dict(reply.view, reply.match.game)
-    if as_json:
-        _print(data)
-    else:
-        who = f"seat {reply.seat}" if reply.HasField("seat") else "a spectator"
-        notes.print(f"as {who} saw it at version {version}")
-        console.print(render.match_view(data["match"], data.get("view")))
+    who = f"seat {reply.seat}" if reply.HasField("seat") else "a spectator"
+    _show(reply.match, reply.view, as_json, f"as {who} saw it at version {version}")
 
 
 def _replay_offline(file: pathlib.Path, version: int, seat: int | None, as_json: bool) -> None:
@@ -377,14 +377,8 @@ def _replay_offline(file: pathlib.Path, version: int, seat: int | None, as_json:
     except ServiceError as error:
         notes.print(f"[red]refused[/red]: {error.message}")
         raise typer.Exit(2) from None
-    data = {"match": message_dict(summary_of(past))}
-    if view is not None and view.type_url:
-        data["view"] = to_dict(view, past.game)
-    if as_json:
-        _print(data)
-    else:
-        notes.print(f"as {f'seat {seat}' if seat is not None else 'a spectator'} saw it at version {version} (offline)")
-        console.print(render.match_view(data["match"], data.get("view")))
+    who = f"seat {seat}" if seat is not None else "a spectator"
+    _show(summary_of(past), view, as_json, f"as {who} saw it at version {version} (offline)")
 
 
 @app.command()

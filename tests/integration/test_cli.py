@@ -102,7 +102,6 @@ def test_admin_reads_the_store_and_exports_an_archive_that_verify_and_replay_rea
     stack: Stack, tmp_path: pathlib.Path
 ) -> None:
     import asyncio
-    import random
 
     from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 

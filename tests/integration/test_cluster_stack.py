@@ -11,17 +11,17 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import pytest
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from deploy.stack import UNLIMITED_CALLERS, Stack
 from gateway.client import bots
-from gateway.client.api import Gateway, Seat
+from gateway.client.api import Gateway
 from gateway.client.queue import queue
 from services.common.keys import match_stream
 from services.common.redis_store import RedisEventStore
+from tests.integration.test_platform import play_some
 
 pytestmark = pytest.mark.integration
 PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig", "REDIS_CLUSTER": "1", **UNLIMITED_CALLERS}
@@ -91,45 +91,10 @@ async def test_a_killed_match_process_loses_no_acknowledged_action_on_a_cluster(
     match_id = (await gateway.create("pig", 2)).match.match_id
     seats = [await gateway.join(match_id, f"k{i}") for i in range(2)]
     await gateway.start(seats[0])
-    acknowledged = await _play(gateway, seats, 10, "before")
+    acknowledged = await play_some(gateway, seats, 10, "before")
     stack.kill("match")
     stack.restart("match")
-    acknowledged += await _play(gateway, seats, 10, "after")
+    acknowledged += await play_some(gateway, seats, 10, "after")
     versions = await _log(stack, match_id)
     assert versions == list(range(1, len(versions) + 1))
     assert max(acknowledged) <= versions[-1]
-
-
-async def _play(gateway: Gateway, seats: list[Seat], count: int, tag: str) -> list[int]:
-    versions = []
-    for i in range(count):
-        summary = (await gateway.view(seats[0].match_id)).match
-        if summary.status == mpb.MATCH_STATUS_FINISHED:
-            break
-        seat = seats[summary.to_move[0]]
-        legal = (await gateway.legal_actions(seat)).actions
-        versions.append((await gateway.submit(seat, legal[0], command_id=f"{tag}-{i}")).version)
-    return versions
-
-
-async def test_an_embedded_cluster_with_service_users_keeps_its_matches_across_restarts(tmp_path: Any) -> None:
-    """What `make run` does with TABLETOP_EMBEDDED_CLUSTER=3: every process as its own ACL user
-    on a three-master cluster kept in the data directory, brought back whole by the next start."""
-    env = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
-    first = Stack(cluster_nodes=3, data_dir=tmp_path, extra_env=env, games=("pig",), matchmakers=1)
-    with first:
-        ports = [node.port for node in first.redis_nodes]
-        assert len(ports) == 3
-        async with Gateway(first.gateway_addr) as gateway:
-            played = await bots.play_match(gateway, "pig", 2, seed=11)
-            assert played.summary.status == mpb.MATCH_STATUS_FINISHED
-            paired = await asyncio.gather(*(
-                queue(first.gateway_addr, "pig", 2, 2, {}, f"embedded-cluster-device-{i}") for i in range(2)
-            ))
-            assert paired[0]["match_id"] == paired[1]["match_id"]
-    again = Stack(cluster_nodes=3, data_dir=tmp_path, extra_env=env, games=("pig",), matchmakers=0)
-    with again:
-        assert [node.port for node in again.redis_nodes] == ports
-        async with Gateway(again.gateway_addr) as gateway:
-            kept = (await gateway.view(played.match_id)).match
-            assert (kept.status, kept.version) == (mpb.MATCH_STATUS_FINISHED, played.summary.version)
