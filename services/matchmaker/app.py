@@ -26,7 +26,7 @@ from services.matchmaker.config import MatchmakerConfig
 from services.matchmaker.pool import form_groups
 from services.matchmaker.projection import RatingsProjection
 from services.matchmaker.ratings import DEFAULT, Rating
-from services.matchmaker.store import TicketStore, ids_of, pool_name
+from services.matchmaker.store import TicketState, TicketStore, ids_of, pool_name
 
 log = tlog.get("matchmaker")
 TICKETS = Counter("tabletop_matchmaker_tickets_total", "Tickets by what became of them", ["event"])
@@ -97,16 +97,16 @@ class MatchmakerApp:
     async def watch(self, ticket_id: str, player_id: str) -> AsyncIterator[TicketView]:
         """The ticket's state now, then its assignment or expiry the moment it happens."""
         _require_ticket_id(ticket_id)
-        await self._owned(ticket_id, player_id)
+        # Listen before the first read: a change after it wakes the loop at once.
         woken = asyncio.Event()
         self._watchers.setdefault(ticket_id, set()).add(woken)
-        # Back within the grace period: the ticket stays (run_heartbeats keeps saying so).
-        await self._store.heard([ticket_id])
         try:
+            state: TicketState | None = await self._owned(ticket_id, player_id)
+            # Back within the grace period: the ticket stays (run_heartbeats keeps saying so).
+            await self._store.heard([ticket_id])
             told_waiting = False
             while True:
-                woken.clear()
-                view = await self._view(ticket_id)
+                view = self._view(ticket_id, state)
                 if view.status != WAITING:
                     yield view
                     return
@@ -116,14 +116,15 @@ class MatchmakerApp:
                 with contextlib.suppress(TimeoutError):
                     # Woken by the events stream; the timeout is only a safety net.
                     await asyncio.wait_for(woken.wait(), WATCH_RECHECK_SECONDS)
+                woken.clear()
+                state = await self._store.get(ticket_id)
         finally:
             waiting = self._watchers.get(ticket_id, set())
             waiting.discard(woken)
             if not waiting:
                 self._watchers.pop(ticket_id, None)
 
-    async def _view(self, ticket_id: str) -> TicketView:
-        state = await self._store.get(ticket_id)
+    def _view(self, ticket_id: str, state: TicketState | None) -> TicketView:
         if state is None or state.state == "cancelled":
             raise NotFound(f"no ticket {ticket_id}", "matchmaker.ticket_not_found")
         if state.state == ABANDONED:
@@ -139,11 +140,12 @@ class MatchmakerApp:
             return TicketView(ticket_id, WAITING)
         return TicketView(ticket_id, ASSIGNED, state.match_id, state.seat)
 
-    async def _owned(self, ticket_id: str, player_id: str) -> None:
-        """NotFound unless `player_id` queued the ticket: another's ticket is not even there."""
+    async def _owned(self, ticket_id: str, player_id: str) -> TicketState:
+        """The ticket; NotFound unless `player_id` queued it: another's ticket is not even there."""
         state = await self._store.get(ticket_id)
         if state is None or state.player_id != player_id or not player_id:
             raise NotFound(f"no ticket {ticket_id}", "matchmaker.ticket_not_found")
+        return state
 
     async def cancel(self, ticket_id: str, player_id: str) -> None:
         _require_ticket_id(ticket_id)
