@@ -293,10 +293,11 @@ class Tally:
     days: int = 0
 
 
-def _cause(before: State, popped: st.Step | None) -> str:
+def _cause(before: State, popped: st.Step | None, seen: dict[str, int]) -> str:
     """What dealt the fourth damage: a combat, or the effect being resolved."""
     if before.combat is not None:
-        return "combat"
+        number = seen.get(before.combat.enemy, 0)
+        return f"combat:{load(before.scenario).enemies[number].name}" if number else "combat"
     if isinstance(popped, st.RunEffects):
         effects = card_effects(before, popped)
         if popped.index < len(effects):
@@ -312,14 +313,16 @@ def play_one(players: int, seed: int, bot: str, tally: Tally) -> None:
     policy = goal_policy(rng) if bot == "goal" else random_policy(rng)
     last: list[State] = []
     popped: list[st.Step | None] = [None]
+    seen: dict[str, int] = {}  # enemy token -> its card, kept after the token leaves
 
     def check(state: State, event: ev.Event) -> None:
         before = last[0] if last else state
         if isinstance(event, ev.StepDone) and before.agenda:
             popped[0] = before.agenda[0]
         if isinstance(event, ev.SurvivorEliminated):
-            tally.deaths[_cause(before, popped[0])] += 1
+            tally.deaths[_cause(before, popped[0], seen)] += 1
         last[:] = [state]
+        seen.update((e.id, e.number) for e in state.enemies if e.number)
 
     done = play(ENGINE, {}, players, seed, check=check, policy=policy)
     tally.games += 1
