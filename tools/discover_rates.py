@@ -1,0 +1,366 @@
+"""Win rates and causes of death of Discover games played in process.
+
+Plays N seeded games per player count with the random bots of
+services/dice/playout.py and with a simple goal-directed policy (heal, cook,
+fetch food and water, craft, follow the quest to its landmarks), and prints the
+share of games won and what killed the survivors. A tool for balancing the
+content, not a test: nothing here is asserted.
+
+    .venv/bin/python -m tools.discover_rates --games 200 --players 1,2,3,4
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from services.dice.playout import Policy, play, random_policy
+from services.games.discover import ENGINE
+from services.games.discover import actions as act
+from services.games.discover import events as ev
+from services.games.discover import state as st
+from services.games.discover import vocab as v
+from services.games.discover.board import board, explorable_slots, neighbours
+from services.games.discover.content import load
+from services.games.discover.day import move_cost, quest_cost
+from services.games.discover.effects import card_effects
+from services.games.discover.flow import pending
+from services.games.discover.rules import lit_fire, sheltered
+from services.games.discover.state import State, Status
+from services.games.discover.vocab import DamageType, Hex
+
+# ---------------------------------------------------------------- the goal-directed policy
+
+FOOD_WANTED = 2  # per survivor: enough for two hungry nights
+WATER_WANTED = 2
+
+
+def goal_policy(rng: random.Random) -> Policy[State, act.Action]:
+    """A survivor who looks after their needs first, then follows the quest."""
+
+    def choose(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
+        decision = pending(state).decision
+        if decision == "turn":
+            return _turn(state, seat, legal)
+        return _other(state, seat, decision, legal, rng)
+
+    return choose
+
+
+def _first(legal: Sequence[act.Action], kind: type) -> act.Action | None:
+    return next((a for a in legal if isinstance(a, kind)), None)
+
+
+def _other(state: State, seat: int, decision: str, legal: Sequence[act.Action], rng: random.Random) -> act.Action:
+    """Every decision but the day turn: simple fixed preferences."""
+    prefer: dict[str, tuple[type, ...]] = {
+        "free_gather": (act.Gather,),
+        "support": (act.PlaySupport,),
+        "ready": (act.RollCombat,),
+        "key_item": (act.DeclineKeyItem,),
+        "trade": (act.EndTrade,),
+    }
+    if decision == "modify":
+        return _modify(state, seat, legal)
+    if decision == "pass_leader":
+        return act.PassLeadership(state.leader) if act.PassLeadership(state.leader) in legal else legal[0]
+    for kind in prefer.get(decision, ()):
+        found = _first(legal, kind)
+        if found is not None:
+            return found
+    return legal[rng.randrange(len(legal))]
+
+
+def _modify(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
+    """Use every combat item once; spend a poison or salvage when it turns the result."""
+    combat = state.combat
+    assert combat is not None
+    spec = load(state.scenario).enemies[state.enemy(combat.enemy).number]
+    for a in legal:
+        if isinstance(a, act.UseCombatItem | act.UseSupportCard):
+            return a
+    grey = combat.grey + combat.grey_mod
+    red = combat.red + combat.red_mod
+    held = state.survivors[seat].resources
+    if grey < spec.defence:
+        if grey + 1 >= spec.defence and held.get("poison"):
+            return act.SpendResource("poison")
+        if held.get("wood", 0) > 3 and spec.defence <= 8:
+            return act.SpendResource("wood")
+    if spec.attack is not None and red >= spec.attack:
+        if red - 1 < spec.attack and held.get("salvage", 0) > 2:
+            return act.SpendResource("salvage")
+        if held.get("stone", 0) > 1 and spec.attack >= 7:
+            return act.SpendResource("stone")
+    return act.ResolveCombat()
+
+
+def _turn(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
+    me = state.survivors[seat]
+    for a in legal:  # heal what can be healed
+        if isinstance(a, act.Recover):
+            return a
+    for a in legal:  # card actions that heal or feed
+        if isinstance(a, act.UseItem) and _useful_item(state, seat, a.item):
+            return a
+    cook = [a for a in legal if isinstance(a, act.Cook)]
+    if cook:
+        return max(cook, key=lambda a: a.meat + a.dirty_water)
+    for kind in (act.UseQuestAction, act.RestartFire):
+        found = _first(legal, kind)
+        if found is not None:
+            return found
+    crafts = [a for a in legal if isinstance(a, act.Craft)]
+    if crafts:
+        return _best_craft(state, crafts)
+    landmark = board(state).spaces[me.space].landmark
+    if act.Investigate() in legal and landmark is not None and _worth_investigating(state, landmark):
+        return act.Investigate()
+    if act.Gather() in legal and (me.space in state.features or _short_of_water(state, seat)):
+        return act.Gather()
+    if act.Gather() in legal and _water_here(state, me.space) and me.stamina > 8:
+        return act.Gather()
+    return _travel(state, seat, legal)
+
+
+def _useful_item(state: State, seat: int, item: int) -> bool:
+    action = load(state.scenario).items[item].action
+    if action is None:
+        return False
+    heals = any(isinstance(e, v.Heal) for e in action.effects)
+    if heals:
+        return bool(state.survivors[seat].damage)
+    return state.survivors[seat].stamina > 4 and not action.discard
+
+
+def _best_craft(state: State, crafts: Sequence[act.Craft]) -> act.Action:
+    """The quest's shelter first, then anything (crafting also cycles project cards)."""
+    projects = load(state.scenario).projects
+    quest_items = {o.item for s in load(state.scenario).stages.values() for o in s.objectives if o.item}
+    return max(crafts, key=lambda a: projects[a.project].makes_item in quest_items)
+
+
+def _worth_investigating(state: State, landmark: int) -> bool:
+    stage = load(state.scenario).stages[state.stage]
+    wanted = {o.landmark for o in stage.objectives if o.landmark}
+    return landmark not in state.investigated or landmark in wanted
+
+
+def _water_here(state: State, space: Hex) -> bool:
+    return board(state).spaces[space].water is not None
+
+
+def _short_of_water(state: State, seat: int) -> bool:
+    me = state.survivors[seat]
+    return _water_here(state, me.space) and me.resources.get("clean_water", 0) < WATER_WANTED
+
+
+def _travel(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
+    """Head for the most pressing place; explore when nothing known is worth walking to."""
+    me = state.survivors[seat]
+    home = _home(state, seat)
+    wounded = len(me.damage) >= 2  # a night in the open may be the last
+    if wounded and home is not None and home[0] != me.space and me.stamina <= home[1] + 2:
+        step = _next_step(state, seat, home[0])  # dusk: back to a fire or a shelter
+        if step is not None and act.Move(step) in legal:
+            return act.Move(step)
+        return act.EndTurn()
+    goal = _goal(state, seat)
+    if goal is not None and goal != me.space:
+        step = _next_step(state, seat, goal)
+        if step is not None and act.Move(step) in legal:
+            return act.Move(step)
+    explore = [a for a in legal if isinstance(a, act.Explore)]
+    if explore and me.stamina >= 4:
+        return explore[0]
+    if goal is None:
+        near = _nearest_unexplored(state, seat)
+        if near is not None and near != me.space:
+            step = _next_step(state, seat, near)
+            if step is not None and act.Move(step) in legal and me.stamina >= 5:
+                return act.Move(step)
+    return act.EndTurn()
+
+
+def _goal(state: State, seat: int) -> Hex | None:
+    """Quest place when ready, else food, water, features and landmarks nearby."""
+    me = state.survivors[seat]
+    spaces = board(state).spaces
+    landmarks = board(state).landmarks
+    stage = load(state.scenario).stages[state.stage]
+    costs = _costs(state, seat, me.space)
+    needs_water = me.resources.get("clean_water", 0) + me.resources.get("dirty_water", 0) < WATER_WANTED
+    if stage.win_at_landmark and state.stage_complete and stage.win_at_landmark in landmarks:
+        return landmarks[stage.win_at_landmark]
+    for action in state.unlocked:
+        spec = load(state.scenario).card_actions[action]
+        if spec.landmark in landmarks and _can_afford_quest(state, seat, action):
+            return landmarks[spec.landmark]
+    raw = me.resources.get("meat", 0) + me.resources.get("dirty_water", 0)
+    if raw and me.resources.get("food", 0) < FOOD_WANTED:
+        fires = [h for h in costs if lit_fire(state, h)]
+        if fires:
+            return min(fires, key=lambda h: costs[h])
+    if needs_water:
+        water = [h for h in costs if spaces[h].water is not None]
+        if water:
+            return min(water, key=lambda h: costs[h])
+    wanted = [o.landmark for o in stage.objectives if o.landmark and o.landmark in landmarks]
+    fresh = [h for lm, h in landmarks.items() if lm not in state.investigated and h in costs]
+    targets = [landmarks[w] for w in wanted if landmarks[w] in costs] + fresh
+    features = [h for h in costs if h in state.features and not _enemy_at(state, h)]
+    pool = features + targets
+    if pool:
+        return min(pool, key=lambda h: costs[h])
+    return None
+
+
+def _home(state: State, seat: int) -> tuple[Hex, int] | None:
+    """The cheapest lit fire or shelter to spend the night at, and its cost."""
+    costs = _costs(state, seat, state.survivors[seat].space)
+    homes = [h for h in costs if lit_fire(state, h) or sheltered(state, h)]
+    if not homes:
+        return None
+    best = min(homes, key=lambda h: costs[h])
+    return best, costs[best]
+
+
+def _can_afford_quest(state: State, seat: int, action: str) -> bool:
+    held = state.survivors[seat].resources
+    return all(held.get(r, 0) >= n for r, n in quest_cost(state, action))
+
+
+def _enemy_at(state: State, space: Hex) -> bool:
+    return any(e.space == space for e in state.enemies)
+
+
+def _nearest_unexplored(state: State, seat: int) -> Hex | None:
+    costs = _costs(state, seat, state.survivors[seat].space)
+    edge = [h for h in costs if explorable_slots(state, h)]
+    return min(edge, key=lambda h: costs[h]) if edge else None
+
+
+def _costs(state: State, seat: int, start: Hex) -> dict[Hex, int]:
+    """Stamina to reach every revealed passable space (Dijkstra over terrain costs)."""
+    spaces = board(state).spaces
+    best = {start: 0}
+    frontier = [(0, start)]
+    while frontier:
+        frontier.sort()
+        cost, here = frontier.pop(0)
+        if cost > best.get(here, 1 << 30):
+            continue
+        for n in neighbours(here):
+            if n not in spaces:
+                continue
+            step = move_cost(state, seat, spaces[n].terrain)
+            if step is None or cost + step >= best.get(n, 1 << 30):
+                continue
+            best[n] = cost + step
+            frontier.append((cost + step, n))
+    return best
+
+
+def _next_step(state: State, seat: int, goal: Hex) -> Hex | None:
+    """The neighbour on a cheapest path to `goal` (the goal itself on ties)."""
+    here = state.survivors[seat].space
+    spaces = board(state).spaces
+    options = []
+    for n in neighbours(here):
+        step = move_cost(state, seat, spaces[n].terrain) if n in spaces else None
+        if step is None:
+            continue
+        rest = _costs(state, seat, n).get(goal)
+        if rest is not None:
+            options.append((step + rest, n != goal, n))
+    return min(options)[2] if options else None
+
+
+# ---------------------------------------------------------------- causes of death
+
+
+@dataclass
+class Tally:
+    games: int = 0
+    won: int = 0
+    stages: Counter[int] = field(default_factory=Counter)
+    deaths: Counter[str] = field(default_factory=Counter)
+    fates: Counter[str] = field(default_factory=Counter)
+    days: int = 0
+
+
+def _cause(before: State, popped: st.Step | None, seen: dict[str, int]) -> str:
+    """What dealt the fourth damage: a combat, or the effect being resolved."""
+    if before.combat is not None:
+        number = seen.get(before.combat.enemy, 0)
+        return f"combat:{load(before.scenario).enemies[number].name}" if number else "combat"
+    if isinstance(popped, st.RunEffects):
+        effects = card_effects(before, popped)
+        if popped.index < len(effects):
+            effect = effects[popped.index]
+            kind = getattr(effect, "damage", None)
+            name = kind.value if isinstance(kind, DamageType) else type(effect).__name__
+            return f"{popped.source.value}:{name}"
+    return "other"
+
+
+def play_one(players: int, seed: int, bot: str, tally: Tally) -> None:
+    rng = random.Random(seed ^ 0x5EED)
+    policy = goal_policy(rng) if bot == "goal" else random_policy(rng)
+    last: list[State] = []
+    popped: list[st.Step | None] = [None]
+    seen: dict[str, int] = {}  # enemy token -> its card, kept after the token leaves
+
+    def check(state: State, event: ev.Event) -> None:
+        before = last[0] if last else state
+        if isinstance(event, ev.StepDone) and before.agenda:
+            popped[0] = before.agenda[0]
+        if isinstance(event, ev.SurvivorEliminated):
+            tally.deaths[_cause(before, popped[0], seen)] += 1
+        last[:] = [state]
+        seen.update((e.id, e.number) for e in state.enemies if e.number)
+
+    done = play(ENGINE, {}, players, seed, check=check, policy=policy)
+    tally.games += 1
+    final = done.state
+    tally.won += int(final.won)
+    tally.stages[final.stages_done] += 1
+    tally.days += final.day
+    for s in final.survivors:
+        tally.fates[s.status.value if s.status is not Status.ACTIVE else "day cap"] += 1
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--players", default="1,2,3,4")
+    parser.add_argument("--bots", default="random,goal")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    for bot in args.bots.split(","):
+        for players in (int(p) for p in args.players.split(",")):
+            tally = Tally()
+            started = time.monotonic()
+            for i in range(args.games):
+                play_one(players, args.seed * 100_000 + i, bot, tally)
+            _report(bot, players, tally, time.monotonic() - started)
+
+
+def _report(bot: str, players: int, t: Tally, seconds: float) -> None:
+    rate = 100 * t.won / max(1, t.games)
+    deaths = ", ".join(f"{k} {n}" for k, n in t.deaths.most_common())
+    stages = ", ".join(f"{k}:{n}" for k, n in sorted(t.stages.items()))
+    fates = ", ".join(f"{k} {n}" for k, n in t.fates.most_common())
+    print(
+        f"{bot:6} M={players} games={t.games} won={t.won} ({rate:.1f}%) "
+        f"avg days={t.days / max(1, t.games):.1f} stages[{stages}] fates[{fates}] deaths[{deaths}] ({seconds:.0f}s)",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()
