@@ -229,34 +229,40 @@ def determinize(view: View, seat: int, rng: Rng) -> Determinization[State]:
 DAMAGE_LIMIT = st.HEALTH_DIALS + 1  # the fourth damage makes a casualty
 
 
+def _stock(s: Survivor, resource: str, raw: str) -> float:
+    """Up to three nights of one upkeep (food, clean water); raw meat or dirty water counts half."""
+    return min(s.resources.get(resource, 0) + 0.5 * s.resources.get(raw, 0), 3) / 3
+
+
 def _health(s: Survivor) -> float:
-    """A survivor's standing in [0, 1]: undamaged, rested and supplied is best."""
+    """A survivor's standing in [0, 1]: undamaged and stocked for the nights' upkeep is best."""
     if s.status is Status.WON:
         return 1.0
     if s.status is Status.CASUALTY:
         return 0.0
-    supplies = sum(s.resources.get(r, 0) for r in ("food", "meat", "clean_water", "medicine"))
     return (
-        0.6 * (1 - len(s.damage) / DAMAGE_LIMIT)
-        + 0.2 * s.stamina / st.STAMINA_MAX
-        + 0.2 * min(supplies, 6) / 6
+        0.55 * (1 - len(s.damage) / DAMAGE_LIMIT)
+        + 0.15 * _stock(s, "food", "meat")
+        + 0.15 * _stock(s, "clean_water", "dirty_water")
+        + 0.05 * min(s.resources.get("medicine", 0), 1)
+        + 0.1 * s.stamina / st.STAMINA_MAX
     )
 
 
 def evaluate(state: State, seat: int) -> float:
     """The team's shared standing in [0, 1] (the same for every seat: shared fate).
 
-    Mostly how healthy the survivors are (a casualty scores 0), then progress
-    in the quest (stages done, clues, the stage's goal met), and a little the
-    days still left before the cap.
+    Mostly how healthy and supplied the survivors are (a casualty scores 0),
+    then progress in the quest (stages done, clues, the stage's goal met), and
+    a little the days survived.
     """
     if state.won:
         return 1.0
     health = sum(_health(s) for s in state.survivors) / max(len(state.survivors), 1)
     stages = max(len(load(state.scenario).stages), 1)
     quest = (state.stages_done + 0.5 * state.stage_complete + min(state.clues, 6) / 12) / stages
-    days = 1 - state.day / max(state.max_days, 1)
-    return 0.6 * health + 0.3 * min(quest, 1.0) + 0.1 * max(days, 0.0)
+    days = state.day / max(state.max_days, 1)
+    return 0.6 * health + 0.3 * min(quest, 1.0) + 0.05 * min(days, 1.0)
 
 
 __all__ = ["determinize", "evaluate"]
