@@ -3,9 +3,11 @@
 Competitive games (El Dorado, La Isla): two seats, the search seat alternating
 between them game by game; the search seats' win rate (a shared first place
 counts its share) with a 95% Wilson interval. Discover is co-operative: the
-win rate of all-search teams and of all-random teams at each player count.
+win rate of all-search teams and of all-random teams at each player count, and
+(wins being rare) the mean days survived and quest stages completed.
 BOTS_EVAL_GAMES games per row (default 10), BOTS_EVAL_BUDGET per decision
-(default services/bots/search.py DEFAULT_BUDGET; iterations, or "200ms").
+(default services/bots/search.py DEFAULT_BUDGET; iterations, or "200ms");
+BOTS_EVAL_ONLY (e.g. "discover") limits the run to some games.
 """
 
 from __future__ import annotations
@@ -40,13 +42,17 @@ class Row:
     decisions: int = 0
     seconds: float = 0.0
     reasons: Counter[str] | None = None
+    days: int = 0  # Discover: days survived and quest stages completed, summed over the games
+    stages: int = 0
 
     def cells(self) -> list[str]:
         low, high = wilson(self.wins, self.games)
         ended = ", ".join(f"{r or '?'} {n}" for r, n in sorted((self.reasons or Counter()).items()))
         rate = self.wins / self.games if self.games else 0.0
+        n = max(self.games, 1)
+        reached = f"{self.days / n:.1f} / {self.stages / n:.1f}" if self.game in COOPERATIVE else ""
         return [self.game, self.players, self.who, str(self.games), f"{rate:.0%}", f"{low:.0%}-{high:.0%}",
-                ended, f"{self.seconds / max(self.games, 1):.1f}s"]
+                ended, reached, f"{self.seconds / n:.1f}s"]
 
 
 def _policies(kinds: Sequence[str], game: GameDeclaration[Any, Any, Any], seed: int, budget: Budget) -> list[Policy]:
@@ -65,6 +71,9 @@ def _record(row: Row, kinds: Sequence[str], game: GameDeclaration[Any, Any, Any]
         row.wins += 1.0 if outcome.cooperative_win else 0.0
     else:
         row.wins += sum(won(outcome, s) for s in scored)
+    if outcome is not None:
+        row.days += int(outcome.detail.get("days", "0") or 0)
+        row.stages += int(outcome.detail.get("stages_completed", "0") or 0)
     reasons = row.reasons = row.reasons or Counter()
     reasons[(outcome.detail.get("reason", "") if outcome else "unfinished")] += 1
 
@@ -100,14 +109,19 @@ def main() -> None:
     console = Console(width=150)
     table = Table(title=f"search vs random: {games} games per row, budget {budget.iterations} iterations"
                   + (f" / {budget.millis:.0f} ms" if budget.millis else ""))
-    for column in ("game", "players", "policies", "games", "win rate", "95% Wilson", "ended", "time/game"):
+    columns = ("game", "players", "policies", "games", "win rate", "95% Wilson", "ended", "mean days / stages",
+               "time/game")
+    for column in columns:
         table.add_column(column)
+    only = [g for g in os.environ.get("BOTS_EVAL_ONLY", "").split(",") if g]
     for name in COMPETITIVE:
+        if only and name not in only:
+            continue
         row = competitive(name, games, budget)
         table.add_row(*row.cells())
         console.print(f"{name}: done", style="dim")
     for name in COOPERATIVE:
-        if name not in registry.available():
+        if name not in registry.available() or (only and name not in only):
             continue
         for row in cooperative(name, games, budget):
             table.add_row(*row.cells())

@@ -17,14 +17,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def stack(redis_url: str) -> Iterator[Stack]:
-    games = ("la_isla", "el_dorado")
+    games = ("la_isla", "el_dorado", "discover")
     with Stack(redis_url=redis_url, extra_env=dict(UNLIMITED_CALLERS), games=games, matchmakers=0) as running:
         yield running
 
 
-def _bots(stack: Stack, *args: str) -> str:
+def _bots(stack: Stack, *args: str, game: str = "la_isla") -> str:
     played = subprocess.run(
-        [sys.executable, "-m", "gateway.client", "bots", "--game", "la_isla", "--players", "2", "--seed", "4",
+        [sys.executable, "-m", "gateway.client", "bots", "--game", game, "--players", "2", "--seed", "4",
          "--gateway", stack.gateway_addr, *args],
         cwd=ROOT, capture_output=True, text=True, timeout=240, check=True,
     )
@@ -44,7 +44,9 @@ def test_an_unknown_bot_is_refused(stack: Stack) -> None:
     assert "--bot" in failed.value.stderr
 
 
-def test_a_game_without_a_search_bot_is_refused_before_any_match_is_made(stack: Stack) -> None:
-    with pytest.raises(subprocess.CalledProcessError) as failed:
-        _bots(stack, "--bot", "search", "--game", "discover")
-    assert "no search bot" in failed.value.stderr
+def test_discover_search_bots_play_a_match_to_its_end(stack: Stack) -> None:
+    out = _bots(stack, "--bot", "search", "--budget", "4", game="discover")
+    ended = [line for line in out.splitlines() if line.startswith("ended: ")]
+    assert "ended after" in out
+    assert ended
+    assert ended[0] == "ended: no survivor is left on the map" or ended[0].startswith("ended: the survivors did not")

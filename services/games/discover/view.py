@@ -25,6 +25,7 @@ class SurvivorView:
     support: tuple[str, ...]
     ongoing: tuple[str, ...]  # ongoing threat cards in front of the survivor
     has_chosen: bool  # picked a character in the secret draft
+    ongoing_until: tuple[int, ...]  # the day each ongoing threat card expires at the end of (public)
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,8 @@ class View:
     chosen: int  # the viewer's secret character pick
     won: bool
     end_reason: str
+    resolved: tuple[int, ...]  # exploration cards resolved at least once (their first-time effects are spent)
+    fighter: int  # the survivor agreed (or picked) to fight in a shared space; -1: none yet
 
 
 def view(state: State, viewer: int | None) -> View:
@@ -144,6 +147,8 @@ def view(state: State, viewer: int | None) -> View:
         chosen=me.chosen if me else 0,
         won=state.won,
         end_reason=state.end_reason,
+        resolved=tuple(sorted(state.resolved)),
+        fighter=state.fighter,
     )
 
 
@@ -161,4 +166,5 @@ def _survivor(s: st.Survivor) -> SurvivorView:
         support=s.support,
         ongoing=tuple(card for card, _ in s.ongoing),
         has_chosen=bool(s.chosen),
+        ongoing_until=tuple(day for _, day in s.ongoing),
     )
