@@ -119,13 +119,21 @@ WRONG_CALLERS = [
     ("matchmaker", "deck", deck_grpc.DeckServiceStub, "ReleaseMatch", deck_pb.ReleaseMatchRequest(match_id="m")),
     ("gateway", "rules-pig", rules_grpc.RulesServiceStub, "Decide", rules_pb.DecideRequest()),
     ("dice", "rules-pig", rules_grpc.RulesServiceStub, "DescribeGame", rules_pb.DescribeGameRequest()),
-    ("matchmaker", "match", match_grpc.MatchServiceStub, "GetView", match_pb.GetViewRequest(match_id="m")),
+    ("matchmaker", "match", match_grpc.MatchServiceStub, "ListMatches", match_pb.ListMatchesRequest()),
     # A whole position holds every seat's secrets: the rules give it to the match, the match to the gateway.
     ("gateway", "rules-pig", rules_grpc.RulesServiceStub, "GetPosition", rules_pb.GetPositionRequest()),
     ("matchmaker", "match", match_grpc.MatchServiceStub, "GetPosition", match_pb.GetPositionRequest(match_id="m")),
     ("deck", "match", match_grpc.MatchServiceStub, "SubmitAction", match_pb.SubmitActionRequest(match_id="m")),
     ("match", "matchmaker", mm_grpc.MatchmakerServiceStub, "FindMatch", mm_pb.FindMatchRequest(game="pig")),
 ]
+
+
+def test_the_matchmaker_may_see_a_bot_seats_view_only(stack: Stack) -> None:
+    # Its backfill bots read their own seat's view; a spectator's (or anyone's) is refused.
+    with stack.channel("match", as_identity="matchmaker") as channel, pytest.raises(grpc.RpcError) as refused:
+        match_grpc.MatchServiceStub(channel).GetView(match_pb.GetViewRequest(match_id="m"), timeout=5)
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert reason_of(refused.value) == "view.bot_seat_only"
 
 
 @pytest.mark.parametrize(("caller", "name", "stub", "method", "request_"), WRONG_CALLERS)
