@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gateway.client import archive
-from services.common import redis_credentials
+from services.common import redis_credentials, redis_server
 from services.common.keys import match_stream
 from services.common.redis_store import RedisEventStore
 from services.match.directory import RedisDirectory
@@ -31,7 +31,7 @@ from services.match.records import summary
 admin = typer.Typer(help="Operator commands: read matches straight from the event store.", no_args_is_help=True)
 console = Console()
 T = TypeVar("T")
-# `make run`'s embedded server: its fixed port and the data directory it keeps its passwords in.
+# `make run`'s embedded server: its fixed port (deploy/stack.py FIXED_PORTS, checked by a test).
 MAKE_RUN_PORT = 50050
 RedisOpt = Annotated[str, typer.Option("--redis-url", envvar="REDIS_URL", help="the event store, as its admin")]
 ClusterOpt = Annotated[bool, typer.Option("--cluster", envvar="REDIS_CLUSTER", help="the store is a Redis Cluster")]
@@ -42,7 +42,7 @@ def _url(given: str) -> str:
     if given:
         return given
     data = pathlib.Path(os.environ.get("TABLETOP_DATA_DIR") or ".data")
-    passwords = data / "redis-passwords.json"
+    passwords = data / redis_server.CREDENTIALS_FILENAME
     if not passwords.exists():
         raise typer.BadParameter("give --redis-url (or REDIS_URL): no `make run` data directory here")
     admin_password = json.loads(passwords.read_text())[redis_credentials.ADMIN]

@@ -38,7 +38,7 @@ BINARIES = {"server": ("valkey-server", "redis-server"), "cli": ("valkey-cli", "
 # The NAME of the file (in the data directory, mode 0600) that holds the passwords
 # made at first start with `secrets.token_urlsafe` (redis_credentials.py); no
 # password is written in the source.
-PASSWORDS_FILE = "redis-passwords.json"
+CREDENTIALS_FILENAME = "redis-passwords.json"
 ACL_FILE = "users.acl"
 # Settings that hold a secret: a file of mode 0600, never a command line that `ps` shows.
 PRIVATE_CONFIG = "private.conf"
@@ -213,7 +213,7 @@ def start(
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         directory = data_dir / "redis"
         directory.mkdir(mode=0o700, exist_ok=True)
-        passwords = passwords or redis_credentials.load_or_create(data_dir / PASSWORDS_FILE)
+        passwords = passwords or redis_credentials.load_or_create(data_dir / CREDENTIALS_FILENAME)
     server = RedisProcess(port or free_port(), directory, passwords, cluster=cluster, ephemeral=data_dir is None)
     try:
         return server.launch(timeout)
@@ -263,7 +263,7 @@ def start_cluster(nodes: int = 3, timeout: float = 30.0, data_dir: pathlib.Path 
         return _new_cluster(nodes, timeout)
     home = data_dir / "cluster"
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    passwords = redis_credentials.load_or_create(data_dir / PASSWORDS_FILE)
+    passwords = redis_credentials.load_or_create(data_dir / CREDENTIALS_FILENAME)
     ports_file = home / "ports.json"
     known = json.loads(ports_file.read_text()) if ports_file.exists() else []
     ports = known if len(known) == nodes else [_free_port_below(55_000) for _ in range(nodes)]

@@ -222,9 +222,11 @@ class MatchmakerApp:
 
     async def run_heartbeats(self) -> None:
         """Say, for every ticket this replica streams to a watcher, that its watcher is there."""
+        grace = self._config.watch_grace
         while True:
-            await asyncio.sleep(max(0.05, self._config.watch_grace / 4) if self._config.watch_grace > 0 else 5.0)
-            await self._store.heard(list(self._watchers))
+            await asyncio.sleep(max(0.05, grace / 4) if grace > 0 else 5.0)
+            if grace > 0:  # with no grace period nobody is abandoned: nothing to refresh
+                await self._store.heard(list(self._watchers))
 
     async def run_grouping(self) -> None:
         while True:

@@ -58,7 +58,7 @@ def test_durable_configuration_and_private_files(server, tmp_path: pathlib.Path)
         assert config["appendonly"] == "yes"
         assert config["appendfsync"] == "always"
         assert admin.info("server")["server_name"] == "valkey"
-    passwords = tmp_path / "data" / redis_server.PASSWORDS_FILE
+    passwords = tmp_path / "data" / redis_server.CREDENTIALS_FILENAME
     assert stat.S_IMODE(passwords.stat().st_mode) == 0o600
     assert stat.S_IMODE((server.directory / redis_server.ACL_FILE).stat().st_mode) == 0o600
     for password in server.passwords.values():

@@ -73,3 +73,10 @@ def test_long_runs_report_progress_and_elapsed_time(monkeypatch) -> None:  # typ
     monkeypatch.setattr(cli, "notes", Console(file=quiet, force_terminal=False))
     assert asyncio.run(cli._with_progress(lambda: "x", True, slow())) == "done"
     assert quiet.getvalue() == ""  # --json: nothing but the answer
+
+
+def test_admin_finds_make_runs_embedded_server_where_the_launcher_puts_it() -> None:
+    from deploy.stack import FIXED_PORTS
+    from gateway.client import admin
+
+    assert FIXED_PORTS["redis"] == admin.MAKE_RUN_PORT
