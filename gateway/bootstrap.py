@@ -6,6 +6,7 @@ reaches internal services over mutual TLS as the identity "gateway".
 
 from __future__ import annotations
 
+import asyncio
 import pathlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -30,7 +31,9 @@ from services.common.config import Settings
 from services.common.redis_store import RedisEventStore
 from services.common.tokens import Lifetimes, TokenAuthority
 from services.common.transport import ROUND_ROBIN
+from services.match.app import MatchApp
 from services.match.bootstrap import embedded_match
+from services.match.keeper import ClockKeeper
 
 
 def token_authority(settings: Settings) -> TokenAuthority:
@@ -57,12 +60,13 @@ def external_identities(settings: Settings) -> ExternalIdentities | None:
     )
 
 
-def match_client(settings: Settings, client: aioredis.Redis) -> MatchClient:
+def match_client(settings: Settings, client: aioredis.Redis) -> tuple[MatchClient, MatchApp | None]:
     """The match process over mutual TLS, or (TABLETOP_MATCH_TRANSPORT=inprocess) the
-    match app inside this process: then an action crosses no socket before the store."""
+    match app inside this process (then an action crosses no socket before the store,
+    and this process keeps the clocks: the app is answered too)."""
     if settings.match_transport == "inprocess":
         return embedded_match(settings, client)
-    return MatchClient.remote(settings.match_addr, dial(settings, "match"), timeout=10.0)
+    return MatchClient.remote(settings.match_addr, dial(settings, "match"), timeout=10.0), None
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,8 @@ def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.R
     # Live updates: one subscription for every watched match (see subscriptions.py).
     listener = redis_client.subscriber(settings.redis_url, settings.redis_cluster, client, "tabletop-gateway")
     feeds = Subscriptions(store, lambda: redis_changes.listen(listener))
-    match = match_client(settings, client)
+    match, embedded = match_client(settings, client)
+    keeper = asyncio.get_running_loop().create_task(ClockKeeper(embedded).run()) if embedded else None
     # One address or several ("ipv4:host:port,host:port"): any matchmaker replica answers any call.
     matchmaker = MatchmakerClient.remote(settings.matchmaker_addr, dial(settings, "matchmaker"), options=ROUND_ROBIN)
     rules = rules_clients(settings)
@@ -97,6 +102,9 @@ def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.R
     )
 
     async def close() -> None:
+        if keeper is not None:
+            keeper.cancel()
+            await asyncio.gather(keeper, return_exceptions=True)
         await feeds.close()
         await match.close()
         await matchmaker.close()

@@ -13,6 +13,7 @@ from gateway.identity import Players
 from gateway.limits import RateLimiter
 from gateway.tables import GameCatalog
 from services.common.ports import MatchPort
+from services.common.table_options import table_option_messages
 from services.common.tokens import TokenAuthority
 
 
@@ -44,7 +45,13 @@ class Lobby:
         for name in self._games.names():
             info = await self._games.describe(name)
             games.append(
-                pb.GameInfo(game=info.game, min_seats=info.min_seats, max_seats=info.max_seats, options=info.options)
+                pb.GameInfo(
+                    game=info.game,
+                    min_seats=info.min_seats,
+                    max_seats=info.max_seats,
+                    # Each game's own options, then the table's (turn clocks), which every match may set.
+                    options=[*info.options, *table_option_messages()],
+                )
             )
         return pb.ListGamesResponse(games=games)
 

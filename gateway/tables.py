@@ -16,6 +16,7 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.errors import InvalidArgument
 from services.common.ports import RulesPort
+from services.common.table_options import table_option_messages
 from services.games.common.options import InvalidConfig, OptionSpec, OptionType, parse_options
 
 _OPTION_TYPES = {
@@ -74,4 +75,4 @@ class GameCatalog:
             raise InvalidArgument(
                 f"{game} seats {info.min_seats}-{info.max_seats} players; asked {low}-{high}", "players"
             )
-        check_options(info.options, options, field)
+        check_options([*info.options, *table_option_messages()], options, field)

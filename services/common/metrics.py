@@ -16,6 +16,9 @@ APPENDS = Counter("tabletop_appends_total", "Event-store appends", ["result"])
 INFLIGHT = Gauge("tabletop_rpc_inflight", "Unary gRPC calls being served")
 OPEN_STREAMS = Gauge("tabletop_rpc_open_streams", "gRPC streams open")
 STATE_CACHE = Counter("tabletop_state_cache_total", "Match state cache lookups", ["result"])
+CLOCK_TIMEOUTS = Counter(
+    "tabletop_clock_timeouts_total", "Seats whose turn clock ran out, by the policy applied", ["game", "policy"]
+)
 
 
 def expose(port: int) -> int:

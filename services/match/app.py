@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import random
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -21,17 +23,21 @@ from dataclasses import dataclass, replace
 
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
+from tabletop.common.v1 import common_pb2
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common import logging as tlog
 from services.common import metrics
-from services.common.errors import Aborted, AlreadyExists, InvalidArgument, ServiceError
+from services.common.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, ServiceError
 from services.common.event_store import AppendResult, CommandReused, EventStore, VersionConflict
 from services.common.keys import match_stream
 from services.common.ports import DeckPort, DicePort, RulesPort
-from services.match import lifecycle, log_events, records
+from services.common.table_options import InvalidConfig, game_config, table_config
+from services.match import clocks, lifecycle, log_events, records
+from services.match.clocks import ClockSettings
+from services.match.deadlines import Deadlines, MemoryDeadlines
 from services.match.directory import Directory, MemoryDirectory
 from services.match.lifecycle import Holder, Match, Status
 from services.match.repository import CACHE_SIZE, MatchRepository
@@ -39,6 +45,8 @@ from services.match.turns import Progress, RulesBook, TurnRunner
 
 log = tlog.get("match")
 MAX_RETRIES = 8
+# Timeout moves one look at a match makes before letting the keeper come back.
+MAX_TIMEOUTS = 50
 
 # What a command does to the current match: decide, then run forward.
 Plan = Callable[[Match], Awaitable[Progress]]
@@ -86,6 +94,8 @@ class MatchApp:
         snapshot_every: int = 50,
         on_finished: Callable[[str, str], Awaitable[None]] | None = None,
         directory: Directory | None = None,
+        deadlines: Deadlines | None = None,
+        now_ms: Callable[[], int] | None = None,
     ) -> None:
         self._store = store
         self._rules = RulesBook(rules)
@@ -97,6 +107,9 @@ class MatchApp:
         self._on_finished = on_finished
         self._views: OrderedDict[tuple[str, int, int], any_pb2.Any] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
+        # Clocked matches' wake-ups (services/match/deadlines.py) and the wall clock.
+        self.deadlines: Deadlines = deadlines or MemoryDeadlines()
+        self._now_ms = now_ms or (lambda: int(time.time() * 1000))
 
     # ------------------------------------------------------------ commands
 
@@ -104,8 +117,7 @@ class MatchApp:
         self, game: str, config: Mapping[str, str], seat_count: int, command_id: str = "", match_id: str = ""
     ) -> Match:
         """A new match in the lobby; the seed is committed in its first event."""
-        # Setup validates seat count and options now rather than at start.
-        await self._rules.of(game).Setup(rpb.SetupRequest(game=game, config=dict(config), seat_count=seat_count))
+        await self._check_table(game, config, seat_count)
         match_id = match_id or uuid.uuid4().hex
         _check_match_id(match_id)
         asked = fingerprint("create", game, sorted(config.items()), seat_count)
@@ -144,7 +156,7 @@ class MatchApp:
         if not players or any(not player or len(player) > 64 for player, _ in players):
             raise InvalidArgument("every seat needs a player_id (at most 64 characters)", "players")
         seat_count = len(players)
-        await self._rules.of(game).Setup(rpb.SetupRequest(game=game, config=dict(config), seat_count=seat_count))
+        await self._check_table(game, config, seat_count)
         _check_match_id(match_id)
         asked = fingerprint("form", game, sorted(config.items()), [player for player, _ in players])
         if command_id and await self._known_command(match_id, command_id, asked):
@@ -160,8 +172,9 @@ class MatchApp:
             seated = lifecycle.evolve(seated, joins[0])
             decided += joins
         decided += lifecycle.decide_start(seated, None, None)
-        started = await self._turns.apply(opened, decided)
+        started = self._timed(opened, await self._turns.apply(opened, decided), None)
         progress = Progress(started.match, (log_events.platform_event(created), *started.events))
+        await self._schedule(progress.match)
         try:
             result = await self._matches.append(lobby, progress, command_id, asked)
         except VersionConflict:
@@ -223,16 +236,108 @@ class MatchApp:
 
         async def plan(match: Match) -> Progress:
             lifecycle.check_move(match, seat, holder)
+            self._check_time(match, seat)
             return await self._turns.act(match, seat, action)
 
         what = hashlib.sha256(action.value).hexdigest()
         asked = fingerprint("submit", _holder_id(holder), seat, action.type_url, what)
-        written = await self._write(match_id, command_id, plan, asked)
+        written = await self._write(match_id, command_id, plan, asked, mover=seat)
         cached = self._matches.cached(match_id)
         metrics.ACTIONS.labels(cached.game if cached is not None else "", "ok").inc()
         if written.match is None:
             return Submitted(written.version, True)
         return Submitted(written.version, False, written.match, await self._position_of(written.match))
+
+    def now_ms(self) -> int:
+        """The wall clock deadlines are kept in (unix ms)."""
+        return self._now_ms()
+
+    async def expire(self, match_id: str) -> int | None:
+        """Apply the table's clock policy to every seat whose time has run out, one
+        timeout per append; answers when to look again (None: no clock runs)."""
+        for _ in range(MAX_TIMEOUTS):
+            match = await self.current(match_id)
+            settings = clocks.settings_of(match.config)
+            if settings is None or match.status != Status.ACTIVE or match.clock is None:
+                return None
+            overdue = match.clock.overdue(self._now_ms())
+            if not overdue:
+                return match.clock.next_deadline()
+            try:
+                await self._time_out(match, overdue[0], settings)
+            except FailedPrecondition:
+                # Someone moved first (the seat itself, or another keeper): look again.
+                continue
+        return self._now_ms()
+
+    async def _time_out(self, seen: Match, seat: int, settings: ClockSettings) -> None:
+        async def plan(match: Match) -> Progress:
+            deadline = match.clock.deadline(seat) if match.clock is not None else None
+            if match.status != Status.ACTIVE or deadline is None or deadline > self._now_ms():
+                raise FailedPrecondition(f"seat {seat}'s clock has not run out", "clock.not_due")
+            expired = ev.ClockExpired(seat=seat, policy=settings.policy, deadline_ms=deadline)
+            if settings.policy == "forfeit":
+                return await self._turns.forfeit(match, expired, _forfeited(match, seat))
+            action, expired.policy = await self._timeout_move(match, seat, settings.policy)
+            moved = await self._turns.act(match, seat, action)
+            return Progress(moved.match, (log_events.platform_event(expired), *moved.events))
+
+        # One id per (seat, version): two keepers that race append it once.
+        command_id = f"clock-{seat}-{seen.version}"
+        written = await self._write(seen.match_id, command_id, plan, fingerprint("timeout", seat, seen.version))
+        if written.match is not None:
+            log.info(
+                "clock_expired", match_id=seen.match_id, seat=seat, policy=settings.policy, version=written.version
+            )
+            metrics.CLOCK_TIMEOUTS.labels(seen.game, settings.policy).inc()
+
+    async def _timeout_move(self, match: Match, seat: int, policy: str) -> tuple[any_pb2.Any, str]:
+        """What a timed-out seat plays, and the policy that chose it: the game's most
+        passive legal move under `pass`, else a random legal move (a bot's), seeded by
+        the match and its version so every replica would choose alike."""
+        position = await self._rules.position(match)
+        legal = list(position.seats[seat].legal_actions) if position is not None else []
+        if not legal:
+            raise FailedPrecondition(f"seat {seat} has no legal move", "clock.no_move")
+        if policy == "pass":
+            by_type = {action.type_url.rsplit(".", 1)[-1]: action for action in reversed(legal)}
+            for name in await self._rules.passes(match.game):
+                if name in by_type:
+                    return by_type[name], "pass"
+        chooser = random.Random(f"{match.match_id}:{match.version}:{seat}")
+        return chooser.choice(legal), "bot"
+
+    def _check_time(self, match: Match, seat: int) -> None:
+        """A seat whose time has run out moves no more: the table's policy moves for it."""
+        deadline = match.clock.deadline(seat) if match.clock is not None else None
+        if deadline is not None and deadline <= self._now_ms():
+            raise FailedPrecondition(f"seat {seat}'s time ran out; the clock moves for it", "clock.expired")
+
+    def _timed(self, before: Match, progress: Progress, mover: int | None) -> Progress:
+        """`progress` closed by the clocks' ClockSet, in a clocked match that is under way."""
+        match = progress.match
+        settings = clocks.settings_of(match.config)
+        if settings is None or not progress.events or match.status == Status.LOBBY:
+            return progress
+        asked = match.turn.seats if match.status == Status.ACTIVE and match.turn.chance is None else ()
+        clock_set = clocks.tick(settings, before.clock, match.seat_count, self._now_ms(), asked, mover)
+        return progress.then(lifecycle.evolve(match, clock_set), log_events.platform_event(clock_set))
+
+    async def _schedule(self, match: Match) -> None:
+        """Before an append: wake the keeper at the match's next deadline (see deadlines.py)."""
+        if match.clock is not None and match.status == Status.ACTIVE:
+            deadline = match.clock.next_deadline()
+            if deadline is not None:
+                await self.deadlines.schedule(match.match_id, deadline)
+
+    async def _check_table(self, game: str, config: Mapping[str, str], seat_count: int) -> None:
+        """InvalidArgument unless the table options parse and the game's rules accept the
+        seat count and the game's options (checked now rather than at the start)."""
+        try:
+            table_config(config)
+        except InvalidConfig as bad:
+            raise InvalidArgument(f"config[{bad.option}]: {bad}", "config", {"option": bad.option}) from None
+        await self._rules.of(game).Setup(rpb.SetupRequest(game=game, config=game_config(config), seat_count=seat_count))
 
     # ------------------------------------------------------------ reads
 
@@ -329,7 +434,7 @@ class MatchApp:
             return Written(done.last_version, None)
         return None
 
-    async def _write(self, match_id: str, command_id: str, plan: Plan, asked: str) -> Written:
+    async def _write(self, match_id: str, command_id: str, plan: Plan, asked: str, mover: int | None = None) -> Written:
         """Decide against the current match and append, catching up after a lost race.
         A command applied before is answered by the append (it checks the command id
         first), or, when deciding it again fails, by asking for its first answer then."""
@@ -350,7 +455,9 @@ class MatchApp:
                     if (done := await self._answered(match_id, command_id, asked)) is not None:
                         return done
                     raise
+                progress = self._timed(match, progress, mover)
                 try:
+                    await self._schedule(progress.match)
                     result = await self._matches.append(match, progress, command_id, asked)
                 except CommandReused:
                     raise _reused() from None
@@ -381,6 +488,16 @@ class MatchApp:
                 self._locks = {k: v for k, v in self._locks.items() if v.locked()}
             lock = self._locks[match_id] = asyncio.Lock()
         return lock
+
+
+def _forfeited(match: Match, seat: int) -> common_pb2.Outcome:
+    """The end of a match `seat` lost on time: last place, every other seat shares first."""
+    ranking = clocks.forfeit_ranking(match.seat_count, seat)
+    return common_pb2.Outcome(
+        ranking=ranking,
+        scores=[0 if place > 1 else 1 for place in ranking],
+        detail={"reason": "timeout", "forfeited": str(seat)},
+    )
 
 
 def _check_match_id(match_id: str) -> None:

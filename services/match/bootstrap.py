@@ -2,7 +2,8 @@
 
 The gateway may run the match app itself (TABLETOP_MATCH_TRANSPORT=inprocess,
 `embedded_match`): then no socket lies on the action path, and the app calls
-its rules, dice and deck in process, as the platform identity "match".
+its rules, dice and deck in process, as the platform identity "match"; the
+host then runs the app's clock keeper (services/match/keeper.py) too.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from services.deck.servicer import DeckServicer, DicePermuter
 from services.dice.app import DiceApp
 from services.dice.servicer import DiceServicer
 from services.match.app import MatchApp
+from services.match.deadlines import RedisDeadlines
 from services.match.directory import RedisDirectory
 from services.match.servicer import MatchServicer
 
@@ -51,11 +53,11 @@ def match_app(settings: Settings, redis: aioredis.Redis, caller: str = "") -> Ma
 
     return MatchApp(
         RedisEventStore(redis, settings.match_lease_ms), rules_clients(settings, caller), dice, deck,
-        settings.snapshot_every, announce, RedisDirectory(redis),
+        settings.snapshot_every, announce, RedisDirectory(redis), RedisDeadlines(redis),
     )
 
 
-def embedded_match(settings: Settings, redis: aioredis.Redis) -> MatchClient:
+def embedded_match(settings: Settings, redis: aioredis.Redis) -> tuple[MatchClient, MatchApp]:
     """The match service inside the calling process (the gateway), called as that process.
     Its rules, dice and deck must be in process too: over the network they would
     see the host's certificate, not the match's, and refuse."""
@@ -66,4 +68,4 @@ def embedded_match(settings: Settings, redis: aioredis.Redis) -> MatchClient:
             f"these are not: {', '.join(remote)}"
         )
     app = match_app(settings, redis, MATCH_IDENTITY)
-    return MatchClient.in_process(MatchServicer(app), tls.identity(settings))
+    return MatchClient.in_process(MatchServicer(app), tls.identity(settings)), app

@@ -25,6 +25,7 @@ from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.match.v1 import events_pb2 as ev
 
 from services.common.errors import FailedPrecondition, InvalidArgument, PermissionDenied
+from services.match.clocks import Clock, folded
 
 PLATFORM_EVENTS: dict[str, type[Message]] = {
     cls.DESCRIPTOR.full_name: cls
@@ -36,6 +37,8 @@ PLATFORM_EVENTS: dict[str, type[Message]] = {
         ev.ChanceResolved,
         ev.MatchEnded,
         ev.SeedRevealed,
+        ev.ClockSet,
+        ev.ClockExpired,
     )
 }
 
@@ -104,6 +107,8 @@ class Match:
     engine_state: bytes | None = None
     turn: Turn = Turn()
     outcome: common_pb2.Outcome | None = None
+    # Turn clocks (clocked matches, once started): as the last ClockSet left them.
+    clock: Clock | None = None
 
     def tenure(self, seat: int) -> int:
         """How many times `seat` has been taken."""
@@ -151,8 +156,11 @@ def evolve(match: Match, event: Message) -> Match:
             return _chance_resolved(match, event)
         case ev.MatchEnded():
             return replace(match, status=Status.FINISHED, outcome=_copy(event.outcome))
+        case ev.ClockSet():
+            return replace(match, clock=folded(event))
         case _:
-            # SeedRevealed changes nothing the platform derives.
+            # SeedRevealed and ClockExpired change nothing the platform derives
+            # (a timeout's move and its clock follow as events of their own).
             return match
 
 

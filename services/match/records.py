@@ -11,10 +11,13 @@ from types import MappingProxyType
 from typing import cast
 
 from tabletop.common.v1 import chance_pb2, common_pb2
+from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.match.v1 import record_pb2
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
+from services.match import clocks
+from services.match.clocks import Clock
 from services.match.lifecycle import Holder, Match, Pile, Status, Turn
 
 
@@ -38,6 +41,8 @@ def to_record(match: Match) -> record_pb2.MatchRecord:
         record.turn.CopyFrom(turn_message(match.turn))
     if match.outcome is not None:
         record.outcome.CopyFrom(match.outcome)
+    if match.clock is not None:
+        record.clock.CopyFrom(clock_event(match.clock))
     return record
 
 
@@ -59,6 +64,7 @@ def from_record(record: record_pb2.MatchRecord) -> Match:
         engine_state=record.state.data if record.HasField("state") else None,
         turn=turn_of(record.turn),
         outcome=_copy(record.outcome) if record.HasField("outcome") else None,
+        clock=clocks.folded(record.clock) if record.HasField("clock") else None,
     )
 
 
@@ -106,7 +112,31 @@ def summary(match: Match) -> mpb.MatchSummary:
         message.to_move.extend(match.turn.seats)
     if match.outcome is not None:
         message.outcome.CopyFrom(match.outcome)
+    if match.clock is not None:
+        message.clocks.extend(clock_views(match.clock, match.status == Status.ACTIVE))
     return message
+
+
+def clock_event(clock: Clock) -> ev.ClockSet:
+    """The ClockSet that leaves `clock` (its snapshot form)."""
+    return ev.ClockSet(
+        at_ms=clock.at_ms,
+        seats=[
+            ev.SeatClock(seat=seat, remaining_ms=left, running=seat in clock.running)
+            for seat, left in enumerate(clock.remaining_ms)
+        ],
+    )
+
+
+def clock_views(clock: Clock, active: bool) -> list[mpb.SeatClockView]:
+    """Each seat's clock for clients; nothing runs once the match is over."""
+    views = []
+    for seat, left in enumerate(clock.remaining_ms):
+        deadline = clock.deadline(seat) if active else None
+        views.append(
+            mpb.SeatClockView(seat=seat, remaining_ms=left, running=deadline is not None, deadline_ms=deadline or 0)
+        )
+    return views
 
 
 def wire_status(status: Status) -> mpb.MatchStatus:

@@ -25,6 +25,7 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 from services.common.errors import InvalidArgument
 from services.common.event_store import NewEvent
 from services.common.ports import DeckPort, DicePort, RulesPort
+from services.common.table_options import game_config
 from services.match import lifecycle, log_events, records
 from services.match.chance import ChanceResolver
 from services.match.lifecycle import Match
@@ -55,12 +56,20 @@ class RulesBook:
     def __init__(self, rules: Mapping[str, RulesPort]) -> None:
         self._rules = dict(rules)
         self._positions: OrderedDict[tuple[str, int, bytes], rpb.Position] = OrderedDict()
+        self._passes: dict[str, tuple[str, ...]] = {}
 
     def of(self, game: str) -> RulesPort:
         rules = self._rules.get(game)
         if rules is None:
             raise InvalidArgument(f"unknown game {game!r}; known: {', '.join(sorted(self._rules))}", "game")
         return rules
+
+    async def passes(self, game: str) -> tuple[str, ...]:
+        """The action types the game passes with, most passive first (asked once per game)."""
+        known = self._passes.get(game)
+        if known is None:
+            known = self._passes[game] = tuple((await self.of(game).DescribeGame(rpb.DescribeGameRequest())).passes)
+        return known
 
     def known_position(self, match: Match) -> rpb.Position | None:
         """The match's position if the rules have answered it already."""
@@ -98,7 +107,7 @@ class RulesBook:
     async def set_up(self, match: Match) -> Match:
         """The match at its opening position (after MatchStarted)."""
         reply = await self.of(match.game).Setup(
-            rpb.SetupRequest(game=match.game, config=dict(match.config), seat_count=match.seat_count)
+            rpb.SetupRequest(game=match.game, config=game_config(match.config), seat_count=match.seat_count)
         )
         return lifecycle.with_position(match, reply.state.data, records.turn_of(reply.turn), None)
 
@@ -134,6 +143,12 @@ class TurnRunner:
             match, rpb.DecideRequest(state=records.engine_state(match), seat=seat, action=action)
         )
         return await self._settle(_decided(Progress(match), decision))
+
+    async def forfeit(self, match: Match, expired: ev.ClockExpired, outcome: common_pb2.Outcome) -> Progress:
+        """A seat lost on time: the timeout, then the end with `outcome` and the seed."""
+        progress = Progress(match, (log_events.platform_event(expired),))
+        scored = lifecycle.with_position(match, match.engine_state or b"", match.turn, outcome)
+        return await self._close(progress.then(scored))
 
     async def release(self, match: Match) -> None:
         """After a finished match's last append: its piles are no longer needed."""

@@ -11,9 +11,9 @@ from tabletop.rules.v1 import rules_service_pb2_grpc as pb_grpc
 
 from services.common.audience import to_wire
 from services.common.errors import InvalidArgument
+from services.common.table_options import option_message
 from services.games.common import chance, protocodec
 from services.games.common.engine import Outcome, ToMove, Visibility
-from services.games.common.options import OptionSpec, OptionType
 from services.rules.app import EngineHost, Position
 
 
@@ -43,29 +43,6 @@ def visibility_message(visibility: Visibility) -> common_pb2.Visibility:
     message = common_pb2.Visibility(audience=to_wire(visibility.audience))
     if visibility.seat is not None:
         message.seat = visibility.seat
-    return message
-
-
-_OPTION_TYPES = {
-    OptionType.CHOICE: common_pb2.OPTION_TYPE_CHOICE,
-    OptionType.BOOL: common_pb2.OPTION_TYPE_BOOL,
-    OptionType.INT: common_pb2.OPTION_TYPE_INT,
-    OptionType.STRING: common_pb2.OPTION_TYPE_STRING,
-}
-
-
-def option_message(spec: OptionSpec) -> common_pb2.GameOption:
-    message = common_pb2.GameOption(
-        name=spec.name,
-        type=_OPTION_TYPES[spec.type],
-        allowed_values=spec.choices,
-        default=spec.default,
-        description=spec.description,
-    )
-    if spec.minimum is not None:
-        message.min = spec.minimum
-    if spec.maximum is not None:
-        message.max = spec.maximum
     return message
 
 
@@ -106,6 +83,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             min_seats=engine.min_seats,
             max_seats=engine.max_seats,
             options=[option_message(spec) for spec in engine.options],
+            passes=engine.passes,
         )
 
     async def Setup(self, request: pb.SetupRequest, context: object) -> pb.SetupResponse:

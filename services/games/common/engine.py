@@ -115,6 +115,8 @@ class Engine(Protocol, Generic[S, A, E]):
     max_seats: int
     # The match options setup accepts (services/games/common/options.py).
     options: tuple[OptionSpec, ...]
+    # The action types that pass, most passive first (a timed-out seat's move).
+    passes: tuple[str, ...]
 
     def setup(self, config: Mapping[str, str], seats: int) -> S:
         """The initial state; raises InvalidConfig for an unknown or unacceptable option

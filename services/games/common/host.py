@@ -118,6 +118,9 @@ class GameDeclaration(Generic[S, A, E]):
     result: Callable[[S], Outcome | None]
     codec: str
     samples: tuple[Sample, ...] = ()
+    # The action types (class names, as the codec names their messages) that pass, most
+    # passive first: what a seat whose turn clock ran out plays under the `pass` policy.
+    passes: tuple[str, ...] = ()
     # Bots (services/bots, docs/bots.md): a full state consistent with a seat's view (the
     # game's View, as its codec decodes it), every
     # unknown sampled from what that seat cannot tell apart; None: the game has no search bot.
@@ -181,6 +184,7 @@ class HostedEngine(Generic[S, A, E]):
         self.min_seats = declaration.min_seats
         self.max_seats = declaration.max_seats
         self.options = declaration.options
+        self.passes = declaration.passes
 
     def setup(self, config: Mapping[str, str], seats: int) -> S:
         """The game's initial state for a seat count within its range; InvalidConfig otherwise."""

@@ -9,6 +9,8 @@ GAME = GameDeclaration(
     min_seats=1,
     max_seats=4,
     options=setup.OPTIONS,
+    # A timed-out survivor ends its turn and declines what it may decline.
+    passes=("EndTurn", "SkipGather", "DeclineKeyItem", "DeclineSupport", "DeclineTrade", "EndTrade", "KeepRewards"),
     setup=setup.setup,
     to_move=flow.to_move,
     legal_actions=legal.legal_actions,

@@ -9,6 +9,8 @@ GAME = GameDeclaration(
     min_seats=2,
     max_seats=4,
     options=setup.OPTIONS,
+    # A timed-out seat stops moving, ends its turn and keeps its hand.
+    passes=("StopMoving", "Done", "EndTurn"),
     setup=setup.setup,
     to_move=flow.to_move,
     legal_actions=legal.legal_actions,

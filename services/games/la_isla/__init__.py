@@ -9,6 +9,8 @@ GAME = GameDeclaration(
     min_seats=setup.MIN_SEATS,
     max_seats=setup.MAX_SEATS,
     options=setup.OPTIONS,
+    # Only a placement reward can be declined; every other choice is a bot move.
+    passes=("DeclineMarker",),
     setup=setup.setup,
     to_move=flow.to_move,
     legal_actions=legal.legal_actions,
