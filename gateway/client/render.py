@@ -8,6 +8,7 @@ objects are shown under their field's name. `tabletop view --json` keeps the raw
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -29,11 +30,31 @@ def match_view(summary: Mapping[str, Any], view: Mapping[str, Any] | None) -> Re
     where = f"match {summary.get('match_id')}  {status}  version {summary.get('version')}  to move: {to_move}"
     head = Text.assemble((f"{summary.get('game')} ", "bold"), where, f"\nseats: {seats}")
     parts: list[RenderableType] = [head]
+    if summary.get("clocks"):
+        parts.append(Text(f"clocks: {clock_line(summary['clocks'], time.time())}"))
     if summary.get("outcome"):
         parts.append(Text(f"result: {_inline(summary['outcome'])}"))
     if view:
         parts.append(fields(view))
     return Group(*parts)
+
+
+def clock_line(clocks: Sequence[Mapping[str, Any]], now_s: float) -> str:
+    """Each seat's time left, as of `now_s` for a running clock (its deadline minus now)."""
+    parts = []
+    for clock in clocks:
+        if clock.get("running"):
+            left_ms = max(0, int(clock.get("deadline_ms", 0)) - int(now_s * 1000))
+            parts.append(f"seat {clock.get('seat', 0)} {_duration(left_ms)} left (running)")
+        else:
+            parts.append(f"seat {clock.get('seat', 0)} {_duration(int(clock.get('remaining_ms', 0)))}")
+    return ", ".join(parts)
+
+
+def _duration(ms: int) -> str:
+    seconds = ms // 1000
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
 def fields(data: Mapping[str, Any], prefix: str = "") -> RenderableType:

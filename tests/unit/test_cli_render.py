@@ -36,3 +36,12 @@ def test_cells_are_compact() -> None:
     assert render._inline(list(range(20))).endswith("... (20)")
     assert render._inline({"q": 1, "r": -2}) == "q=1 r=-2"
     assert render._inline(True) == "yes" and render._inline([]) == "-"
+
+
+def test_clocks_show_each_seats_time_left_a_running_one_counted_down_to_its_deadline() -> None:
+    clocks = [
+        {"seat": 0, "remaining_ms": "60000", "running": True, "deadline_ms": "1000042000"},
+        {"seat": 1, "remaining_ms": "3725000"},
+    ]
+    line = render.clock_line(clocks, now_s=1_000_000.0)
+    assert line == "seat 0 0:42 left (running), seat 1 1:02:05"
