@@ -22,6 +22,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 
 from deploy.stack import Stack
 from gateway.client.api import Gateway, Seat
+from services.common.table_options import TABLE_OPTIONS
 from services.games import registry
 
 pytestmark = pytest.mark.integration
@@ -151,7 +152,8 @@ async def test_list_games_answers_each_games_options(gateway: Gateway, reflectio
     games = {info.game: info for info in (await gateway.stub.ListGames(gpb.ListGamesRequest())).games}
     assert set(registry.GAMES) <= set(games)
     for name in registry.GAMES:
-        declared = registry.game(name).engine.options
+        # The game's own options, then the table options every match may set (turn clocks).
+        declared = (*registry.game(name).engine.options, *TABLE_OPTIONS)
         advertised = games[name].options
         assert [o.name for o in advertised] == [s.name for s in declared]
         assert [o.default for o in advertised] == [s.default for s in declared]
