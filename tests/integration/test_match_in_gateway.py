@@ -39,6 +39,19 @@ async def test_a_whole_match_is_played_with_no_match_process(embedded: Stack):
         assert verify((e.version, e.type, e.event.value) for e in entries).ok
 
 
+async def test_the_gateway_keeps_the_clocks_of_the_matches_it_hosts(embedded: Stack):
+    async with Gateway(embedded.gateway_addr) as gateway:
+        config = {"clock": "move", "clock_seconds": "5", "clock_timeout": "forfeit"}
+        match_id = (await gateway.create("pig", 2, config)).match.match_id
+        seats = [await gateway.join(match_id, f"timed-{i}") for i in range(2)]
+        await gateway.start(seats[0])
+        (clock,) = [c for c in (await gateway.view(match_id)).match.clocks if c.running]
+        while (summary := (await gateway.view(match_id)).match).status != mpb.MATCH_STATUS_FINISHED:
+            assert time.time() < clock.deadline_ms / 1000 + 1.0, "the clock did not fire within a second"
+            await asyncio.sleep(0.05)
+        assert summary.outcome.detail["reason"] == "timeout"
+
+
 async def test_a_retried_action_answers_as_the_first_time(embedded: Stack):
     async with Gateway(embedded.gateway_addr) as gateway:
         seats = await started_pig(gateway)
