@@ -62,6 +62,7 @@ export function renderTable(root, state, handlers, boards) {
     state.seat != null ? h("span", { class: "badge", style: { background: seatColour(state.seat), color: "#fff" } }, `You are seat ${state.seat}`) :
       h("span", { class: "badge" }, "Spectating"),
     state.connection ? h("span", { class: "badge " + (state.connection === "live" ? "active" : "") }, state.connection) : null,
+    ...clockBadges(state, summary, over),
   );
 
   const board = h("div", { class: "board-wrap", id: "board" }, game.board(ctx));
@@ -227,3 +228,16 @@ function popChoices(items, evt) {
 }
 
 export { toast };
+
+// Turn clocks (a clocked table): a running clock shows when it runs out, which stays
+// true between updates; a stopped one shows the time its seat has left.
+function clockBadges(state, summary, over) {
+  return (summary.clocks || []).map((clock) => {
+    const seat = Number(clock.seat || 0);
+    const left = Math.round(Number(clock.remainingMs || 0) / 1000);
+    const text = clock.running && !over
+      ? `${nameOf(state, seat)}: runs out at ${new Date(Number(clock.deadlineMs)).toLocaleTimeString()}`
+      : `${nameOf(state, seat)}: ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+    return h("span", { class: "badge clock" + (clock.running && !over ? " waiting" : ""), "data-clock-seat": String(seat) }, text);
+  });
+}
