@@ -184,28 +184,39 @@ def _seat(match: Match, seat: int, player_id: str, tenure: int, name: str) -> Ma
 
 
 def _chance_resolved(match: Match, event: ev.ChanceResolved) -> Match:
+    # One replace per event: a rebuild folds hundreds of these (see repository.fold).
     kind = event.request.WhichOneof("kind")
-    if event.counter >= 0:
-        match = replace(match, next_counter=event.counter + 1)
+    counter = event.counter + 1 if event.counter >= 0 else match.next_counter
     if kind == "shuffle_pile":
         request = event.request.shuffle_pile
-        return _with_pile(match, Pile(request.pile, event.counter, len(request.cards)))
-    if kind == "draw_cards":
+        pile = Pile(request.pile, event.counter, len(request.cards))
+    elif kind == "draw_cards":
         draw = event.request.draw_cards
         mark = match.pile(draw.pile) or Pile(draw.pile, 0, 0)
-        return _with_pile(match, replace(mark, dealt=mark.dealt + draw.count))
-    if kind == "put_cards":
+        pile = Pile(mark.name, mark.counter, mark.size, mark.dealt + draw.count)
+    elif kind == "put_cards":
         # The put made a new version of the pile under this draw number.
         put = event.request.put_cards
-        return _with_pile(match, Pile(put.pile, event.counter, event.outcome.cards_put.size))
-    return match
+        pile = Pile(put.pile, event.counter, event.outcome.cards_put.size)
+    else:
+        return match if counter == match.next_counter else _changed(match, next_counter=counter)
+    return _changed(match, next_counter=counter, piles=_with_pile(match.piles, pile))
 
 
-def _with_pile(match: Match, pile: Pile) -> Match:
-    names = [p.name for p in match.piles]
-    if pile.name in names:
-        return replace(match, piles=_put(match.piles, names.index(pile.name), pile))
-    return replace(match, piles=(*match.piles, pile))
+def _changed(match: Match, **changes: object) -> Match:
+    """`replace` without its per-call walk of the fields and __init__: a rebuild folds
+    a chance event per roll or deal, hundreds per match. Match has no __post_init__
+    and no slots, so a copy of its attributes with `changes` is the same value."""
+    fresh = object.__new__(Match)
+    fresh.__dict__.update(match.__dict__, **changes)
+    return fresh
+
+
+def _with_pile(piles: tuple[Pile, ...], pile: Pile) -> tuple[Pile, ...]:
+    for index, known in enumerate(piles):
+        if known.name == pile.name:
+            return _put(piles, index, pile)
+    return (*piles, pile)
 
 
 # ------------------------------------------------------------------ decide

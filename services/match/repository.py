@@ -157,7 +157,9 @@ class MatchRepository:
                 match = lifecycle.evolve(match, event)
                 if isinstance(event, ev.MatchStarted):
                     match = await self._rules.set_up(match)
-            match = replace(match, version=stored.version)
+        if events:
+            # No event's fold reads the version: it is set once (a rebuild folds thousands).
+            match = replace(match, version=events[-1].version)
         return await self._replay(match, pending)
 
     async def _replay(self, match: Match, pending: list[any_pb2.Any]) -> Match:

@@ -207,15 +207,68 @@ def decode_union(message: Message, options: Iterable[type[T]]) -> T:
 
 def decode(message: Message, cls: type[T]) -> T:
     """The dataclass `cls` from its mirror message."""
+    plan = _PLANS.get((message.DESCRIPTOR, cls))
+    if plan is None:
+        plan = _PLANS[(message.DESCRIPTOR, cls)] = _plan(message.DESCRIPTOR, cls)
+    return cls(**{slot.name: slot.read(message) for slot in plan})
+
+
+@dataclasses.dataclass(frozen=True)
+class _Slot:
+    """How to read one dataclass field from its proto field, worked out once per
+    (message type, dataclass): the hints are looked at here, not per message, since
+    a rebuild decodes thousands of events of a few types."""
+
+    name: str
+    descriptor: Field
+    hint: Hint  # without its Optional
+    optional: bool
+    kind: str  # "map", "repeated" or "single"
+    element_hint: Hint = None
+    frozen: bool = False  # a frozenset field
+    value_field: Field | None = None  # a map's value
+
+    def read(self, message: Message) -> object:
+        raw = getattr(message, self.name)
+        if self.kind == "map":
+            assert self.value_field is not None
+            return {k: _element(v, self.value_field, self.element_hint) for k, v in raw.items()}
+        if self.kind == "repeated":
+            items = tuple(_element(v, self.descriptor, self.element_hint) for v in raw)
+            return frozenset(items) if self.frozen else items
+        if self.descriptor.has_presence and not message.HasField(self.name):
+            if self.optional:
+                return None
+            if self.descriptor.type == FieldDescriptor.TYPE_MESSAGE:
+                raise ProtoMismatch(f"{message.DESCRIPTOR.name}.{self.name} is required")
+        return _element(raw, self.descriptor, self.hint)
+
+
+_PLANS: dict[tuple[MessageShape, type], tuple[_Slot, ...]] = {}
+
+
+def _plan(descriptor: MessageShape, cls: type) -> tuple[_Slot, ...]:
     shape = _dataclass_type(cls)
     hints = _hints(shape)
-    values: dict[str, object] = {}
+    slots = []
     for field in dataclasses.fields(shape):
-        descriptor = message.DESCRIPTOR.fields_by_name.get(field.name)
-        if descriptor is None:
-            raise ProtoMismatch(f"{message.DESCRIPTOR.full_name} lacks field {field.name}")
-        values[field.name] = _get(message, descriptor, hints[field.name])
-    return cls(**values)
+        found = descriptor.fields_by_name.get(field.name)
+        if found is None:
+            raise ProtoMismatch(f"{descriptor.full_name} lacks field {field.name}")
+        slots.append(_slot(found, hints[field.name]))
+    return tuple(slots)
+
+
+def _slot(descriptor: Field, declared: Hint) -> _Slot:
+    hint, optional = _strip_optional(declared)
+    if _is_map(descriptor):
+        _, value_hint = typing.get_args(hint)
+        value_field = _message_type(descriptor).fields_by_name["value"]
+        return _Slot(descriptor.name, descriptor, hint, optional, "map", value_hint, value_field=value_field)
+    if _is_repeated(descriptor):
+        frozen = typing.get_origin(hint) is frozenset
+        return _Slot(descriptor.name, descriptor, hint, optional, "repeated", typing.get_args(hint)[0], frozen)
+    return _Slot(descriptor.name, descriptor, hint, optional, "single")
 
 
 def _dataclass_type(cls: type) -> type[DataclassInstance]:
@@ -244,26 +297,6 @@ def _strip_optional(hint: Hint) -> tuple[Hint, bool]:
 
 def _is_union(hint: Hint) -> bool:
     return typing.get_origin(hint) in (typing.Union, types.UnionType)
-
-
-def _get(message: Message, descriptor: Field, hint: Hint) -> object:
-    hint, optional = _strip_optional(hint)
-    name = descriptor.name
-    origin = typing.get_origin(hint)
-    if _is_map(descriptor):
-        _, value_hint = typing.get_args(hint)
-        value_field = _message_type(descriptor).fields_by_name["value"]
-        return {k: _element(v, value_field, value_hint) for k, v in getattr(message, name).items()}
-    if _is_repeated(descriptor):
-        element_hint = typing.get_args(hint)[0]
-        items = tuple(_element(v, descriptor, element_hint) for v in getattr(message, name))
-        return frozenset(items) if origin is frozenset else items
-    if descriptor.has_presence and not message.HasField(name):
-        if optional:
-            return None
-        if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
-            raise ProtoMismatch(f"{message.DESCRIPTOR.name}.{name} is required")
-    return _element(getattr(message, name), descriptor, hint)
 
 
 def _element(raw: object, descriptor: Field, hint: Hint) -> object:
