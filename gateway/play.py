@@ -9,6 +9,7 @@ from gateway import validate, views
 from gateway.callers import CallContext, Callers, client_command, holder
 from gateway.limits import RateLimiter
 from gateway.positions import Positions
+from services.common.errors import InvalidArgument
 from services.common.ports import MatchPort
 from services.common.tokens import SeatClaim
 
@@ -32,6 +33,23 @@ class Moves:
 
     async def SubmitAction(self, request: pb.SubmitActionRequest, context: CallContext) -> pb.SubmitActionResponse:
         return await self.submit(self._callers.seat(context, request.match_id), request)
+
+    async def UndoActions(self, request: pb.UndoActionsRequest, context: CallContext) -> pb.UndoActionsResponse:
+        """Take back the claimed seat's last actions; counted against its action rate."""
+        claim = self._callers.seat(context, request.match_id)
+        if request.count < 0 or request.count > 1000:
+            raise InvalidArgument("count must be from 1 to 1000 (0 means 1)", "count")
+        self._limiter.take(f"{claim.match_id}/{claim.seat}", "actions from this seat")
+        reply = await self._match.UndoActions(
+            mpb.UndoActionsRequest(
+                match_id=claim.match_id,
+                seat=claim.seat,
+                count=request.count or 1,
+                command_id=client_command(request.command_id),
+                holder=holder(claim),
+            )
+        )
+        return pb.UndoActionsResponse(version=reply.version, duplicate=reply.duplicate, match=reply.match)
 
     async def legal_actions(self, claim: SeatClaim) -> pb.ListLegalActionsResponse:
         reply = await self._match.ListLegalActions(

@@ -78,6 +78,9 @@ class GatewayService(pb_grpc.GatewayServiceServicer):
     async def SubmitAction(self, request: pb.SubmitActionRequest, context: CallContext) -> pb.SubmitActionResponse:
         return await self._moves.SubmitAction(request, context)
 
+    async def UndoActions(self, request: pb.UndoActionsRequest, context: CallContext) -> pb.UndoActionsResponse:
+        return await self._moves.UndoActions(request, context)
+
     # ------------------------------------------------------------ reads and streams
 
     async def GetView(self, request: pb.GetViewRequest, context: CallContext) -> pb.GetViewResponse:

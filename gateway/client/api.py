@@ -139,6 +139,10 @@ class Gateway:
         )
         return await self.stub.SubmitAction(request, metadata=seat.metadata)
 
+    async def undo(self, seat: Seat, count: int = 1, command_id: str = "") -> pb.UndoActionsResponse:
+        request = pb.UndoActionsRequest(match_id=seat.match_id, count=count, command_id=command_id or uuid.uuid4().hex)
+        return await self.stub.UndoActions(request, metadata=seat.metadata)
+
     async def log(self, match_id: str, seat: Seat | None = None, after: int = 0) -> list[pb.LogEntry]:
         entries: list[pb.LogEntry] = []
         while True:

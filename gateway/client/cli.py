@@ -395,6 +395,8 @@ def actions(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_G
         notes.print(f"no actions for seat {mine.seat}: {_why_no_action(summary, mine.seat)}")
     for index, action in enumerate(reply.actions):
         print(f"{index}: {json.dumps(to_dict(action, summary.game), sort_keys=True)}")
+    if summary.undoable and summary.undo_seat == mine.seat:
+        notes.print(f"undo available ({summary.undoable}): `tabletop undo {match_id}`")
 
 
 def _why_no_action(summary: mpb.MatchSummary, seat: int) -> str:
@@ -441,6 +443,26 @@ def act(
     except _Refused as refused:
         notes.print(f"[red]refused[/red]: {refused}")
         raise typer.Exit(2) from None
+
+
+@app.command()
+def undo(
+    match_id: str,
+    count: Annotated[int, typer.Option("--count", "-n", help="how many of your last actions")] = 1,
+    seat: SeatOpt = None,
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
+    """Take back your last actions (while nobody else has acted and nothing was drawn,
+    rolled or disclosed since; `actions` says when an undo is available)."""
+    mine = _seat(match_id, seat)
+    assert mine is not None
+
+    async def work(g: Gateway) -> gateway_pb.UndoActionsResponse:
+        return await g.undo(mine, count)
+
+    reply = _run(gateway, work)
+    print(f"version {reply.version}: took back {count} action(s); seat {mine.seat} to move again"
+          if mine.seat in reply.match.to_move else f"version {reply.version}")
 
 
 class _Refused(Exception):

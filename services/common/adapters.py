@@ -158,6 +158,7 @@ class MatchClient(Adapter):
     StartMatch = Rpc(match_pb.StartMatchRequest, match_pb.StartMatchResponse)
     FormMatch = Rpc(match_pb.FormMatchRequest, match_pb.FormMatchResponse)
     SubmitAction = Rpc(match_pb.SubmitActionRequest, match_pb.SubmitActionResponse)
+    UndoActions = Rpc(match_pb.UndoActionsRequest, match_pb.UndoActionsResponse)
     GetMatch = Rpc(match_pb.GetMatchRequest, match_pb.GetMatchResponse)
     ListMatches = Rpc(match_pb.ListMatchesRequest, match_pb.ListMatchesResponse)
     GetView = Rpc(match_pb.GetViewRequest, match_pb.GetViewResponse)

@@ -43,6 +43,8 @@ POLICY: Mapping[str, frozenset[str]] = {
         "CreateMatch", "JoinMatch", "LeaveMatch", "StartMatch", "GetMatch", "ListLegalActions", "SubmitAction",
     ),
     **_methods(MATCH, {"matchmaker"}, "FormMatch"),
+    # Take-backs are a person's: the gateway's alone (bots never undo).
+    **_methods(MATCH, {"gateway"}, "UndoActions"),
     # A whole position holds every seat's secrets: only the gateway, which shows each viewer its part.
     **_methods(MATCH, {"gateway"}, "ListMatches", "GetPosition"),
     # Views: the gateway shows each viewer its own; the matchmaker's search bots read a bot seat's

@@ -19,7 +19,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
@@ -35,12 +35,12 @@ from services.common.event_store import AppendResult, CommandReused, EventStore,
 from services.common.keys import match_stream
 from services.common.ports import DeckPort, DicePort, RulesPort
 from services.common.table_options import InvalidConfig, game_config, table_config
-from services.match import clocks, lifecycle, log_events, records
+from services.match import clocks, lifecycle, log_events, records, undo
 from services.match.clocks import ClockSettings
 from services.match.deadlines import Deadlines, MemoryDeadlines
 from services.match.directory import Directory, MemoryDirectory
 from services.match.lifecycle import Holder, Match, Status
-from services.match.repository import CACHE_SIZE, MatchRepository
+from services.match.repository import CACHE_SIZE, MatchRepository, moved
 from services.match.turns import Progress, RulesBook, TurnRunner
 
 log = tlog.get("match")
@@ -279,7 +279,8 @@ class MatchApp:
             if settings.policy == "forfeit":
                 return await self._turns.forfeit(match, expired, _forfeited(match, seat))
             action, expired.policy = await self._timeout_move(match, seat, settings.policy)
-            moved = await self._turns.act(match, seat, action)
+            # The clock's move is not the seat's to take back.
+            moved = await self._turns.act(match, seat, action, may_undo=False)
             return Progress(moved.match, (log_events.platform_event(expired), *moved.events))
 
         # One id per (seat, version): two keepers that race append it once.
@@ -295,15 +296,14 @@ class MatchApp:
         """What a timed-out seat plays, and the policy that chose it: the game's most
         passive legal move under `pass`, else a random legal move (a bot's), seeded by
         the match and its version so every replica would choose alike."""
-        position = await self._rules.position(match)
-        legal = list(position.seats[seat].legal_actions) if position is not None else []
+        reply = await self._rules.of(match.game).ListLegalActions(
+            rpb.ListLegalActionsRequest(state=records.engine_state(match), seat=seat)
+        )
+        legal = list(reply.actions)
         if not legal:
             raise FailedPrecondition(f"seat {seat} has no legal move", "clock.no_move")
-        if policy == "pass":
-            by_type = {action.type_url.rsplit(".", 1)[-1]: action for action in reversed(legal)}
-            for name in await self._rules.passes(match.game):
-                if name in by_type:
-                    return by_type[name], "pass"
+        if policy == "pass" and reply.passes:
+            return legal[reply.passes[0]], "pass"
         chooser = random.Random(f"{match.match_id}:{match.version}:{seat}")
         return chooser.choice(legal), "bot"
 
@@ -338,6 +338,25 @@ class MatchApp:
         except InvalidConfig as bad:
             raise InvalidArgument(f"config[{bad.option}]: {bad}", "config", {"option": bad.option}) from None
         await self._rules.of(game).Setup(rpb.SetupRequest(game=game, config=game_config(config), seat_count=seat_count))
+
+    async def undo(
+        self, match_id: str, seat: int, count: int = 1, command_id: str = "", holder: Holder | None = None
+    ) -> Written:
+        """Take back `seat`'s last `count` actions (services/match/undo.py says which may
+        be): one ActionsUndone that returns the game to where it stood before them."""
+
+        async def plan(match: Match) -> Progress:
+            lifecycle.require_status(match, Status.ACTIVE, "match.not_active")
+            lifecycle.require_seated(match, seat)
+            lifecycle.require_holder(match, seat, holder)
+            to_version = undo.check_undo(match.undo, seat, count)
+            return await self._turns.undo(match, seat, count, await self._matches.at(match_id, to_version))
+
+        asked = fingerprint("undo", _holder_id(holder), seat, count)
+        written = await self._write(match_id, command_id, plan, asked)
+        if written.match is not None:
+            log.info("actions_undone", match_id=match_id, seat=seat, count=count, version=written.version)
+        return written
 
     # ------------------------------------------------------------ reads
 
@@ -466,7 +485,7 @@ class MatchApp:
                     continue
                 if result.duplicate:
                     return Written(result.last_version, None)
-                after = replace(progress.match, version=result.last_version)
+                after = moved(match, progress, result.last_version)
                 await self._after_commit(match, after)
                 return Written(result.last_version, after)
         raise Aborted(f"match {match_id} is too busy, retry", "match.contention")

@@ -26,6 +26,7 @@ from tabletop.match.v1 import events_pb2 as ev
 
 from services.common.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from services.match.clocks import Clock, folded
+from services.match.undo import CLEAR, UndoTrack
 
 PLATFORM_EVENTS: dict[str, type[Message]] = {
     cls.DESCRIPTOR.full_name: cls
@@ -39,6 +40,8 @@ PLATFORM_EVENTS: dict[str, type[Message]] = {
         ev.SeedRevealed,
         ev.ClockSet,
         ev.ClockExpired,
+        ev.UndoPoint,
+        ev.ActionsUndone,
     )
 }
 
@@ -109,6 +112,8 @@ class Match:
     outcome: common_pb2.Outcome | None = None
     # Turn clocks (clocked matches, once started): as the last ClockSet left them.
     clock: Clock | None = None
+    # Whose last actions may be taken back (services/match/undo.py).
+    undo: UndoTrack = CLEAR
 
     def tenure(self, seat: int) -> int:
         """How many times `seat` has been taken."""
@@ -169,6 +174,12 @@ def with_position(
 ) -> Match:
     """The match once its game has moved (set up, decided or replayed by the rules)."""
     return replace(match, engine_state=engine_state, turn=turn, outcome=match.outcome if outcome is None else outcome)
+
+
+def restored(match: Match, undone: ev.ActionsUndone) -> Match:
+    """The match once a seat took back actions: the game as it stood at `to_version`
+    (an undo never crosses chance or the end, so nothing else differs)."""
+    return replace(match, engine_state=undone.state, turn=Turn(seats=tuple(undone.seats)))
 
 
 def _seat(match: Match, seat: int, player_id: str, tenure: int, name: str) -> Match:

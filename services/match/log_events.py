@@ -28,6 +28,21 @@ def game_event(emitted: rpb.EmittedEvent) -> NewEvent:
     )
 
 
+def undo_event(undone: ev.ActionsUndone) -> NewEvent:
+    """An undo carries the whole engine state it returns to: for the servers only;
+    everyone reads who took back how much, without the state."""
+    public = ev.ActionsUndone()
+    public.CopyFrom(undone)
+    public.ClearField("state")
+    return NewEvent(
+        type=undone.DESCRIPTOR.full_name,
+        data=undone.SerializeToString(),
+        audience=Audience.SERVER,
+        redacted_type=public.DESCRIPTOR.full_name,
+        redacted=public.SerializeToString(),
+    )
+
+
 def chance_event(resolved: ev.ChanceResolved) -> NewEvent:
     """A deal to one seat, or cards one seat put back, are that seat's;
     everyone else sees the record without the cards."""

@@ -19,6 +19,7 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 from services.match import clocks
 from services.match.clocks import Clock
 from services.match.lifecycle import Holder, Match, Pile, Status, Turn
+from services.match.undo import CLEAR, UndoTrack
 
 
 def to_record(match: Match) -> record_pb2.MatchRecord:
@@ -43,6 +44,9 @@ def to_record(match: Match) -> record_pb2.MatchRecord:
         record.outcome.CopyFrom(match.outcome)
     if match.clock is not None:
         record.clock.CopyFrom(clock_event(match.clock))
+    record.undo_seat = match.undo.seat
+    record.undo_versions.extend(match.undo.versions)
+    record.undo_covering = match.undo.covering
     return record
 
 
@@ -65,6 +69,10 @@ def from_record(record: record_pb2.MatchRecord) -> Match:
         turn=turn_of(record.turn),
         outcome=_copy(record.outcome) if record.HasField("outcome") else None,
         clock=clocks.folded(record.clock) if record.HasField("clock") else None,
+        # Snapshots older than undo have none: nothing could be taken back then.
+        undo=UndoTrack(record.undo_seat, tuple(record.undo_versions), record.undo_covering)
+        if record.undo_versions
+        else CLEAR,
     )
 
 
@@ -114,6 +122,8 @@ def summary(match: Match) -> mpb.MatchSummary:
         message.outcome.CopyFrom(match.outcome)
     if match.clock is not None:
         message.clocks.extend(clock_views(match.clock, match.status == Status.ACTIVE))
+    if match.status == Status.ACTIVE and match.undo.available:
+        message.undoable, message.undo_seat = match.undo.available, match.undo.seat
     return message
 
 

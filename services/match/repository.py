@@ -31,7 +31,7 @@ from services.common import metrics
 from services.common.errors import NotFound
 from services.common.event_store import AppendResult, EventStore, Snapshot, StoredEvent, VersionConflict
 from services.common.keys import match_stream
-from services.match import lifecycle, records
+from services.match import lifecycle, records, undo
 from services.match.lifecycle import Match
 from services.match.turns import Progress, RulesBook
 
@@ -121,7 +121,7 @@ class MatchRepository:
             # An earlier append of ours (or another writer's) may lie beyond the cache.
             self._held.pop(before.match_id, None)
             return result
-        await self._fast_forward(before, replace(progress.match, version=result.last_version))
+        await self._fast_forward(before, moved(before, progress, result.last_version))
         if result.lease_ms > 0:
             if len(self._held) > CACHE_SIZE:
                 self._held = {m: until for m, until in self._held.items() if m in self._current}
@@ -148,15 +148,23 @@ class MatchRepository:
         the game events after it carry the outcome), so every game event of the fold
         goes to the rules in one Replay call, not one per run between chance events."""
         pending: list[any_pb2.Any] = []
+        track = match.undo
         for stored in events:
+            track = undo.step(track, stored.version, stored.type, stored.data)
             cls = lifecycle.PLATFORM_EVENTS.get(stored.type)
             if cls is None:
                 pending.append(any_pb2.Any(type_url=f"type.googleapis.com/{stored.type}", value=stored.data))
-            else:
-                event = cls.FromString(stored.data)
-                match = lifecycle.evolve(match, event)
-                if isinstance(event, ev.MatchStarted):
-                    match = await self._rules.set_up(match)
+                continue
+            event = cls.FromString(stored.data)
+            if isinstance(event, ev.ActionsUndone):
+                # The one platform event that sets the game's state: what came before it first.
+                match = lifecycle.restored(await self._replay(match, pending), event)
+                continue
+            match = lifecycle.evolve(match, event)
+            if isinstance(event, ev.MatchStarted):
+                match = await self._rules.set_up(match)
+        if track is not match.undo:
+            match = replace(match, undo=track)
         if events:
             # No event's fold reads the version: it is set once (a rebuild folds thousands).
             match = replace(match, version=events[-1].version)
@@ -176,6 +184,13 @@ class MatchRepository:
             await self._store.save_snapshot(
                 match_stream(after.match_id), Snapshot(after.version, record.SerializeToString())
             )
+
+
+def moved(before: Match, progress: Progress, version: int) -> Match:
+    """The match a landed append of `progress` made: at `version`, its undo track
+    stepped over the batch as a rebuild steps it over the log."""
+    batch = ((event.type, event.data) for event in progress.events)
+    return replace(progress.match, version=version, undo=undo.steps(before.undo, before.version + 1, batch))
 
 
 def _trusted_seconds(lease_ms: int) -> float:

@@ -66,6 +66,14 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 response.position.CopyFrom(done.position)
         return response
 
+    async def UndoActions(self, request: pb.UndoActionsRequest, context: object) -> pb.UndoActionsResponse:
+        done = await self._app.undo(
+            request.match_id, request.seat, request.count or 1, request.command_id, _holder(request)
+        )
+        response = pb.UndoActionsResponse(version=done.version, duplicate=done.match is None)
+        response.match.CopyFrom(summary(done.match or await self._app.current(request.match_id)))
+        return response
+
     async def GetPosition(self, request: pb.GetPositionRequest, context: object) -> pb.GetPositionResponse:
         match, position = await self._app.position(request.match_id)
         response = pb.GetPositionResponse(match=summary(match))

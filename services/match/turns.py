@@ -56,20 +56,12 @@ class RulesBook:
     def __init__(self, rules: Mapping[str, RulesPort]) -> None:
         self._rules = dict(rules)
         self._positions: OrderedDict[tuple[str, int, bytes], rpb.Position] = OrderedDict()
-        self._passes: dict[str, tuple[str, ...]] = {}
 
     def of(self, game: str) -> RulesPort:
         rules = self._rules.get(game)
         if rules is None:
             raise InvalidArgument(f"unknown game {game!r}; known: {', '.join(sorted(self._rules))}", "game")
         return rules
-
-    async def passes(self, game: str) -> tuple[str, ...]:
-        """The action types the game passes with, most passive first (asked once per game)."""
-        known = self._passes.get(game)
-        if known is None:
-            known = self._passes[game] = tuple((await self.of(game).DescribeGame(rpb.DescribeGameRequest())).passes)
-        return known
 
     def known_position(self, match: Match) -> rpb.Position | None:
         """The match's position if the rules have answered it already."""
@@ -137,12 +129,26 @@ class TurnRunner:
             progress = progress.then(moved, log_events.platform_event(event))
         return await self._settle(progress)
 
-    async def act(self, match: Match, seat: int, action: any_pb2.Any) -> Progress:
-        """One seat's action as the rules decide it, then the chance it triggers."""
+    async def act(self, match: Match, seat: int, action: any_pb2.Any, may_undo: bool = True) -> Progress:
+        """One seat's action as the rules decide it, then the chance it triggers. An action
+        the seat may take back (`may_undo`, the rules say so, nothing was drawn or rolled
+        after it and the game goes on) opens its batch with an UndoPoint."""
         decision = await self._rules.decide(
             match, rpb.DecideRequest(state=records.engine_state(match), seat=seat, action=action)
         )
-        return await self._settle(_decided(Progress(match), decision))
+        decided = _decided(Progress(match), decision)
+        settled = await self._settle(decided)
+        if not (may_undo and decision.undoable and settled is decided):
+            return settled
+        point = ev.UndoPoint(seat=seat, events=len(decision.events))
+        return Progress(settled.match, (log_events.platform_event(point), *settled.events))
+
+    async def undo(self, match: Match, seat: int, count: int, past: Match) -> Progress:
+        """`seat`'s last `count` actions taken back: the game as it stood in `past`."""
+        undone = ev.ActionsUndone(
+            seat=seat, count=count, to_version=past.version, state=past.engine_state or b"", seats=past.turn.seats
+        )
+        return Progress(lifecycle.restored(match, undone), (log_events.undo_event(undone),))
 
     async def forfeit(self, match: Match, expired: ev.ClockExpired, outcome: common_pb2.Outcome) -> Progress:
         """A seat lost on time: the timeout, then the end with `outcome` and the seed."""

@@ -33,6 +33,8 @@ class Decision:
     turn: ToMove
     outcome: Outcome | None
     position: Position | None = None
+    # Whether the seat may take the move back (see `undoable`).
+    undoable: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,9 @@ class EngineHost:
             emitted.append((event, visibility, self.engine.redact(event) if hidden else None))
         turn = self.engine.to_move(state)
         position = self._position(state, position_seats) if position_seats and turn.chance is None else None
-        return Decision(tuple(emitted), state, self.encode(state), turn, self.engine.result(state), position)
+        outcome = self.engine.result(state)
+        may_undo = undoable(self.engine.revealing, seat, emitted, turn, outcome)
+        return Decision(tuple(emitted), state, self.encode(state), turn, outcome, position, may_undo)
 
     def replay(self, data: bytes, events: Sequence[object]) -> tuple[object, bytes]:
         state = replay(self.engine, self.state(data), events)
@@ -139,3 +143,25 @@ class EngineHost:
             for seat in range(seat_count)
         )
         return Position(seats, self.engine.view(state, None))
+
+
+def undoable(
+    revealing: frozenset[str],
+    seat: int,
+    emitted: Sequence[tuple[object, Visibility, object | None]],
+    turn: ToMove,
+    outcome: Outcome | None,
+) -> bool:
+    """Whether a seat may take a move back: it asked for no chance (nothing drawn or
+    rolled), ended nothing, disclosed nothing the game calls revealing, and told no
+    other seat anything in private (a seat's own private events are its own choices)."""
+    if seat < 0 or turn.chance is not None or outcome is not None:
+        return False
+    for event, visibility, _ in emitted:
+        if type(event).__name__ in revealing:
+            return False
+        if visibility.audience is Audience.SEAT and visibility.seat != seat:
+            return False
+        if visibility.audience is Audience.SERVER:
+            return False
+    return True

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import grpc
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError, Message
@@ -44,6 +46,11 @@ def visibility_message(visibility: Visibility) -> common_pb2.Visibility:
     if visibility.seat is not None:
         message.seat = visibility.seat
     return message
+
+
+def pass_indices(passes: Sequence[str], kinds: Sequence[str]) -> list[int]:
+    """Where the game's passes are among legal actions of these kinds, most passive first."""
+    return [index for name in passes for index, kind in enumerate(kinds) if kind == name]
 
 
 class RulesServicer(pb_grpc.RulesServiceServicer):
@@ -104,7 +111,9 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         else:
             raise InvalidArgument("a move (action or chance outcome) is required")
         decision = self._host.decide(data, request.seat, move, request.position_seats)
-        response = pb.DecideResponse(state=self._state(decision.data), turn=turn_message(decision.turn))
+        response = pb.DecideResponse(
+            state=self._state(decision.data), turn=turn_message(decision.turn), undoable=decision.undoable
+        )
         codec = self._host.codec
         for event, visibility, redacted in decision.events:
             emitted = response.events.add(
@@ -134,7 +143,10 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         state = self._host.state(self._data(request.state))
         actions = self._host.engine.legal_actions(state, request.seat)
         codec = self._host.codec
-        return pb.ListLegalActionsResponse(actions=[pack(codec.encode_action(a)) for a in actions])
+        return pb.ListLegalActionsResponse(
+            actions=[pack(codec.encode_action(a)) for a in actions],
+            passes=pass_indices(self._host.engine.passes, [type(a).__name__ for a in actions]),
+        )
 
     async def GetView(self, request: pb.GetViewRequest, context: object) -> pb.GetViewResponse:
         state = self._host.state(self._data(request.state))

@@ -102,6 +102,12 @@ class TurnRules:
         made = int(request.state.data) + len(request.events)
         return rpb.ReplayResponse(state=_state(made), turn=_turn(made), outcome=_outcome(made))
 
+    async def ListLegalActions(self, request: rpb.ListLegalActionsRequest) -> rpb.ListLegalActionsResponse:
+        made = int(request.state.data)
+        asked = made < MOVES_TO_END and request.seat == made % 2
+        legal = ([MOVE, PASS] if self.passes else [MOVE]) if asked else []
+        return rpb.ListLegalActionsResponse(actions=legal, passes=[1] if self.passes and asked else [])
+
     async def GetPosition(self, request: rpb.GetPositionRequest) -> rpb.GetPositionResponse:
         made = int(request.state.data)
         position = rpb.Position(spectator_view=any_pb2.Any(type_url="type.googleapis.com/test.View"))

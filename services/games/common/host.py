@@ -121,6 +121,10 @@ class GameDeclaration(Generic[S, A, E]):
     # The action types (class names, as the codec names their messages) that pass, most
     # passive first: what a seat whose turn clock ran out plays under the `pass` policy.
     passes: tuple[str, ...] = ()
+    # The event types (class names) that disclose something hidden the engine holds
+    # (a face-down tile or token turned over, a card drawn from an ordered pile): an
+    # action that emits one cannot be taken back. Chance is never undoable anyway.
+    revealing: frozenset[str] = frozenset()
     # Bots (services/bots, docs/bots.md): a full state consistent with a seat's view (the
     # game's View, as its codec decodes it), every
     # unknown sampled from what that seat cannot tell apart; None: the game has no search bot.
@@ -185,6 +189,7 @@ class HostedEngine(Generic[S, A, E]):
         self.max_seats = declaration.max_seats
         self.options = declaration.options
         self.passes = declaration.passes
+        self.revealing = declaration.revealing
 
     def setup(self, config: Mapping[str, str], seats: int) -> S:
         """The game's initial state for a seat count within its range; InvalidConfig otherwise."""
