@@ -20,6 +20,7 @@ from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 
 from gateway import payloads
 from services.common.transport import CHANNEL_OPTIONS
+from services.games import registry
 
 DEFAULT_GATEWAY = "127.0.0.1:50051"
 # Reopenings of a watch in a row that may fail UNAVAILABLE before giving up.
@@ -184,7 +185,13 @@ class Gateway:
 def to_dict(packed: any_pb2.Any, game: str) -> payloads.JsonObject:
     """A game payload (view, action or event) as a JSON-ready dict (without its "@type")."""
     name = packed.type_url.rsplit("/", 1)[-1]
-    if name not in payloads.payload_types([game]):
+    try:
+        known = payloads.payload_types([game])
+    except registry.UnknownGame:
+        # A game this client was not built with (a server's extra game): name the
+        # payload rather than fail; TABLETOP_EXTRA_GAMES teaches the client the game.
+        known = {}
+    if name not in known:
         return {"type": name}
     found = dict(payloads.to_dict(
         packed, [game], preserving_proto_field_name=True, always_print_fields_with_no_presence=True

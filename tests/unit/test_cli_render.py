@@ -45,3 +45,12 @@ def test_clocks_show_each_seats_time_left_a_running_one_counted_down_to_its_dead
     ]
     line = render.clock_line(clocks, now_s=1_000_000.0)
     assert line == "seat 0 0:42 left (running), seat 1 1:02:05"
+
+
+def test_a_payload_of_a_game_this_client_lacks_is_named_not_a_crash() -> None:
+    from google.protobuf import any_pb2
+
+    from gateway.client.api import to_dict
+
+    packed = any_pb2.Any(type_url="type.googleapis.com/tabletop.elsewhere.v1.Action", value=b"")
+    assert to_dict(packed, "a-game-this-build-lacks") == {"type": "tabletop.elsewhere.v1.Action"}

@@ -1,0 +1,89 @@
+"""Undo through the real gateway: a seat takes back its last action and sees the
+position it had, every viewer reads the undo without the state it restored,
+another seat cannot take it back, and the CLI offers and performs it."""
+
+from __future__ import annotations
+
+import pathlib
+
+import grpc
+import pytest
+from tabletop.match.v1 import events_pb2 as ev
+
+from deploy.stack import Stack
+from gateway.client.api import Gateway, Seat
+from tests.integration.conftest import PIG
+from tests.integration.test_cli import tabletop
+from tests.integration.test_platform import HOLD, ROLL, started_pig
+
+pytestmark = pytest.mark.integration
+
+
+async def _until_hold_is_legal(gateway: Gateway, seats: list[Seat]) -> Seat:
+    """Roll with whoever is asked until a seat may hold; that seat."""
+    for _ in range(200):
+        summary = (await gateway.view(seats[0].match_id)).match
+        mover = seats[summary.to_move[0]]
+        legal = list((await gateway.legal_actions(mover)).actions)
+        if HOLD in legal:
+            return mover
+        await gateway.submit(mover, ROLL)
+    raise AssertionError("nobody could hold in 200 rolls")
+
+
+async def test_a_seat_takes_back_its_hold_and_every_viewer_sees_the_undo(stack: Stack):
+    async with Gateway(stack.gateway_addr) as gateway:
+        seats = await started_pig(gateway)
+        match_id = seats[0].match_id
+        mover = await _until_hold_is_legal(gateway, seats)
+        other = seats[1 - mover.seat]
+        before = await gateway.view(match_id, mover)
+        held = await gateway.submit(mover, HOLD)  # no chance: Hold passes the turn
+        assert (held.match.undoable, held.match.undo_seat) == (1, mover.seat)
+
+        with pytest.raises(grpc.aio.AioRpcError) as not_theirs:
+            await gateway.undo(other)
+        assert not_theirs.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "not seat" in (not_theirs.value.details() or "")
+
+        undone = await gateway.undo(mover)
+        assert undone.version == held.version + 1 and list(undone.match.to_move) == [mover.seat]
+        after = await gateway.view(match_id, mover)
+        assert after.view == before.view and after.match.undoable == 0
+        assert HOLD in list((await gateway.legal_actions(mover)).actions)
+
+        for viewer in (None, other, mover):
+            entries = await gateway.log(match_id, viewer)
+            (entry,) = [e for e in entries if e.type == ev.ActionsUndone.DESCRIPTOR.full_name]
+            seen = ev.ActionsUndone.FromString(entry.event.value)
+            assert entry.redacted and (seen.seat, seen.count, seen.state) == (mover.seat, 1, b"")
+
+        with pytest.raises(grpc.aio.AioRpcError) as nothing:
+            await gateway.undo(mover)
+        assert nothing.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+def test_the_cli_says_when_an_undo_is_available_and_performs_it(
+    stack: Stack, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("TABLETOP_EXTRA_GAMES", PIG["TABLETOP_EXTRA_GAMES"])  # the CLI renders Pig's actions
+    gateway = ("--gateway", stack.gateway_addr)
+    match_id = tabletop(tmp_path, "create", "pig", "--players", "2", "--name", "ana", *gateway).stdout.strip()
+    for name in ("ana", "ben"):
+        assert tabletop(tmp_path, "join", match_id, "--name", name, *gateway).returncode == 0
+    assert tabletop(tmp_path, "start", match_id, "--seat", "0", *gateway).returncode == 0
+    for _ in range(200):
+        mover = next(s for s in (0, 1) if tabletop(tmp_path, "actions", match_id, "--seat", str(s), *gateway).stdout)
+        listed = tabletop(tmp_path, "actions", match_id, "--seat", str(mover), *gateway).stdout.splitlines()
+        hold = next((line.split(":")[0] for line in listed if "hold" in line), None)
+        if hold is not None:
+            break
+        roll = next(line.split(":")[0] for line in listed if "roll" in line)
+        assert tabletop(tmp_path, "act", match_id, roll, "--seat", str(mover), *gateway).returncode == 0
+    assert tabletop(tmp_path, "act", match_id, hold, "--seat", str(mover), *gateway).returncode == 0
+    offered = tabletop(tmp_path, "actions", match_id, "--seat", str(mover), *gateway)
+    assert "undo available (1)" in offered.stderr
+    done = tabletop(tmp_path, "undo", match_id, "--seat", str(mover), *gateway)
+    assert done.returncode == 0 and "took back 1 action(s)" in done.stdout, done.stderr
+    again = tabletop(tmp_path, "undo", match_id, "--seat", str(mover), *gateway)
+    assert again.returncode == 1 and "FAILED_PRECONDITION" in again.stderr + again.stdout
