@@ -136,6 +136,10 @@ export class Api {
     return this.call("GetView", { matchId, atVersion: String(version) }, seatToken);
   }
   listLegalActions(matchId, seatToken) { return this.call("ListLegalActions", { matchId }, seatToken); }
+  undoActions(matchId, count, seatToken) {
+    return this.call("UndoActions", { matchId, count, commandId: commandId() }, seatToken);
+  }
+
   submitAction(matchId, action, seatToken) {
     return this.call("SubmitAction", { matchId, action, commandId: commandId() }, seatToken);
   }

@@ -94,6 +94,7 @@ class LiveTable {
     this.abort = new AbortController();
     this.handlers = {
       act: (a) => this.act(a),
+      undo: () => this.undo(),
       start: () => this.start(),
       leave: () => this.leave(),
       join: (seat) => this.join(seat),
@@ -195,6 +196,14 @@ class LiveTable {
       await api.submitAction(this.matchId, action, this.token);
       this.state.legal = [];
       this.draw();
+      await this.refresh();
+      this.draw();
+    } catch (e) { toast(errorText(e)); }
+  }
+
+  async undo() {
+    try {
+      await api.undoActions(this.matchId, 1, this.token);
       await this.refresh();
       this.draw();
     } catch (e) { toast(errorText(e)); }

@@ -106,8 +106,13 @@ function actionsPanel(game, legal, view, handlers, ctx) {
       onmouseleave: () => highlight(key, false),
     }, describe(game, action, view)));
   });
+  // A take-back while nobody else has acted and nothing was drawn, rolled or disclosed.
+  const summary = ctx.match;
+  const undo = handlers.undo && Number(summary.undoable || 0) > 0 && Number(summary.undoSeat || 0) === ctx.seat
+    ? h("button", { class: "secondary", id: "undo", onclick: () => handlers.undo() }, `Undo (${summary.undoable})`)
+    : null;
   return h("div", { class: "panel" }, h("h3", {}, `Your choices (${legal.length})`), picker,
-    legal.length ? list : h("p", { class: "secret-note" }, "Nothing to do right now."));
+    legal.length ? list : h("p", { class: "secret-note" }, "Nothing to do right now."), undo);
 }
 
 function highlight(key, on) {
