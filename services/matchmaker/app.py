@@ -1,8 +1,10 @@
 """Matchmaker use cases: tickets, watching them, ratings, and one replica's loops.
 
-Every replica runs the same loops: grouping passes over the pools (one
-replica per pool at a time, by a short lease; the pass first expires the
-pool's tickets older than the time-to-live), formation jobs and bot jobs
+Every replica runs the same loops: grouping passes over the pools it owns
+(pools are partitioned among the live replicas by rendezvous hashing,
+services/matchmaker/partition.py, with a short lease per pool for the moments
+two replicas see different memberships; the pass first expires the pool's
+tickets older than the time-to-live), formation jobs and bot jobs
 shared through consumer groups, the ratings projection, and a follower of the
 ticket events stream that wakes this replica's watchers.
 """
@@ -22,6 +24,7 @@ from prometheus_client import Counter
 from services.common import logging as tlog
 from services.common.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 from services.common.players import BOT_PREFIX
+from services.matchmaker import partition
 from services.matchmaker.config import MatchmakerConfig
 from services.matchmaker.pool import form_groups
 from services.matchmaker.projection import RatingsProjection
@@ -37,6 +40,8 @@ WATCH_RECHECK_SECONDS = 10.0
 # would otherwise end a quiet read with an error (and the follower would lose its place).
 FOLLOW_BLOCK_MS = 2000
 LEASE_MS = 5000
+# A replica silent this long (or three grouping ticks, if longer) has left the partition.
+MIN_MEMBERSHIP_SECONDS = 3.0
 _NAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
 
 
@@ -178,10 +183,13 @@ class MatchmakerApp:
     # ------------------------------------------------------------ the replica's loops
 
     async def group_pass(self) -> int:
-        """Group every pool this replica can lease now; returns the groups claimed."""
+        """Group every pool this replica owns (partition.py) and can lease now; returns the
+        groups claimed."""
         claimed = 0
         await self._abandon()
-        for pool in await self._store.pools():
+        ttl_ms = int(1000 * max(MIN_MEMBERSHIP_SECONDS, 3 * self._config.tick))
+        live = await self._store.live_replicas(self.replica, int(time.time() * 1000), ttl_ms)
+        for pool in partition.owned(await self._store.pools(), self.replica, live):
             if not await self._store.lease(pool, self.replica, LEASE_MS):
                 continue
             try:

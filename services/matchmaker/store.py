@@ -20,6 +20,8 @@ Keys (all in the hash slot `{mm}`, so the scripts also run on Redis Cluster):
   tabletop:{mm}:cmd:<id>        FindMatch command id -> ticket id (a day)
   tabletop:{mm}:botseq          counter behind bot player ids
   tabletop:{mm}:lock:<pool>     short lease: one replica groups a pool at a time
+  tabletop:{mm}:replicas        zset replica -> last pass (ms): the live replicas, among
+                                which the pools are partitioned (partition.py)
 
 A ticket moves waiting -> forming (CLAIM, atomically with its pool removal and
 the job's XADD) -> assigned (ASSIGN) or back to waiting or failed (RETURN);
@@ -52,6 +54,7 @@ from services.matchmaker.pool import Group, Ticket
 
 PREFIX = "tabletop:{mm}:"
 POOLS = PREFIX + "pools"
+REPLICAS = PREFIX + "replicas"
 JOBS = PREFIX + "jobs"
 BOTS = PREFIX + "bots"
 EVENTS = PREFIX + "events"
@@ -403,6 +406,16 @@ class TicketStore:
 
     async def pools(self) -> list[str]:
         return sorted(p.decode() for p in await self._redis.smembers(POOLS))
+
+    async def live_replicas(self, replica: str, now_ms: int, ttl_ms: int) -> list[str]:
+        """Announce `replica` as live now, forget replicas silent for `ttl_ms`, and answer
+        the live ones, in one round trip."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(REPLICAS, {replica: now_ms})
+            pipe.zremrangebyscore(REPLICAS, "-inf", now_ms - ttl_ms)
+            pipe.zrange(REPLICAS, 0, -1)
+            *_, live = await pipe.execute()
+        return [r.decode() for r in live]
 
     async def lease(self, pool: str, owner: str, ms: int) -> bool:
         """Try to become the one replica grouping `pool` for the next `ms`."""

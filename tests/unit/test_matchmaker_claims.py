@@ -328,3 +328,12 @@ async def test_a_settling_hook_that_fails_keeps_the_entry_pending(client: aiored
 
 async def _exists(client: aioredis.Redis, key: str) -> bool:
     return bool(await client.exists(key))
+
+
+async def test_live_replicas_are_those_that_announced_themselves_within_the_ttl(client: aioredis.Redis) -> None:
+    store = TicketStore(client)
+    assert await store.live_replicas("mm-a", 10_000, 3_000) == ["mm-a"]
+    assert sorted(await store.live_replicas("mm-b", 12_000, 3_000)) == ["mm-a", "mm-b"]
+    # mm-a last announced at 10 s: at 14 s it is gone, and forgotten.
+    assert await store.live_replicas("mm-b", 14_000, 3_000) == ["mm-b"]
+    assert await client.zscore(mm.REPLICAS, "mm-a") is None
