@@ -349,6 +349,7 @@ class MatchApp:
             lifecycle.require_status(match, Status.ACTIVE, "match.not_active")
             lifecycle.require_seated(match, seat)
             lifecycle.require_holder(match, seat, holder)
+            self._check_time(match, seat)
             to_version = undo.check_undo(match.undo, seat, count)
             return await self._turns.undo(match, seat, count, await self._matches.at(match_id, to_version))
 

@@ -333,3 +333,14 @@ async def test_a_wake_up_scheduled_before_an_append_that_never_landed_finds_noth
     assert await ClockKeeper(app).sweep() == 1
     assert "ClockExpired" not in await table.types()
     assert table.deadlines.pending() == {"m1": T0 + 60_000}
+
+
+async def test_a_seat_out_of_time_cannot_take_its_moves_back_either():
+    table = Table()
+    app = table.replica()
+    await _started(app, CLOCK)
+    await app.submit("m1", 0, MOVE, "c1", Holder("p-ana", 1))  # seat 1 to move
+    table.wall.now = T0 + 60_000
+    with pytest.raises(FailedPrecondition) as refused:
+        await app.undo("m1", 1, 1, "u1", Holder("p-ben", 1))
+    assert refused.value.reason == "clock.expired"
