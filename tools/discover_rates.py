@@ -261,19 +261,21 @@ def _travel(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
 
 
 def _goal(state: State, seat: int) -> Hex | None:
-    """Quest place when ready, else food, water, features and landmarks nearby."""
+    """Quest place when ready, supplies when out of them, the quest's needs, else features and landmarks nearby."""
     me = state.survivors[seat]
-    spaces = board(state).spaces
     landmarks = board(state).landmarks
     stage = load(state.scenario).stages[state.stage]
     costs = _costs(state, seat, me.space)
-    needs_water = me.resources.get("clean_water", 0) + me.resources.get("dirty_water", 0) < WATER_WANTED
     if stage.win_at_landmark and state.stage_complete and stage.win_at_landmark in landmarks:
         return landmarks[stage.win_at_landmark]
     for action in state.unlocked:
         spec = load(state.scenario).card_actions[action]
         if spec.landmark in landmarks and _can_afford_quest(state, seat, action):
             return landmarks[spec.landmark]
+    out_of = not me.resources.get("food", 0) or not me.resources.get("clean_water", 0)
+    supplies = _supplies_goal(state, seat, costs)
+    if out_of and supplies is not None:
+        return supplies  # tonight's upkeep comes before the quest
     sought = _sought_landmark(state)
     if sought is not None and sought not in landmarks:
         edge = _nearest_unexplored(state, seat)
@@ -283,15 +285,8 @@ def _goal(state: State, seat: int) -> Hex | None:
         found = _beacon_goal(state, seat, costs)
         if found is not None:
             return found
-    raw = me.resources.get("meat", 0) + me.resources.get("dirty_water", 0)
-    if raw and me.resources.get("food", 0) < FOOD_WANTED:
-        fires = [h for h in costs if lit_fire(state, h)]
-        if fires:
-            return min(fires, key=lambda h: costs[h])
-    if needs_water:
-        water = [h for h in costs if spaces[h].water is not None]
-        if water:
-            return min(water, key=lambda h: costs[h])
+    if supplies is not None:
+        return supplies
     wanted = [o.landmark for o in stage.objectives if o.landmark and o.landmark in landmarks]
     fresh = [h for lm, h in landmarks.items() if lm not in state.investigated and h in costs]
     targets = [landmarks[w] for w in wanted if landmarks[w] in costs] + fresh
@@ -299,6 +294,26 @@ def _goal(state: State, seat: int) -> Hex | None:
     pool = features + targets
     if pool:
         return min(pool, key=lambda h: costs[h])
+    return None
+
+
+def _supplies_goal(state: State, seat: int, costs: dict[Hex, int]) -> Hex | None:
+    """A fire to cook at, water, or a shrub (food) when short of them."""
+    held = state.survivors[seat].resources
+    spaces = board(state).spaces
+    food = held.get("food", 0)
+    if held.get("meat", 0) + held.get("dirty_water", 0) and food < FOOD_WANTED:
+        fires = [h for h in costs if lit_fire(state, h)]
+        if fires:
+            return min(fires, key=lambda h: costs[h])
+    if held.get("clean_water", 0) + held.get("dirty_water", 0) < WATER_WANTED:
+        water = [h for h in costs if spaces[h].water is not None]
+        if water:
+            return min(water, key=lambda h: costs[h])
+    if food < FOOD_WANTED:
+        shrubs = [h for h, pool in state.features.items() if pool == "shrub" and h in costs and not _enemy_at(state, h)]
+        if shrubs:
+            return min(shrubs, key=lambda h: costs[h])
     return None
 
 
