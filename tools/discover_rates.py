@@ -2,8 +2,11 @@
 
 Plays N seeded games per player count with the random bots of
 services/dice/playout.py and with a simple goal-directed policy (heal, cook,
-fetch food and water, craft, follow the quest to its landmarks), and prints the
-share of games won and what killed the survivors. A tool for balancing the
+fetch food and water, craft, follow the quest to its landmarks, explore toward
+the landmark the quest needs, pool the beacon's materials with one survivor),
+and prints the share of games won with its 95% Wilson interval, how far the
+teams got (quest stages completed, beacon unlocked, beacon lit, survivors who
+escaped) and what killed the survivors. A tool for balancing the
 content, not a test: nothing here is asserted.
 
     .venv/bin/python -m tools.discover_rates --games 200 --players 1,2,3,4
@@ -18,6 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from services.bots.arena import wilson
 from services.dice.playout import Policy, play, random_policy
 from services.games.discover import ENGINE
 from services.games.discover import actions as act
@@ -62,8 +66,15 @@ def _other(state: State, seat: int, decision: str, legal: Sequence[act.Action], 
         "support": (act.PlaySupport,),
         "ready": (act.RollCombat,),
         "key_item": (act.DeclineKeyItem,),
-        "trade": (act.EndTrade,),
+        "pay_or": (act.PayCost,),  # the upkeep's damage is worse than its food or water
+        "feed_fire": (act.PayCost,),
+        "trade_answer": (act.AcceptTrade,),  # only beacon materials are ever offered
+        "share_rewards": (act.KeepRewards,),
     }
+    if decision == "feed_fire" and not _spare_wood(state, seat):
+        return act.DeclineCost() if act.DeclineCost() in legal else legal[0]
+    if decision == "trade":
+        return _pool(state, seat, legal)
     if decision == "modify":
         return _modify(state, seat, legal)
     if decision == "pass_leader":
@@ -110,12 +121,19 @@ def _turn(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
     cook = [a for a in legal if isinstance(a, act.Cook)]
     if cook:
         return max(cook, key=lambda a: a.meat + a.dirty_water)
-    for kind in (act.UseQuestAction, act.RestartFire):
-        found = _first(legal, kind)
-        if found is not None:
-            return found
+    hand_over = _hand_over(state, seat, legal)
+    if hand_over is not None:
+        return hand_over
+    found = _first(legal, act.UseQuestAction)
+    if found is not None:
+        return found
+    loot = [a for a in legal if isinstance(a, act.Loot) and _worth_looting(state, seat, a)]
+    if loot:
+        return loot[0]
+    if act.RestartFire() in legal and _spare_wood(state, seat):
+        return act.RestartFire()
     crafts = [a for a in legal if isinstance(a, act.Craft)]
-    if crafts:
+    if crafts and not _beacon_due(state):  # crafting would burn the beacon's wood and salvage
         return _best_craft(state, crafts)
     landmark = board(state).spaces[me.space].landmark
     if act.Investigate() in legal and landmark is not None and _worth_investigating(state, landmark):
@@ -125,6 +143,62 @@ def _turn(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
     if act.Gather() in legal and _water_here(state, me.space) and me.stamina > 8:
         return act.Gather()
     return _travel(state, seat, legal)
+
+
+BEACON_GOODS = ("wood", "salvage", "stone")
+
+
+def _beacon_due(state: State) -> bool:
+    """The beacon may be built and is not yet."""
+    return "beacon" in state.unlocked and 20 not in state.placed
+
+
+def _carrier(state: State) -> int:
+    """The survivor who pools the beacon's materials: the first still on the map."""
+    return state.active()[0]
+
+
+def _missing(state: State, seat: int) -> dict[str, int]:
+    """What the carrier still lacks for the beacon, counting what `seat` holds if it is not the carrier."""
+    carrier = state.survivors[_carrier(state)].resources
+    mine = state.survivors[seat].resources if seat != _carrier(state) else {}
+    cost = dict(quest_cost(state, "beacon"))
+    short = {r: n - carrier.get(r, 0) - mine.get(r, 0) for r, n in cost.items()}
+    return {r: n for r, n in short.items() if n > 0}
+
+
+def _spare_wood(state: State, seat: int) -> bool:
+    """Wood may feed a fire unless the beacon still needs it."""
+    return not _beacon_due(state) or "wood" not in _missing(state, seat)
+
+
+def _worth_looting(state: State, seat: int, loot: act.Loot) -> bool:
+    """Beacon materials while it is due, and food, water and medicine always."""
+    wanted = ("food", "clean_water", "medicine") + (BEACON_GOODS if _beacon_due(state) else ())
+    return not loot.item and loot.resource in wanted and state.survivors[seat].stamina > 3
+
+
+def _hand_over(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action | None:
+    """Open a trade with the carrier to give it beacon materials."""
+    if not _beacon_due(state) or seat == _carrier(state):
+        return None
+    held = state.survivors[seat].resources
+    trade = act.Trade(_carrier(state))
+    if trade in legal and any(held.get(r, 0) for r in BEACON_GOODS):
+        return trade
+    return None
+
+
+def _pool(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
+    """Give every beacon material held, then offer."""
+    trade = state.trade
+    assert trade is not None
+    held = state.survivors[seat].resources
+    gives = [a for a in legal if isinstance(a, act.TradeGive) and not a.item and a.resource in BEACON_GOODS]
+    for a in gives:
+        if trade.gives.count(a.resource) < held.get(a.resource, 0):
+            return a
+    return act.OfferTrade() if trade.gives and act.OfferTrade() in legal else act.EndTrade()
 
 
 def _useful_item(state: State, seat: int, item: int) -> bool:
@@ -163,7 +237,7 @@ def _travel(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
     """Head for the most pressing place; explore when nothing known is worth walking to."""
     me = state.survivors[seat]
     home = _home(state, seat)
-    wounded = len(me.damage) >= 2  # a night in the open may be the last
+    wounded = len(me.damage) >= 1  # exposure at night adds to every wound
     if wounded and home is not None and home[0] != me.space and me.stamina <= home[1] + 2:
         step = _next_step(state, seat, home[0])  # dusk: back to a fire or a shelter
         if step is not None and act.Move(step) in legal:
@@ -187,28 +261,32 @@ def _travel(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
 
 
 def _goal(state: State, seat: int) -> Hex | None:
-    """Quest place when ready, else food, water, features and landmarks nearby."""
+    """Quest place when ready, supplies when out of them, the quest's needs, else features and landmarks nearby."""
     me = state.survivors[seat]
-    spaces = board(state).spaces
     landmarks = board(state).landmarks
     stage = load(state.scenario).stages[state.stage]
     costs = _costs(state, seat, me.space)
-    needs_water = me.resources.get("clean_water", 0) + me.resources.get("dirty_water", 0) < WATER_WANTED
     if stage.win_at_landmark and state.stage_complete and stage.win_at_landmark in landmarks:
         return landmarks[stage.win_at_landmark]
     for action in state.unlocked:
         spec = load(state.scenario).card_actions[action]
         if spec.landmark in landmarks and _can_afford_quest(state, seat, action):
             return landmarks[spec.landmark]
-    raw = me.resources.get("meat", 0) + me.resources.get("dirty_water", 0)
-    if raw and me.resources.get("food", 0) < FOOD_WANTED:
-        fires = [h for h in costs if lit_fire(state, h)]
-        if fires:
-            return min(fires, key=lambda h: costs[h])
-    if needs_water:
-        water = [h for h in costs if spaces[h].water is not None]
-        if water:
-            return min(water, key=lambda h: costs[h])
+    out_of = not me.resources.get("food", 0) or not me.resources.get("clean_water", 0)
+    supplies = _supplies_goal(state, seat, costs)
+    if out_of and supplies is not None:
+        return supplies  # tonight's upkeep comes before the quest
+    sought = _sought_landmark(state)
+    if sought is not None and sought not in landmarks:
+        edge = _nearest_unexplored(state, seat)
+        if edge is not None:
+            return edge
+    if _beacon_due(state):
+        found = _beacon_goal(state, seat, costs)
+        if found is not None:
+            return found
+    if supplies is not None:
+        return supplies
     wanted = [o.landmark for o in stage.objectives if o.landmark and o.landmark in landmarks]
     fresh = [h for lm, h in landmarks.items() if lm not in state.investigated and h in costs]
     targets = [landmarks[w] for w in wanted if landmarks[w] in costs] + fresh
@@ -217,6 +295,49 @@ def _goal(state: State, seat: int) -> Hex | None:
     if pool:
         return min(pool, key=lambda h: costs[h])
     return None
+
+
+def _supplies_goal(state: State, seat: int, costs: dict[Hex, int]) -> Hex | None:
+    """A fire to cook at, water, or a shrub (food) when short of them."""
+    held = state.survivors[seat].resources
+    spaces = board(state).spaces
+    food = held.get("food", 0)
+    if held.get("meat", 0) + held.get("dirty_water", 0) and food < FOOD_WANTED:
+        fires = [h for h in costs if lit_fire(state, h)]
+        if fires:
+            return min(fires, key=lambda h: costs[h])
+    if held.get("clean_water", 0) + held.get("dirty_water", 0) < WATER_WANTED:
+        water = [h for h in costs if spaces[h].water is not None]
+        if water:
+            return min(water, key=lambda h: costs[h])
+    if food < FOOD_WANTED:
+        shrubs = [h for h, pool in state.features.items() if pool == "shrub" and h in costs and not _enemy_at(state, h)]
+        if shrubs:
+            return min(shrubs, key=lambda h: costs[h])
+    return None
+
+
+def _sought_landmark(state: State) -> int | None:
+    """The landmark the quest needs next: the current stage's, or where the beacon is built."""
+    stage = load(state.scenario).stages[state.stage]
+    named = [o.landmark for o in stage.objectives if o.landmark]
+    if _beacon_due(state):
+        return load(state.scenario).card_actions["beacon"].landmark
+    return named[0] if named else stage.win_at_landmark
+
+
+POOL_GIVES = {"tree": "wood", "rocks": "stone", "wreck": "salvage"}
+
+
+def _beacon_goal(state: State, seat: int, costs: dict[Hex, int]) -> Hex | None:
+    """Features that may give a missing beacon material; else, holding some, the carrier."""
+    missing = _missing(state, seat)
+    carrier = _carrier(state)
+    if not missing:
+        return state.survivors[carrier].space if seat != carrier else None
+    wanted = [h for h, pool in state.features.items() if POOL_GIVES.get(pool) in missing and h in costs]
+    wanted = [h for h in wanted if not _enemy_at(state, h)]
+    return min(wanted, key=lambda h: costs[h]) if wanted else None
 
 
 def _home(state: State, seat: int) -> tuple[Hex, int] | None:
@@ -258,6 +379,8 @@ def _costs(state: State, seat: int, start: Hex) -> dict[Hex, int]:
             if n not in spaces:
                 continue
             step = move_cost(state, seat, spaces[n].terrain)
+            if step is not None and _enemy_at(state, n):
+                step += 20  # walk around monsters: a fight costs more than a detour
             if step is None or cost + step >= best.get(n, 1 << 30):
                 continue
             best[n] = cost + step
@@ -274,6 +397,8 @@ def _next_step(state: State, seat: int, goal: Hex) -> Hex | None:
         step = move_cost(state, seat, spaces[n].terrain) if n in spaces else None
         if step is None:
             continue
+        if _enemy_at(state, n):
+            step += 20
         rest = _costs(state, seat, n).get(goal)
         if rest is not None:
             options.append((step + rest, n != goal, n))
@@ -290,6 +415,7 @@ class Tally:
     stages: Counter[int] = field(default_factory=Counter)
     deaths: Counter[str] = field(default_factory=Counter)
     fates: Counter[str] = field(default_factory=Counter)
+    funnel: Counter[str] = field(default_factory=Counter)
     days: int = 0
 
 
@@ -298,6 +424,8 @@ def _cause(before: State, popped: st.Step | None, seen: dict[str, int]) -> str:
     if before.combat is not None:
         number = seen.get(before.combat.enemy, 0)
         return f"combat:{load(before.scenario).enemies[number].name}" if number else "combat"
+    if isinstance(popped, st.PayOrSuffer):
+        return f"upkeep:{popped.damage.value}"
     if isinstance(popped, st.RunEffects):
         effects = card_effects(before, popped)
         if popped.index < len(effects):
@@ -330,6 +458,9 @@ def play_one(players: int, seed: int, bot: str, tally: Tally) -> None:
     tally.won += int(final.won)
     tally.stages[final.stages_done] += 1
     tally.days += final.day
+    tally.funnel["beacon unlocked"] += int("beacon" in final.unlocked)
+    tally.funnel["beacon lit"] += int(20 in final.placed)
+    tally.funnel["escaped"] += int(any(s.status is Status.WON for s in final.survivors))
     for s in final.survivors:
         tally.fates[s.status.value if s.status is not Status.ACTIVE else "day cap"] += 1
 
@@ -352,12 +483,15 @@ def main() -> None:
 
 def _report(bot: str, players: int, t: Tally, seconds: float) -> None:
     rate = 100 * t.won / max(1, t.games)
+    low, high = wilson(t.won, t.games)
     deaths = ", ".join(f"{k} {n}" for k, n in t.deaths.most_common())
     stages = ", ".join(f"{k}:{n}" for k, n in sorted(t.stages.items()))
     fates = ", ".join(f"{k} {n}" for k, n in t.fates.most_common())
+    funnel = ", ".join(f"{k} {t.funnel[k]}" for k in ("beacon unlocked", "beacon lit", "escaped"))
     print(
-        f"{bot:6} M={players} games={t.games} won={t.won} ({rate:.1f}%) "
-        f"avg days={t.days / max(1, t.games):.1f} stages[{stages}] fates[{fates}] deaths[{deaths}] ({seconds:.0f}s)",
+        f"{bot:6} M={players} games={t.games} won={t.won} ({rate:.1f}%, Wilson {low:.0%}-{high:.0%}) "
+        f"avg days={t.days / max(1, t.games):.1f} stages[{stages}] funnel[{funnel}] "
+        f"fates[{fates}] deaths[{deaths}] ({seconds:.0f}s)",
         flush=True,
     )
 

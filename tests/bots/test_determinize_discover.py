@@ -96,3 +96,16 @@ def test_evaluate_prefers_a_healthier_team_further_in_the_quest() -> None:
     base = evaluate(state, 0)
     assert 0.0 < evaluate(fallen, 0) < evaluate(hurt, 0) < base < evaluate(ahead, 0) < 1.0
     assert evaluate(state, 1) == base
+
+
+def test_evaluate_rewards_steps_toward_the_current_stage() -> None:
+    """Landmarks investigated toward stage 1, then the beacon's materials held by one survivor."""
+    state, _ = next(decision_points(GAME, {}, 2, 4, every=1))
+    state = replace(state, stage=1, stage_complete=False, investigated=frozenset())
+    one = replace(state, investigated=frozenset({1}))
+    assert evaluate(state, 0) < evaluate(one, 0)
+    beacon = replace(state, stage=3, stages_done=2, unlocked=frozenset({"beacon"}))
+    first = beacon.survivors[0]
+    stocked = beacon.with_survivor(replace(first, resources={**first.resources, "wood": 3, "stone": 1}))
+    split = beacon.with_survivor(replace(first, resources={**first.resources, "wood": 1}))
+    assert evaluate(beacon, 0) < evaluate(split, 0) < evaluate(stocked, 0)

@@ -59,8 +59,8 @@ def test_every_night_card_gives_at_least_six_stamina_to_each_survivor() -> None:
 
 def test_threat_cards_are_drawn_one_at_a_time_from_the_leader_clockwise() -> None:
     state, _ = draw(night(3, leader=1), "night:I", "N04")  # Distant Howls: one threat
-    state = replace(state, agenda=(st.RunEffects(1, st.Source.NIGHT, "N09", 3, False), *state.agenda[1:]))
-    state = fold(state, advance(state))  # Long Dark: M+1 = 4 threats
+    state = replace(state, agenda=(st.RunEffects(1, st.Source.NIGHT, "N09", 2, False), *state.agenda[1:]))
+    state = fold(state, advance(state))  # Long Dark (effect 2): M+1 = 4 threats
     assert state.agenda[:4] == (st.DrawThreat(1), st.DrawThreat(2), st.DrawThreat(0), st.DrawThreat(1))
 
 

@@ -31,10 +31,19 @@ from tests.games.discover.builders import (
 HURT = (DamageType.PHYSICAL, DamageType.HUNGER, DamageType.THIRST)
 
 
-def test_stage_one_completes_with_a_shelter_in_play_and_a_landmark_investigated() -> None:
-    state = survivor(day(1, investigated=frozenset({2}), table=(5,)), 0, resources={"wood": 3})
-    _, events = act(state, 0, a.Craft(5))
+def _at_landmark_one(investigated: frozenset[int]) -> st.State:
+    state = reveal(day(1, investigated=investigated), 1, 2)  # landmark 1
+    return survivor(state, 0, space=landmark(state, 1))
+
+
+def test_stage_one_completes_when_a_second_landmark_is_investigated() -> None:
+    _, events = act(_at_landmark_one(frozenset({2})), 0, a.Investigate())
     assert game_events(events)[-2:] == [ev.StageCompleted(1), ev.StageBegan(2)]
+
+
+def test_stage_one_needs_two_landmarks() -> None:
+    _, events = act(_at_landmark_one(frozenset()), 0, a.Investigate())
+    assert ev.StageCompleted(1) not in game_events(events)
 
 
 def test_stage_two_wakes_the_watcher_and_unlocks_the_beacon() -> None:
