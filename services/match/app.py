@@ -351,7 +351,7 @@ class MatchApp:
             lifecycle.require_holder(match, seat, holder)
             self._check_time(match, seat)
             to_version = undo.check_undo(match.undo, seat, count)
-            return await self._turns.undo(match, seat, count, await self._matches.at(match_id, to_version))
+            return self._turns.undo(match, seat, count, await self._matches.at(match_id, to_version))
 
         asked = fingerprint("undo", _holder_id(holder), seat, count)
         written = await self._write(match_id, command_id, plan, asked)

@@ -59,7 +59,10 @@ class Clock:
 
 def settings_of(config: Mapping[str, str]) -> ClockSettings | None:
     """The match's clock settings; None for an unclocked match. The config was
-    checked when the match was created, so a bad value cannot be here."""
+    checked when the match was created, so a bad value cannot be here. Asked on every
+    write: an unclocked match answers without parsing its options."""
+    if config.get("clock", "none") == "none":
+        return None
     table = table_config(config)
     if table["clock"] == "none":
         return None
@@ -97,10 +100,16 @@ def tick(
         for seat in asked:
             if seat not in clock.running:
                 remaining[seat] = settings.allowance_ms
+    return clock_set(Clock(now_ms, tuple(remaining), tuple(asked)))
+
+
+def clock_set(clock: Clock) -> ev.ClockSet:
+    """The ClockSet that leaves `clock` (also its snapshot form)."""
     return ev.ClockSet(
-        at_ms=now_ms,
+        at_ms=clock.at_ms,
         seats=[
-            ev.SeatClock(seat=seat, remaining_ms=left, running=seat in asked) for seat, left in enumerate(remaining)
+            ev.SeatClock(seat=seat, remaining_ms=left, running=seat in clock.running)
+            for seat, left in enumerate(clock.remaining_ms)
         ],
     )
 

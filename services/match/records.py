@@ -11,7 +11,6 @@ from types import MappingProxyType
 from typing import cast
 
 from tabletop.common.v1 import chance_pb2, common_pb2
-from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.match.v1 import record_pb2
 from tabletop.rules.v1 import rules_service_pb2 as rpb
@@ -43,7 +42,7 @@ def to_record(match: Match) -> record_pb2.MatchRecord:
     if match.outcome is not None:
         record.outcome.CopyFrom(match.outcome)
     if match.clock is not None:
-        record.clock.CopyFrom(clock_event(match.clock))
+        record.clock.CopyFrom(clocks.clock_set(match.clock))
     record.undo_seat = match.undo.seat
     record.undo_versions.extend(match.undo.versions)
     record.undo_covering = match.undo.covering
@@ -125,17 +124,6 @@ def summary(match: Match) -> mpb.MatchSummary:
     if match.status == Status.ACTIVE and match.undo.available:
         message.undoable, message.undo_seat = match.undo.available, match.undo.seat
     return message
-
-
-def clock_event(clock: Clock) -> ev.ClockSet:
-    """The ClockSet that leaves `clock` (its snapshot form)."""
-    return ev.ClockSet(
-        at_ms=clock.at_ms,
-        seats=[
-            ev.SeatClock(seat=seat, remaining_ms=left, running=seat in clock.running)
-            for seat, left in enumerate(clock.remaining_ms)
-        ],
-    )
 
 
 def clock_views(clock: Clock, active: bool) -> list[mpb.SeatClockView]:

@@ -143,7 +143,7 @@ class TurnRunner:
         point = ev.UndoPoint(seat=seat, events=len(decision.events))
         return Progress(settled.match, (log_events.platform_event(point), *settled.events))
 
-    async def undo(self, match: Match, seat: int, count: int, past: Match) -> Progress:
+    def undo(self, match: Match, seat: int, count: int, past: Match) -> Progress:
         """`seat`'s last `count` actions taken back: the game as it stood in `past`."""
         undone = ev.ActionsUndone(
             seat=seat, count=count, to_version=past.version, state=past.engine_state or b"", seats=past.turn.seats
