@@ -8,6 +8,9 @@ Layout for a stream named N (all in hash slot of `{N}`):
   `{N}:want`  set while another writer waits for that lease
 and one global sorted set `tabletop:streams` indexing stream names by creation.
 Streams are never trimmed: the log is the truth and XLEN is the version.
+An entry holds one field `e`: the event as a `tabletop.common.v1.LogEntry`
+(type, data, audience, seat, redaction, command id). Logs written before it
+hold those as separate fields (t, d, a, s, rt, rd, c) and read back the same.
 
 Every append also publishes "<N> <last version>" on the channel
 `tabletop:appended`, from inside the script, so a follower (the gateway's live
@@ -23,9 +26,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from tabletop.common.v1 import log_pb2
 
 from services.common import redis_client
-from services.common.audience import Audience
+from services.common.audience import Audience, to_wire
 from services.common.event_store import (
     DEFAULT_LEASE_MS,
     WANT_MARGIN_S,
@@ -45,14 +49,12 @@ from services.common.event_store import (
 INDEX_KEY = "tabletop:streams"
 APPENDED_CHANNEL = "tabletop:appended"
 
-# How an audience is spelled in a stream entry: the words logs have always held,
-# so entries written before the enum read back the same. Converted here only.
-_STORED_AUDIENCE = {Audience.PUBLIC: "public", Audience.SEAT: "seat", Audience.SERVER: "server"}
-_READ_AUDIENCE = {word.encode(): audience for audience, word in _STORED_AUDIENCE.items()}
+# How logs written before LogEntry spell an audience.
+_READ_AUDIENCE = {b"public": Audience.PUBLIC, b"seat": Audience.SEAT, b"server": Audience.SERVER}
 
 # KEYS: log, commands, once, lease, want. ARGV: expected, command_id, n, fingerprint,
-# owner, lease ms, want margin ms, then 6 fields per event, then the stream name and the channel
-# to announce the append on.
+# owner, lease ms, want margin ms, then each event's LogEntry bytes, then the stream name
+# and the channel to announce the append on.
 # A command's answer is stored as "first:last:fingerprint"; the same id with
 # another fingerprint answers {-2, stored} and appends nothing.
 # `once` is a short-lived key unique to this call: if the client library
@@ -86,10 +88,8 @@ if cur ~= tonumber(ARGV[1]) then return {-1, tostring(cur)} end
 local n = tonumber(ARGV[3])
 local i = 8
 for k = 1, n do
-  redis.call('XADD', KEYS[1], (cur + k) .. '-0',
-    't', ARGV[i], 'd', ARGV[i + 1], 'a', ARGV[i + 2], 's', ARGV[i + 3],
-    'rt', ARGV[i + 4], 'rd', ARGV[i + 5], 'c', cmd)
-  i = i + 6
+  redis.call('XADD', KEYS[1], (cur + k) .. '-0', 'e', ARGV[i])
+  i = i + 1
 end
 local answer = (cur + 1) .. ':' .. (cur + n)
 if cmd ~= '' then redis.call('HSET', KEYS[2], cmd, answer .. ':' .. ARGV[4]) end
@@ -179,10 +179,15 @@ class RedisEventStore:
         lease, want = _lease_keys(stream)
         once = f"{{{stream}}}:once:{uuid.uuid4().hex}"
         args: list[str | bytes | int] = [
-            expected_version, command_id, len(events), fingerprint, owner, self._lease_ms, _WANT_MARGIN_MS
+            expected_version,
+            command_id,
+            len(events),
+            fingerprint,
+            owner,
+            self._lease_ms,
+            _WANT_MARGIN_MS,
         ]
-        for e in events:
-            args += [e.type, e.data, _STORED_AUDIENCE[e.audience], e.seat, e.redacted_type, e.redacted]
+        args += [_entry(e, command_id) for e in events]
         args += [stream, APPENDED_CHANNEL]
 
         async def attempt() -> AppendResult:
@@ -253,12 +258,46 @@ def _versions(answer: bytes) -> tuple[int, int]:
     return int(first), int(last)
 
 
+def _entry(event: NewEvent, command_id: str) -> bytes:
+    return log_pb2.LogEntry(
+        type=event.type,
+        data=event.data,
+        audience=to_wire(event.audience),
+        seat=event.seat,
+        redacted_type=event.redacted_type,
+        redacted=event.redacted,
+        command_id=command_id,
+    ).SerializeToString()
+
+
+_parse_entry = log_pb2.LogEntry.FromString
+_AUDIENCES = {int(audience): audience for audience in Audience}
+
+
 def _decode(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:
+    packed = fields.get(b"e")
+    if packed is None:
+        return _decode_fields(entry_id, fields)
+    entry = _parse_entry(packed)
+    return StoredEvent(
+        int(entry_id[:-2]),  # "<version>-0"
+        entry.type,
+        entry.data,
+        # An entry we cannot read stays on the servers.
+        _AUDIENCES.get(entry.audience, Audience.SERVER),
+        entry.seat,
+        entry.redacted_type,
+        entry.redacted,
+        entry.command_id,
+    )
+
+
+def _decode_fields(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:
+    """An entry as logs before LogEntry wrote it: one field per attribute."""
     return StoredEvent(
         version=int(entry_id.split(b"-")[0]),
         type=fields[b"t"].decode(),
         data=fields[b"d"],
-        # An entry we cannot read stays on the servers.
         audience=_READ_AUDIENCE.get(fields[b"a"], Audience.SERVER),
         seat=int(fields[b"s"]),
         redacted_type=fields[b"rt"].decode(),

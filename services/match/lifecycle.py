@@ -14,7 +14,7 @@ snapshot and wire form (services/match/records.py).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import IntEnum
 from types import MappingProxyType
@@ -158,7 +158,7 @@ def evolve(match: Match, event: Message) -> Match:
         case ev.MatchStarted():
             return replace(match, status=Status.ACTIVE)
         case ev.ChanceResolved():
-            return _chance_resolved(match, event)
+            return chance_resolved(match, (event,))
         case ev.MatchEnded():
             return replace(match, status=Status.FINISHED, outcome=_copy(event.outcome))
         case ev.ClockSet():
@@ -194,24 +194,31 @@ def _seat(match: Match, seat: int, player_id: str, tenure: int, name: str) -> Ma
     )
 
 
-def _chance_resolved(match: Match, event: ev.ChanceResolved) -> Match:
-    # One replace per event: a rebuild folds hundreds of these (see repository.fold).
-    kind = event.request.WhichOneof("kind")
-    counter = event.counter + 1 if event.counter >= 0 else match.next_counter
-    if kind == "shuffle_pile":
-        request = event.request.shuffle_pile
-        pile = Pile(request.pile, event.counter, len(request.cards))
-    elif kind == "draw_cards":
-        draw = event.request.draw_cards
-        mark = match.pile(draw.pile) or Pile(draw.pile, 0, 0)
-        pile = Pile(mark.name, mark.counter, mark.size, mark.dealt + draw.count)
-    elif kind == "put_cards":
-        # The put made a new version of the pile under this draw number.
-        put = event.request.put_cards
-        pile = Pile(put.pile, event.counter, event.outcome.cards_put.size)
-    else:
-        return match if counter == match.next_counter else _changed(match, next_counter=counter)
-    return _changed(match, next_counter=counter, piles=_with_pile(match.piles, pile))
+def chance_resolved(match: Match, events: Iterable[ev.ChanceResolved]) -> Match:
+    """The match after a run of ChanceResolved events: one copy for the whole run, as a
+    rebuild folds a chance event per roll or deal, hundreds per match (repository.fold
+    gathers them; no other event reads the counters or piles they move)."""
+    counter = match.next_counter
+    piles = {pile.name: pile for pile in match.piles}  # in order; a new pile goes last
+    for event in events:
+        kind = event.request.WhichOneof("kind")
+        if event.counter >= 0:
+            counter = event.counter + 1
+        if kind == "shuffle_pile":
+            request = event.request.shuffle_pile
+            piles[request.pile] = Pile(request.pile, event.counter, len(request.cards))
+        elif kind == "draw_cards":
+            draw = event.request.draw_cards
+            mark = piles.get(draw.pile) or Pile(draw.pile, 0, 0)
+            piles[draw.pile] = Pile(mark.name, mark.counter, mark.size, mark.dealt + draw.count)
+        elif kind == "put_cards":
+            # The put made a new version of the pile under this draw number.
+            put = event.request.put_cards
+            piles[put.pile] = Pile(put.pile, event.counter, event.outcome.cards_put.size)
+    moved = tuple(piles.values())
+    if counter == match.next_counter and moved == match.piles:
+        return match
+    return _changed(match, next_counter=counter, piles=moved)
 
 
 def _changed(match: Match, **changes: object) -> Match:

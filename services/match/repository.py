@@ -23,7 +23,6 @@ from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
-from google.protobuf import any_pb2
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import record_pb2
 
@@ -36,6 +35,7 @@ from services.match.lifecycle import Match
 from services.match.turns import Progress, RulesBook
 
 CACHE_SIZE = 2048
+CHANCE_RESOLVED = ev.ChanceResolved.DESCRIPTOR.full_name
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
@@ -146,35 +146,47 @@ class MatchRepository:
         lifecycle, the game events through the game's rules. No platform event reads
         the engine's state (a ChanceResolved only moves the match's counters and piles;
         the game events after it carry the outcome), so every game event of the fold
-        goes to the rules in one Replay call, not one per run between chance events."""
-        pending: list[any_pb2.Any] = []
+        goes to the rules in one Replay call, not one per run between chance events;
+        and no event but a ChanceResolved reads those counters, so a run of them is
+        folded at once."""
+        game: list[tuple[str, bytes]] = []
+        chance: list[ev.ChanceResolved] = []
         track = match.undo
         for stored in events:
-            track = undo.step(track, stored.version, stored.type, stored.data)
-            cls = lifecycle.PLATFORM_EVENTS.get(stored.type)
-            if cls is None:
-                pending.append(any_pb2.Any(type_url=f"type.googleapis.com/{stored.type}", value=stored.data))
+            type_name, data = stored.type, stored.data
+            track = undo.step(track, stored.version, type_name, data)
+            if type_name == CHANCE_RESOLVED:
+                chance.append(ev.ChanceResolved.FromString(data))
                 continue
-            event = cls.FromString(stored.data)
+            cls = lifecycle.PLATFORM_EVENTS.get(type_name)
+            if cls is None:
+                game.append((type_name, data))
+                continue
+            if chance:
+                match = lifecycle.chance_resolved(match, chance)
+                chance.clear()
+            event = cls.FromString(data)
             if isinstance(event, ev.ActionsUndone):
                 # The one platform event that sets the game's state: what came before it first.
-                match = lifecycle.restored(await self._replay(match, pending), event)
+                match = lifecycle.restored(await self._replay(match, game), event)
                 continue
             match = lifecycle.evolve(match, event)
             if isinstance(event, ev.MatchStarted):
                 match = await self._rules.set_up(match)
+        if chance:
+            match = lifecycle.chance_resolved(match, chance)
         if track is not match.undo:
             match = replace(match, undo=track)
         if events:
             # No event's fold reads the version: it is set once (a rebuild folds thousands).
             match = replace(match, version=events[-1].version)
-        return await self._replay(match, pending)
+        return await self._replay(match, game)
 
-    async def _replay(self, match: Match, pending: list[any_pb2.Any]) -> Match:
-        if not pending:
+    async def _replay(self, match: Match, game: list[tuple[str, bytes]]) -> Match:
+        if not game:
             return match
-        moved = await self._rules.replay(match, pending)
-        pending.clear()
+        moved = await self._rules.replay(match, game)
+        game.clear()
         return moved
 
     async def _fast_forward(self, before: Match, after: Match) -> None:

@@ -103,11 +103,20 @@ class RulesBook:
         )
         return lifecycle.with_position(match, reply.state.data, records.turn_of(reply.turn), None)
 
-    async def replay(self, match: Match, events: Sequence[any_pb2.Any]) -> Match:
-        """The match once its game has folded `events` (game events read back from the log)."""
-        reply = await self.of(match.game).Replay(
-            rpb.ReplayRequest(state=records.engine_state(match), events=list(events))
-        )
+    async def replay(self, match: Match, events: Sequence[tuple[str, bytes]]) -> Match:
+        """The match once its game has folded `events` (type and bytes of game events
+        read back from the log). A game's events are all of one message type: they
+        travel as bytes under that name, without an Any around each."""
+        request = rpb.ReplayRequest(state=records.engine_state(match))
+        types = {type_name for type_name, _ in events}
+        if len(types) == 1:
+            request.event_type = types.pop()
+            request.event_data.extend([data for _, data in events])
+        else:
+            request.events.extend(
+                [any_pb2.Any(type_url=f"type.googleapis.com/{type_name}", value=data) for type_name, data in events]
+            )
+        reply = await self.of(match.game).Replay(request)
         return lifecycle.with_position(match, reply.state.data, records.turn_of(reply.turn), _outcome(reply))
 
 

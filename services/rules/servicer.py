@@ -129,7 +129,17 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
 
     async def Replay(self, request: pb.ReplayRequest, context: object) -> pb.ReplayResponse:
         codec = self._host.codec
-        events = [codec.decode_event(self._unpack(e, codec.event_message, "event")) for e in request.events]
+        try:
+            events = [codec.decode_event(self._unpack(e, codec.event_message, "event")) for e in request.events]
+            if request.event_data:
+                expected = codec.event_message.DESCRIPTOR.full_name
+                if request.event_type != expected:
+                    raise InvalidArgument(
+                        f"expected {expected} events, not {request.event_type or 'an unnamed type'}", "payload_type"
+                    )
+                events += codec.decode_events(request.event_data)
+        except (DecodeError, protocodec.ProtoMismatch):
+            raise InvalidArgument("undecodable event", "malformed_payload") from None
         state, data = self._host.replay(self._data(request.state), events)
         response = pb.ReplayResponse(state=self._state(data), turn=turn_message(self._host.engine.to_move(state)))
         outcome = self._host.engine.result(state)

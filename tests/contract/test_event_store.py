@@ -8,9 +8,17 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pytest
+from tabletop.common.v1 import common_pb2, log_pb2
 
 from services.common.audience import Audience
-from services.common.event_store import CommandReused, MemoryEventStore, NewEvent, Snapshot, VersionConflict
+from services.common.event_store import (
+    CommandReused,
+    MemoryEventStore,
+    NewEvent,
+    Snapshot,
+    StoredEvent,
+    VersionConflict,
+)
 from services.common.redis_store import RedisEventStore
 
 
@@ -96,21 +104,44 @@ async def test_every_audience_survives(store, audience):
     assert read.audience is audience
 
 
-async def test_redis_keeps_the_audience_in_words_that_older_logs_hold(redis_url):
+async def test_redis_keeps_each_event_as_one_log_entry_and_reads_older_logs(redis_url):
     backend = RedisEventStore.from_url(redis_url)
     try:
         s = stream()
-        await backend.append(s, 0, [NewEvent("x.Y", b"", Audience.SEAT, 1), NewEvent("x.Y", b"")])
+        await backend.append(
+            s, 0, [NewEvent("x.Y", b"\x01", Audience.SEAT, 1, "x.Z", b"\x02"), NewEvent("x.Y", b"")], "c1"
+        )
         entries = await backend.client.xrange("{" + s + "}:log")
-        assert [fields[b"a"] for _, fields in entries] == [b"seat", b"public"]
-        # An entry written by an older release (or damaged) reads back, and an
-        # audience nobody knows never reaches a player.
+        assert [list(fields) for _, fields in entries] == [[b"e"], [b"e"]]
+        first = log_pb2.LogEntry.FromString(entries[0][1][b"e"])
+        assert (first.type, first.data, first.audience, first.seat) == ("x.Y", b"\x01", common_pb2.AUDIENCE_SEAT, 1)
+        assert (first.redacted_type, first.redacted, first.command_id) == ("x.Z", b"\x02", "c1")
+        # Entries written by an older release (one field per attribute) read back the same,
+        # and an audience nobody knows (old words or a new number) never reaches a player.
+        await backend.client.xadd(
+            "{" + s + "}:log",
+            {"t": "x.Y", "d": b"o", "a": "seat", "s": 0, "rt": "x.Z", "rd": b"r", "c": "c0"},
+            id="3-0",
+        )
         await backend.client.xadd(
             "{" + s + "}:log",
             {"t": "x.Y", "d": b"", "a": "nobody", "s": -1, "rt": "", "rd": b"", "c": ""},
-            id="3-0",
+            id="4-0",
         )
-        assert [e.audience for e in await backend.read(s)] == [Audience.SEAT, Audience.PUBLIC, Audience.SERVER]
+        await backend.client.xadd(
+            "{" + s + "}:log", {"e": log_pb2.LogEntry(type="x.Y", audience=9).SerializeToString()}, id="5-0"
+        )
+        read = await backend.read(s)
+        assert [e.audience for e in read] == [
+            Audience.SEAT,
+            Audience.PUBLIC,
+            Audience.SEAT,
+            Audience.SERVER,
+            Audience.SERVER,
+        ]
+        assert read[2] == StoredEvent(3, "x.Y", b"o", Audience.SEAT, 0, "x.Z", b"r", "c0")
+        assert read[0] == StoredEvent(1, "x.Y", b"\x01", Audience.SEAT, 1, "x.Z", b"\x02", "c1")
+        assert await backend.version(s) == 5
     finally:
         await backend.close()
 

@@ -99,7 +99,7 @@ class TurnRules:
         return rpb.DecideResponse(state=_state(made), turn=_turn(made), events=[emitted], outcome=_outcome(made))
 
     async def Replay(self, request: rpb.ReplayRequest) -> rpb.ReplayResponse:
-        made = int(request.state.data) + len(request.events)
+        made = int(request.state.data) + len(request.events) + len(request.event_data)
         return rpb.ReplayResponse(state=_state(made), turn=_turn(made), outcome=_outcome(made))
 
     async def ListLegalActions(self, request: rpb.ListLegalActionsRequest) -> rpb.ListLegalActionsResponse:

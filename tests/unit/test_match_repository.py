@@ -29,8 +29,9 @@ class CountingRules:
         return rpb.SetupResponse(state=rpb.EngineState(game="count", data=b"0"), turn=rpb.Turn(seats=[0]))
 
     async def Replay(self, request: rpb.ReplayRequest) -> rpb.ReplayResponse:
-        self.replayed.append(len(request.events))
-        total = int(request.state.data) + len(request.events)
+        folded = len(request.events) + len(request.event_data)
+        self.replayed.append(folded)
+        total = int(request.state.data) + folded
         state = rpb.EngineState(game="count", data=str(total).encode())
         return rpb.ReplayResponse(state=state, turn=rpb.Turn(seats=[total % 2]))
 

@@ -109,6 +109,7 @@ class PairRules:
     async def Replay(self, request: rpb.ReplayRequest) -> rpb.ReplayResponse:
         made = int(request.state.data.split(b":")[0])
         made += sum(1 for e in request.events if not e.type_url.endswith("Rolled"))
+        made += 0 if request.event_type.endswith("Rolled") else len(request.event_data)
         return rpb.ReplayResponse(state=_state(made), turn=_turn(made))
 
     async def GetView(self, request: rpb.GetViewRequest) -> rpb.GetViewResponse:

@@ -129,6 +129,28 @@ class GameCodec(Generic[A, E, V, S]):
     def decode_event(self, message: Message) -> E:
         return protocodec.decode_union(message, self.event_types)
 
+    def decode_events(self, payloads: Iterable[bytes]) -> list[E]:
+        """Each serialized Event message's event, oldest first. A payload met before in
+        the same call decodes once: a game's log repeats itself (the same pass, the same
+        roll, the same card), and a rebuild decodes thousands. Only events that are
+        values all through (hashable: no dict or list inside) are shared, so no fold can
+        change an event another step sees. Raises DecodeError or protocodec.ProtoMismatch."""
+        parse = self.event_message.FromString
+        known: dict[bytes, E] = {}
+        events: list[E] = []
+        for data in payloads:
+            event = known.get(data)
+            if event is None:
+                event = self.decode_event(parse(data))
+                try:
+                    hash(event)
+                except TypeError:
+                    pass
+                else:
+                    known[data] = event
+            events.append(event)
+        return events
+
     def encode_view(self, view: V) -> Message:
         return protocodec.encode(view, self.view_message)
 

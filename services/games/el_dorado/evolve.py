@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import assert_never
 
+from services.games.common.values import replace
 from services.games.el_dorado import content
 from services.games.el_dorado import events as ev
 from services.games.el_dorado.content import EffectKind

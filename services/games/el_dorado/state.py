@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 
+from services.games.common.values import replace
 from services.games.el_dorado.content import Symbol
 
 Hex = tuple[int, int]

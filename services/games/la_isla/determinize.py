@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import replace
 
 from services.games.common.host import Determinization, Rng
+from services.games.common.values import replace
 from services.games.la_isla import steps
 from services.games.la_isla.actions import AdvanceMarkers, CollectIncome
 from services.games.la_isla.result import score

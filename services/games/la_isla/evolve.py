@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TypedDict, Unpack, assert_never
 
+from services.games.common.values import replace
 from services.games.la_isla.actions import AdvanceMarkers, CollectIncome
 from services.games.la_isla.content import ANIMALS, COLOURS, Animal, Colour
 from services.games.la_isla.events import (

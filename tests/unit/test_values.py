@@ -1,0 +1,64 @@
+"""The engines' `replace` makes the value dataclasses.replace makes, or defers to it."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import pytest
+
+from services.games.common.values import replace
+
+
+@dataclasses.dataclass(frozen=True)
+class Plain:
+    a: int
+    b: tuple[int, ...] = ()
+    c: str = "x"
+
+
+@dataclasses.dataclass(frozen=True)
+class Checked:
+    a: int
+
+    def __post_init__(self) -> None:
+        if self.a < 0:
+            raise ValueError("negative")
+
+
+@dataclasses.dataclass(frozen=True)
+class Cached:
+    a: int
+
+    @functools.cached_property
+    def double(self) -> int:
+        return 2 * self.a
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Slotted:
+    a: int
+
+
+def test_a_plain_value_is_copied_with_the_changes() -> None:
+    before = Plain(1, (2,))
+    after = replace(before, a=5, c="y")
+    assert after == dataclasses.replace(before, a=5, c="y") == Plain(5, (2,), "y")
+    assert before == Plain(1, (2,)), "the original is unchanged"
+    assert type(after) is Plain and hash(after) == hash(Plain(5, (2,), "y"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        after.a = 3  # type: ignore[misc]
+
+
+def test_an_unknown_field_is_refused() -> None:
+    with pytest.raises(TypeError, match="no field"):
+        replace(Plain(1), d=2)
+
+
+def test_classes_a_copy_would_betray_go_through_dataclasses_replace() -> None:
+    with pytest.raises(ValueError):
+        replace(Checked(1), a=-1)
+    cached = Cached(1)
+    assert cached.double == 2
+    assert replace(cached, a=4).double == 8, "a cached attribute is not carried over"
+    assert replace(Slotted(1), a=2) == Slotted(2)
