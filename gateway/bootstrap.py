@@ -92,7 +92,7 @@ def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.R
     # Creates and tickets per player share one limiter, keyed by purpose.
     # (Per caller address, the server's admission hook applies gateway.limits.CallerLimits.)
     per_player = RateLimiter(settings.create_rate, settings.create_burst)
-    moves = Moves(match, callers, RateLimiter(settings.seat_action_rate, settings.seat_action_burst))
+    moves = Moves(match, callers, RateLimiter(settings.seat_action_rate, settings.seat_action_burst), feeds=feeds)
     service = GatewayService(
         SignIn(players, tokens, callers, seats),
         Lobby(match, games, callers, tokens, players, per_player),

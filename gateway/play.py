@@ -9,6 +9,7 @@ from gateway import validate, views
 from gateway.callers import CallContext, Callers, client_command, holder
 from gateway.limits import RateLimiter
 from gateway.positions import Positions
+from gateway.subscriptions import Subscriptions
 from services.common.errors import InvalidArgument
 from services.common.ports import MatchPort
 from services.common.tokens import SeatClaim
@@ -18,11 +19,18 @@ class Moves:
     """ListLegalActions and SubmitAction, for the seat the caller's token holds."""
 
     def __init__(
-        self, match: MatchPort, callers: Callers, limiter: RateLimiter, positions: Positions | None = None
+        self,
+        match: MatchPort,
+        callers: Callers,
+        limiter: RateLimiter,
+        positions: Positions | None = None,
+        feeds: Subscriptions | None = None,
     ) -> None:
         self._match = match
         self._callers = callers
         self._limiter = limiter
+        # The live updates, handed what each submit appended (no read of the log for it).
+        self._feeds = feeds
         # Shared with the watchers (gateway/watching.py): a submit's reply brings its position.
         self.positions = positions or Positions(match)
 
@@ -73,6 +81,8 @@ class Moves:
             )
         )
         reply = await self.positions.submitted(request.match_id, call)
+        if self._feeds is not None and reply.appended:
+            await self._feeds.offer(request.match_id, reply.version, reply.appended)
         response = pb.SubmitActionResponse(version=reply.version, duplicate=reply.duplicate)
         if reply.HasField("match"):
             response.match.CopyFrom(reply.match)

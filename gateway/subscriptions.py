@@ -7,6 +7,8 @@ bounded pool, a few at a time) fetches the new events into that
 match's feed, and every watcher of the match is served from there. So a
 gateway uses at most its pool size (+1 on a cluster) connections, whether 10 or 100,000
 watchers follow 10 or 100,000 matches; nobody blocks a connection per match.
+A submit through this gateway brings back the events it appended: those go
+into the match's feed at once (`offer`), and its notification reads nothing.
 
 Pub/sub keeps nothing for an absent subscriber, so after every
 (re)subscription every feed re-reads the store from its version: an append
@@ -22,10 +24,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tabletop.common.v1 import log_pb2
+
+from services.common import log_entry
 from services.common import logging as tlog
 from services.common.errors import Unavailable
 from services.common.event_store import EventStore, StoredEvent
@@ -103,6 +108,23 @@ class Subscriptions:
             feed.watchers -= 1
             feed.last_seen = time.monotonic()
 
+    async def offer(self, match_id: str, last_version: int, appended: Sequence[log_pb2.LogEntry]) -> None:
+        """Events an append just made, at versions up to `last_version` (the match
+        service's answer to a submit through this gateway): a feed that holds every
+        event before them takes them without reading the store, and the notification
+        of that append then finds nothing new. Any other feed ignores them."""
+        feed = self._feeds.get(match_stream(match_id))
+        first = last_version - len(appended) + 1
+        if feed is None or not appended or feed.version != first - 1:
+            return
+        async with feed.changed:
+            if feed.version != first - 1:  # a pull got there first
+                return
+            events = [log_entry.stored(first + offset, logged) for offset, logged in enumerate(appended)]
+            feed.events = (feed.events + events)[-BUFFER:]
+            feed.version = last_version
+            feed.changed.notify_all()
+
     def _start(self) -> None:
         if not self._running:
             self._running = True
@@ -142,10 +164,12 @@ class Subscriptions:
                     else:
                         version, batch = feed.version, await self._store.read(feed.stream, feed.version, PAGE)
                 async with feed.changed:
+                    # Events offered by a submit's answer meanwhile are there already.
+                    fresh = [e for e in batch if e.version > feed.version]
                     feed.version = max(feed.version, version)
-                    if batch:
-                        feed.events = (feed.events + batch)[-BUFFER:]
-                        feed.version = batch[-1].version
+                    if fresh:
+                        feed.events = (feed.events + fresh)[-BUFFER:]
+                        feed.version = fresh[-1].version
                     feed.changed.notify_all()
                 more = feed.again or len(batch) == PAGE
         except FAULTS as fault:

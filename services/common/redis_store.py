@@ -28,8 +28,8 @@ from typing import Any
 import redis.asyncio as aioredis
 from tabletop.common.v1 import log_pb2
 
-from services.common import redis_client
-from services.common.audience import Audience, to_wire
+from services.common import log_entry, redis_client
+from services.common.audience import Audience
 from services.common.event_store import (
     DEFAULT_LEASE_MS,
     WANT_MARGIN_S,
@@ -187,7 +187,7 @@ class RedisEventStore:
             self._lease_ms,
             _WANT_MARGIN_MS,
         ]
-        args += [_entry(e, command_id) for e in events]
+        args += [log_entry.entry(e, command_id).SerializeToString() for e in events]
         args += [stream, APPENDED_CHANNEL]
 
         async def attempt() -> AppendResult:
@@ -258,38 +258,14 @@ def _versions(answer: bytes) -> tuple[int, int]:
     return int(first), int(last)
 
 
-def _entry(event: NewEvent, command_id: str) -> bytes:
-    return log_pb2.LogEntry(
-        type=event.type,
-        data=event.data,
-        audience=to_wire(event.audience),
-        seat=event.seat,
-        redacted_type=event.redacted_type,
-        redacted=event.redacted,
-        command_id=command_id,
-    ).SerializeToString()
-
-
 _parse_entry = log_pb2.LogEntry.FromString
-_AUDIENCES = {int(audience): audience for audience in Audience}
 
 
 def _decode(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:
     packed = fields.get(b"e")
     if packed is None:
         return _decode_fields(entry_id, fields)
-    entry = _parse_entry(packed)
-    return StoredEvent(
-        int(entry_id[:-2]),  # "<version>-0"
-        entry.type,
-        entry.data,
-        # An entry we cannot read stays on the servers.
-        _AUDIENCES.get(entry.audience, Audience.SERVER),
-        entry.seat,
-        entry.redacted_type,
-        entry.redacted,
-        entry.command_id,
-    )
+    return log_entry.stored(int(entry_id[:-2]), _parse_entry(packed))  # id "<version>-0"
 
 
 def _decode_fields(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:

@@ -9,6 +9,7 @@ and a replay needs no deck at all.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from typing import Protocol
 
 import redis.asyncio as aioredis
@@ -18,6 +19,10 @@ from services.common.errors import FailedPrecondition, InvalidArgument
 from services.common.redis_commands import commands
 
 MAX_PILE = 10_000
+# Pile orders kept in memory. A pile version never changes once made (SET NX, one
+# key per shuffle or put), so a kept order is always the stored one; a draw then
+# costs no round trip and no JSON.
+ORDER_CACHE = 4096
 
 
 class Permuter(Protocol):
@@ -30,6 +35,7 @@ class DeckApp:
     def __init__(self, redis: aioredis.Redis, dice: Permuter) -> None:
         self._redis = commands(redis)
         self._dice = dice
+        self._orders: OrderedDict[str, tuple[str, ...]] = OrderedDict()
 
     async def shuffle(self, match_id: str, pile: str, counter: int, cards: tuple[str, ...], keep_order: bool) -> int:
         """Create the pile (idempotent for the same counter); its size."""
@@ -83,15 +89,25 @@ class DeckApp:
         return len(json.loads(stored))
 
     async def _order(self, match_id: str, pile: str, counter: int) -> tuple[str, ...]:
-        raw = await self._redis.get(keys.deck_pile(match_id, pile, counter))
-        if raw is None:
-            raise FailedPrecondition(f"pile {pile} was never made", "deck.pile_unknown")
-        return tuple(json.loads(raw))
+        key = keys.deck_pile(match_id, pile, counter)
+        order = self._orders.get(key)
+        if order is None:
+            raw = await self._redis.get(key)
+            if raw is None:
+                raise FailedPrecondition(f"pile {pile} was never made", "deck.pile_unknown")
+            order = self._orders[key] = tuple(json.loads(raw))
+            if len(self._orders) > ORDER_CACHE:
+                self._orders.popitem(last=False)
+        else:
+            self._orders.move_to_end(key)
+        return order
 
     async def release(self, match_id: str) -> None:
         """Drop the piles of a finished match (they are rebuildable from seed and log)."""
         index = keys.deck_index(match_id)
         members = await self._redis.smembers(index)
+        for member in members:
+            self._orders.pop(member.decode() if isinstance(member, bytes) else member, None)
         if members:
             await self._redis.delete(*members)
         await self._redis.delete(index)

@@ -31,7 +31,7 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 from services.common import logging as tlog
 from services.common import metrics
 from services.common.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, ServiceError
-from services.common.event_store import AppendResult, CommandReused, EventStore, VersionConflict
+from services.common.event_store import AppendResult, CommandReused, EventStore, NewEvent, VersionConflict
 from services.common.keys import match_stream
 from services.common.ports import DeckPort, DicePort, RulesPort
 from services.common.table_options import InvalidConfig, game_config, table_config
@@ -61,6 +61,9 @@ class Submitted:
     duplicate: bool
     match: Match | None = None
     position: rpb.Position | None = None
+    # What the action appended (versions version - len + 1 .. version), and under which command.
+    appended: tuple[NewEvent, ...] = ()
+    command_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class Written:
 
     version: int
     match: Match | None
+    appended: tuple[NewEvent, ...] = ()
 
 
 def fingerprint(*parts: object) -> str:
@@ -246,7 +250,8 @@ class MatchApp:
         metrics.ACTIONS.labels(cached.game if cached is not None else "", "ok").inc()
         if written.match is None:
             return Submitted(written.version, True)
-        return Submitted(written.version, False, written.match, await self._position_of(written.match))
+        position = await self._position_of(written.match)
+        return Submitted(written.version, False, written.match, position, written.appended, command_id)
 
     def now_ms(self) -> int:
         """The wall clock deadlines are kept in (unix ms)."""
@@ -488,7 +493,7 @@ class MatchApp:
                     return Written(result.last_version, None)
                 after = moved(match, progress, result.last_version)
                 await self._after_commit(match, after)
-                return Written(result.last_version, after)
+                return Written(result.last_version, after, progress.events)
         raise Aborted(f"match {match_id} is too busy, retry", "match.contention")
 
     async def _after_commit(self, before: Match, after: Match) -> None:

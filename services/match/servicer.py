@@ -8,7 +8,7 @@ import grpc
 from tabletop.match.v1 import match_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2_grpc as pb_grpc
 
-from services.common import tls
+from services.common import log_entry, tls
 from services.common.errors import PermissionDenied
 from services.common.players import is_bot
 from services.match.app import MatchApp
@@ -64,6 +64,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             response.match.CopyFrom(summary(done.match))
             if done.position is not None:
                 response.position.CopyFrom(done.position)
+            response.appended.extend([log_entry.entry(event, done.command_id) for event in done.appended])
         return response
 
     async def UndoActions(self, request: pb.UndoActionsRequest, context: object) -> pb.UndoActionsResponse:

@@ -9,9 +9,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
+from tabletop.common.v1 import log_pb2
 
 from gateway import subscriptions
 from gateway.subscriptions import Subscriptions
+from services.common import log_entry
+from services.common.audience import Audience
 from services.common.errors import Unavailable
 from services.common.event_store import MemoryEventStore, NewEvent
 from services.common.keys import match_stream
@@ -102,5 +105,57 @@ async def test_a_watcher_far_behind_reads_the_store_in_pages() -> None:
         assert [e.version for e in batch] == list(range(1, subscriptions.PAGE + 1))
         rest = await feeds.next_batch("m1", batch[-1].version, 5)
         assert [e.version for e in rest] == list(range(subscriptions.PAGE + 1, subscriptions.PAGE + 11))
+    finally:
+        await feeds.close()
+
+
+class CountingStore(MemoryEventStore):
+    """Counts the reads feeds make."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    async def read(self, stream: str, after_version: int = 0, limit: int = 0):  # type: ignore[no-untyped-def]
+        self.reads += 1
+        return await super().read(stream, after_version, limit)
+
+
+def logged(version_events: list[NewEvent]) -> list[log_pb2.LogEntry]:
+    return [log_entry.entry(e, "c:1") for e in version_events]
+
+
+async def test_an_offered_append_reaches_watchers_without_a_read_and_is_never_doubled() -> None:
+    store, channel = CountingStore(), Channel()
+    feeds = Subscriptions(store, channel.listen)
+    stream = match_stream("m1")
+    await append(store, "m1", None)
+    try:
+        assert [e.version for e in await feeds.next_batch("m1", 0, 5)] == [1]
+        watcher = asyncio.ensure_future(feeds.next_batch("m1", 1, 5))
+        made = [NewEvent("Test", b"a"), NewEvent("Secret", b"b", Audience.SEAT, 1, "Hidden", b"")]
+        await store.append(stream, 1, made, "c:1")
+        reads = store.reads
+        await feeds.offer("m1", 3, logged(made))
+        assert store.reads == reads, "offered events are not read back"
+        got = await watcher
+        assert [(e.version, e.type, e.seat, e.command_id) for e in got] == [
+            (2, "Test", -1, "c:1"),
+            (3, "Secret", 1, "c:1"),
+        ]
+        assert got == (await store.read(stream))[1:], "what the log holds, secrets and all (views filter later)"
+        # The notification of that append finds the feed current: nothing is read.
+        reads = store.reads
+        channel.notes.put_nowait((stream, 3))
+        await asyncio.sleep(0.05)
+        assert store.reads == reads
+        # An offer that would leave a gap (an append not seen) is ignored; the pull fills in.
+        await append(store, "m1", None)
+        later = [NewEvent("Test", b"c")]
+        await store.append(stream, 4, later, "c:2")
+        await feeds.offer("m1", 5, logged(later))
+        channel.notes.put_nowait((stream, 5))
+        assert [e.version for e in await feeds.next_batch("m1", 3, 5)] == [4, 5]
+        assert [e.version for e in await feeds.next_batch("m1", 0, 5)] == [1, 2, 3, 4, 5], "no event twice"
     finally:
         await feeds.close()

@@ -1,0 +1,64 @@
+"""The deck keeps pile orders it has read: a pile version never changes, so a kept
+order answers a draw exactly as the store would, without a round trip."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from services.common.errors import FailedPrecondition
+from services.deck.app import DeckApp
+
+
+class Identity:
+    async def permute(self, match_id: str, counter: int, n: int) -> tuple[int, ...]:
+        return tuple(reversed(range(n)))
+
+
+class CountingRedis:
+    """Passes every call through, counting GETs."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._client = client
+        self.gets = 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._client, name)
+
+    async def get(self, key: str) -> bytes | None:
+        self.gets += 1
+        return await self._client.get(key)
+
+
+@pytest.fixture
+async def client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    redis = aioredis.Redis.from_url(redis_url)
+    try:
+        yield redis
+    finally:
+        await redis.aclose()
+
+
+async def test_draws_read_a_pile_once_and_agree_with_a_fresh_deck(client: aioredis.Redis) -> None:
+    match_id = uuid.uuid4().hex
+    counting = CountingRedis(client)
+    deck = DeckApp(counting, Identity())  # type: ignore[arg-type]
+    cards = tuple(f"c{i}" for i in range(10))
+    await deck.shuffle(match_id, "deck", 3, cards, keep_order=False)
+    before = counting.gets
+    drawn = [await deck.draw(match_id, "deck", 3, offset, 2) for offset in (0, 2, 4)]
+    assert drawn == [("c9", "c8"), ("c7", "c6"), ("c5", "c4")]
+    assert counting.gets == before + 1, "one read for three draws"
+    fresh = DeckApp(client, Identity())
+    assert [await fresh.draw(match_id, "deck", 3, offset, 2) for offset in (0, 2, 4)] == drawn
+    # A put makes a new version under a new counter: it is read and kept apart.
+    await deck.put(match_id, "deck", 4, 3, 6, ("x",), bottom=False)
+    assert await deck.draw(match_id, "deck", 4, 0, 2) == ("x", "c3")
+    assert await deck.draw(match_id, "deck", 3, 0, 1) == ("c9",), "the older version is unchanged"
+    # Released piles are forgotten here as well as in the store.
+    await deck.release(match_id)
+    with pytest.raises(FailedPrecondition, match="never made"):
+        await deck.draw(match_id, "deck", 3, 0, 1)
