@@ -491,7 +491,11 @@ class MatchApp:
                     continue
                 if result.duplicate:
                     return Written(result.last_version, None)
-                after = moved(match, progress, result.last_version)
+                # The repository moved its cache to the appended match already (stepping
+                # the undo track over the batch costs as much as the rest of the copy).
+                after = self._matches.cached(match_id)
+                if after is None or after.version != result.last_version:
+                    after = moved(match, progress, result.last_version)
                 await self._after_commit(match, after)
                 return Written(result.last_version, after, progress.events)
         raise Aborted(f"match {match_id} is too busy, retry", "match.contention")
