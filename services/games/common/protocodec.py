@@ -57,17 +57,23 @@ class ProtoMismatch(ValueError):
     """A message that does not decode into the expected dataclass."""
 
 
+@cache
 def snake(name: str) -> str:
     """`PlayCard` -> `play_card`."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
+@cache
 def enum_prefix(enum_name: str) -> str:
     """`CardSymbol` -> `CARD_SYMBOL`."""
     return snake(enum_name).upper()
 
 
 # ---------------------------------------------------------------- encoding
+#
+# Like decoding, encoding follows a plan worked out once per (message type,
+# dataclass): which fields, of which kind, how each value goes out. A position
+# encodes every seat's view, each of many small dataclasses, on every action.
 
 
 def encode_union(value: object, message_cls: type[Message]) -> Message:
@@ -80,35 +86,106 @@ def encode_union(value: object, message_cls: type[Message]) -> Message:
 def encode(value: object, message_cls: type[Message]) -> Message:
     """A dataclass as the message of `message_cls`."""
     message = message_cls()
-    _fill(message, _dataclass(value))
+    _fill(message, value)
     return message
 
 
 def _fill_union(message: Message, value: object) -> None:
-    option = snake(type(value).__name__)
-    field = message.DESCRIPTOR.fields_by_name.get(option)
-    if field is None or field.containing_oneof is None:
-        raise ProtoMismatch(f"{message.DESCRIPTOR.full_name} has no option {option}")
-    _fill(getattr(message, option), _dataclass(value))
+    key = (message.DESCRIPTOR, type(value))
+    option = _UNION_OPTIONS.get(key)
+    if option is None:
+        option = _UNION_OPTIONS[key] = _union_option(message.DESCRIPTOR, type(value))
+    chosen = getattr(message, option)
+    _fill(chosen, value)
     # An option with no fields must still be marked as chosen.
-    getattr(message, option).SetInParent()
+    chosen.SetInParent()
 
 
-def _dataclass(value: object) -> DataclassInstance:
-    if not dataclasses.is_dataclass(value) or isinstance(value, type):
-        raise TypeError(f"expected a dataclass instance, not {type(value).__name__}")
-    return value
+_UNION_OPTIONS: dict[tuple[MessageShape, type], str] = {}
 
 
-def _fill(message: Message, value: DataclassInstance) -> None:
-    for field in dataclasses.fields(value):
-        item = getattr(value, field.name)
-        if item is None:
-            continue
-        descriptor = message.DESCRIPTOR.fields_by_name.get(field.name)
-        if descriptor is None:
-            raise ProtoMismatch(f"{message.DESCRIPTOR.full_name} lacks field {field.name}")
-        _set(message, descriptor, item)
+def _union_option(descriptor: MessageShape, cls: type) -> str:
+    option = snake(cls.__name__)
+    field = descriptor.fields_by_name.get(option)
+    if field is None or field.containing_oneof is None:
+        raise ProtoMismatch(f"{descriptor.full_name} has no option {option}")
+    return option
+
+
+def _fill(message: Message, value: object) -> None:
+    key = (message.DESCRIPTOR, type(value))
+    plan = _OUT_PLANS.get(key)
+    if plan is None:
+        plan = _OUT_PLANS[key] = _out_plan(message.DESCRIPTOR, type(value))
+    for slot in plan:
+        item = getattr(value, slot.name)
+        if item is not None:
+            slot.write(message, item)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Out:
+    """How to write one dataclass field into its proto field."""
+
+    name: str
+    kind: str  # "map", "repeated", "message" or "scalar"
+    nested: bool  # a map's value or a repeated element is a message
+    enum: EnumShape | None  # the scalar (or element, or map value) is this enum
+
+    def write(self, message: Message, item: object) -> None:
+        if self.kind == "scalar":
+            setattr(message, self.name, _enum_number(self.enum, item) if self.enum is not None else item)
+        elif self.kind == "message":
+            sub = getattr(message, self.name)
+            _fill_any(sub, item)
+            sub.SetInParent()
+        elif self.kind == "repeated":
+            target = getattr(message, self.name)
+            assert isinstance(item, Iterable)
+            if self.nested:
+                for element in _ordered(item):
+                    _fill_any(target.add(), element)
+            elif self.enum is not None:
+                target.extend([_enum_number(self.enum, element) for element in _ordered(item)])
+            else:
+                target.extend(_ordered(item))
+        else:
+            target = getattr(message, self.name)
+            assert isinstance(item, Mapping)
+            for key, val in item.items():
+                if self.nested:
+                    _fill_any(target[key], val)
+                else:
+                    target[key] = _enum_number(self.enum, val) if self.enum is not None else val
+
+
+_OUT_PLANS: dict[tuple[MessageShape, type], tuple[_Out, ...]] = {}
+
+
+def _out_plan(descriptor: MessageShape, cls: type) -> tuple[_Out, ...]:
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"expected a dataclass instance, not {cls.__name__}")
+    slots = []
+    for field in dataclasses.fields(cls):
+        found = descriptor.fields_by_name.get(field.name)
+        if found is None:
+            raise ProtoMismatch(f"{descriptor.full_name} lacks field {field.name}")
+        slots.append(_out_slot(found))
+    return tuple(slots)
+
+
+def _out_slot(descriptor: Field) -> _Out:
+    def enum_of(field: Field) -> EnumShape | None:
+        return _enum_type(field) if field.type == FieldDescriptor.TYPE_ENUM else None
+
+    if _is_map(descriptor):
+        value_field = _message_type(descriptor).fields_by_name["value"]
+        nested = value_field.type == FieldDescriptor.TYPE_MESSAGE
+        return _Out(descriptor.name, "map", nested, enum_of(value_field))
+    nested = descriptor.type == FieldDescriptor.TYPE_MESSAGE
+    if _is_repeated(descriptor):
+        return _Out(descriptor.name, "repeated", nested, enum_of(descriptor))
+    return _Out(descriptor.name, "message" if nested else "scalar", nested, enum_of(descriptor))
 
 
 def _message_type(descriptor: Field) -> MessageShape:
@@ -125,35 +202,6 @@ def _enum_type(descriptor: Field) -> EnumShape:
 
 def _is_map(descriptor: Field) -> bool:
     return descriptor.type == FieldDescriptor.TYPE_MESSAGE and _message_type(descriptor).GetOptions().map_entry
-
-
-def _set(message: Message, descriptor: Field, item: object) -> None:
-    name = descriptor.name
-    if _is_map(descriptor):
-        target = getattr(message, name)
-        value_field = _message_type(descriptor).fields_by_name["value"]
-        assert isinstance(item, Mapping)
-        for key, val in item.items():
-            if value_field.type == FieldDescriptor.TYPE_MESSAGE:
-                _fill_any(target[key], val)
-            else:
-                target[key] = _scalar_out(value_field, val)
-        return
-    if _is_repeated(descriptor):
-        target = getattr(message, name)
-        assert isinstance(item, Iterable)
-        for element in _ordered(item):
-            if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
-                _fill_any(target.add(), element)
-            else:
-                target.append(_scalar_out(descriptor, element))
-        return
-    if descriptor.type == FieldDescriptor.TYPE_MESSAGE:
-        sub = getattr(message, name)
-        _fill_any(sub, item)
-        sub.SetInParent()
-        return
-    setattr(message, name, _scalar_out(descriptor, item))
 
 
 def _is_repeated(descriptor: Field) -> bool:
@@ -174,20 +222,24 @@ def _fill_any(message: Message, value: object) -> None:
     if message.DESCRIPTOR.oneofs_by_name.get("kind") is not None:
         _fill_union(message, value)
     else:
-        _fill(message, _dataclass(value))
+        _fill(message, value)
 
 
-def _scalar_out(descriptor: Field, item: object) -> object:
-    if descriptor.type == FieldDescriptor.TYPE_ENUM:
-        if not isinstance(item, Enum):
-            raise ProtoMismatch(f"{descriptor.name} expects an enum member")
-        enum_type = _enum_type(descriptor)
+_ENUM_NUMBERS: dict[tuple[EnumShape, Enum], int] = {}
+
+
+def _enum_number(enum_type: EnumShape, item: object) -> int:
+    if not isinstance(item, Enum):
+        raise ProtoMismatch(f"{enum_type.name} expects an enum member")
+    key = (enum_type, item)
+    number = _ENUM_NUMBERS.get(key)
+    if number is None:
         wanted = f"{enum_prefix(enum_type.name)}_{item.name.upper()}"
         value = enum_type.values_by_name.get(wanted)
         if value is None:
             raise ProtoMismatch(f"{enum_type.full_name} lacks {wanted}")
-        return value.number
-    return item
+        number = _ENUM_NUMBERS[key] = value.number
+    return number
 
 
 # ---------------------------------------------------------------- decoding
