@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
 from types import ModuleType
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 # What `encode` hands to json.dumps (and json.loads gives back).
 Plain: TypeAlias = bool | int | str | Sequence["Plain"] | Mapping[str, "Plain"] | None
@@ -33,6 +33,7 @@ class StateCodec:
             if name in self._types and self._types[name] is not cls:
                 raise ValueError(f"two state types named {name}")
             self._types[name] = cls
+        self._encoders: dict[type, Callable[[Any], Plain]] = {}
 
     def encode(self, value: object) -> bytes:
         """Canonical JSON bytes of `value`."""
@@ -43,25 +44,45 @@ class StateCodec:
         return self._rich(json.loads(data))
 
     def _plain(self, value: object) -> Plain:
-        if value is None or isinstance(value, (bool, int, str)):
-            return value
-        if isinstance(value, Enum):
-            return {"$e": type(value).__name__, "v": value.name}
-        if isinstance(value, tuple):
-            return [self._plain(item) for item in value]
-        if isinstance(value, frozenset):
-            items = [self._plain(item) for item in value]
-            return {"$s": sorted(items, key=lambda x: json.dumps(x, sort_keys=True))}
-        if isinstance(value, dict):
-            pairs: list[list[Plain]] = [[self._plain(k), self._plain(v)] for k, v in value.items()]
-            return {"$d": sorted(pairs, key=lambda p: json.dumps(p[0], sort_keys=True))}
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            name = type(value).__name__
-            if self._types.get(name) is not type(value):
+        kind = type(value)
+        if kind is str or kind is int or kind is bool or value is None:
+            return value  # type: ignore[return-value]
+        # How to encode each type is worked out once: a state is thousands of values
+        # of a few dozen types, encoded after every decision.
+        to_plain = self._encoders.get(kind)
+        if to_plain is None:
+            to_plain = self._encoders[kind] = self._encoder(kind)
+        return to_plain(value)
+
+    def _encoder(self, kind: type) -> Callable[[Any], Plain]:
+        plain = self._plain
+        if issubclass(kind, (bool, int, str)):
+            return lambda value: value  # type: ignore[no-any-return]
+        if issubclass(kind, Enum):
+            return lambda value: {"$e": kind.__name__, "v": value.name}
+        if issubclass(kind, tuple):
+            return lambda value: [plain(item) for item in value]
+        if issubclass(kind, frozenset):
+
+            def of_set(value: frozenset[object]) -> Plain:
+                items = [plain(item) for item in value]
+                return {"$s": sorted(items, key=_json_key)}
+
+            return of_set
+        if issubclass(kind, dict):
+
+            def of_dict(value: dict[object, object]) -> Plain:
+                pairs: list[list[Plain]] = [[plain(k), plain(v)] for k, v in value.items()]
+                return {"$d": sorted(pairs, key=lambda p: _json_key(p[0]))}
+
+            return of_dict
+        if dataclasses.is_dataclass(kind):
+            name = kind.__name__
+            if self._types.get(name) is not kind:
                 raise TypeError(f"unregistered state type {name}")
-            fields = {f.name: self._plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-            return {"$t": name, "f": fields}
-        raise TypeError(f"cannot encode {type(value).__name__}")
+            names = tuple(f.name for f in dataclasses.fields(kind))
+            return lambda value: {"$t": name, "f": {n: plain(getattr(value, n)) for n in names}}
+        raise TypeError(f"cannot encode {kind.__name__}")
 
     def _rich(self, value: object) -> object:
         if isinstance(value, list):
@@ -78,6 +99,20 @@ class StateCodec:
         if "$d" in value:
             return {self._rich(k): self._rich(v) for k, v in value["$d"]}
         raise TypeError("malformed state blob")
+
+
+def _json_key(value: Plain) -> str:
+    """json.dumps(value, sort_keys=True): what sets and dicts are ordered by. Written out
+    directly for the usual items, ints and plain strings (printable ASCII with nothing
+    JSON escapes), for which it is the same text."""
+    kind = type(value)
+    if kind is int:
+        return str(value)
+    if kind is str:
+        text: str = value  # type: ignore[assignment]
+        if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+            return f'"{text}"'
+    return json.dumps(value, sort_keys=True)
 
 
 def codec_for_modules(*modules: ModuleType) -> StateCodec:
