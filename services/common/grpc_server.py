@@ -145,17 +145,26 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         self._admit: _Admit = (
             lambda method, context: admit(method, address(context))
         )
+        self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
 
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
         details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
+        wrapped = self._wrapped.get(details.method)
+        if wrapped is not None:
+            return wrapped
         handler = await continuation(details)
         if handler is None or details.method.startswith("/grpc."):
             return handler
-        method = details.method.rsplit("/", 1)[-1]
-        guard = details.method if self._authorize else ""
+        # A method's handler never changes: wrapped once, not on every call.
+        wrapped = self._wrapped[details.method] = self._wrap(handler, details.method)
+        return wrapped
+
+    def _wrap(self, handler: grpc.RpcMethodHandler, full_method: str) -> grpc.RpcMethodHandler:
+        method = full_method.rsplit("/", 1)[-1]
+        guard = full_method if self._authorize else ""
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
                 _unary(handler.unary_unary, method, guard, self._gate, self._admit),
@@ -194,6 +203,9 @@ StreamBehavior = Callable[[object, grpc.aio.ServicerContext], AsyncIterator[Mess
 def _unary(
     inner: UnaryBehavior, method: str, guard: str, gate: Gate, admit: _Admit
 ) -> Callable[[object, grpc.aio.ServicerContext], Awaitable[Message | None]]:
+    # The method's series, looked up once (a labels() lookup takes a lock and a tuple per call).
+    seconds, succeeded = metrics.RPC_SECONDS.labels(method), metrics.RPCS.labels(method, "OK")
+
     async def call(request: object, context: grpc.aio.ServicerContext) -> Message | None:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
@@ -211,8 +223,8 @@ def _unary(
             await _fail(context, method, _as_service_error(fault, method))
             return None
         finally:
-            metrics.RPC_SECONDS.labels(method).observe(time.perf_counter() - started)
-        metrics.RPCS.labels(method, "OK").inc()
+            seconds.observe(time.perf_counter() - started)
+        succeeded.inc()
         return response
 
     return call
@@ -221,6 +233,8 @@ def _unary(
 def _streaming(
     inner: StreamBehavior, method: str, guard: str, gate: Gate, admit: _Admit
 ) -> Callable[[object, grpc.aio.ServicerContext], AsyncIterator[Message]]:
+    succeeded = metrics.RPCS.labels(method, "OK")
+
     async def call(request: object, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
@@ -239,7 +253,7 @@ def _streaming(
         except redis_faults.FAULTS as fault:
             await _fail(context, method, _as_service_error(fault, method))
             return
-        metrics.RPCS.labels(method, "OK").inc()
+        succeeded.inc()
 
     return call
 
