@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 
+from google.protobuf import any_pb2
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from services.common.errors import ServiceError
@@ -32,6 +33,8 @@ class Positions:
         # Submits to a match on their way, each answering the position it brought (None: none).
         self._submits: dict[str, list[asyncio.Future[mpb.GetPositionResponse | None]]] = {}
         self.fetches = 0  # GetPosition calls made: one per version nobody brought
+        # (match, version) -> the spectator's view there, when a position left it out.
+        self._spectators: dict[tuple[str, int], asyncio.Future[mpb.GetViewResponse]] = {}
 
     async def submitted(self, match_id: str, call: Awaitable[mpb.SubmitActionResponse]) -> mpb.SubmitActionResponse:
         """Run a submit to `match_id`, keeping the position its reply brings; watchers
@@ -82,6 +85,25 @@ class Positions:
             self._known.pop(key, None)
             known = await self._fetch(match_id)
         return known
+
+    async def spectator_view(self, known: mpb.GetPositionResponse) -> any_pb2.Any:
+        """The spectator's view at `known`'s version. A decision's position leaves it out
+        (most matches have no spectator): then the match service is asked once for every
+        spectator this gateway serves, for that version exactly."""
+        if known.position.HasField("spectator_view"):
+            return known.position.spectator_view
+        key = (known.match.match_id, known.match.version)
+        pending = self._spectators.get(key)
+        if pending is None:
+            request = mpb.GetViewRequest(match_id=known.match.match_id, at_version=known.match.version)
+            pending = self._spectators[key] = asyncio.ensure_future(self._match.GetView(request))
+            while len(self._spectators) > self._size:
+                self._spectators.pop(next(iter(self._spectators)))
+        try:
+            return (await asyncio.shield(pending)).view
+        except ServiceError:
+            self._spectators.pop(key, None)
+            raise
 
     async def _fetch(self, match_id: str) -> mpb.GetPositionResponse:
         self.fetches += 1

@@ -125,7 +125,10 @@ class Watching:
                 version=after, entries=views.entries_for(events, viewer, finished), match=summary
             )
             if known is not None and request.with_view:
-                update.view.CopyFrom(views.view_for(known.position, seat))
+                if seat is None:
+                    update.view.CopyFrom(await self._moves.positions.spectator_view(known))
+                else:
+                    update.view.CopyFrom(views.view_for(known.position, seat))
             if known is not None and seat is not None and request.with_legal_actions and seat in summary.to_move:
                 update.legal_actions.extend(views.legal_actions_for(known.position, seat))
             yield update

@@ -386,7 +386,8 @@ class MatchApp:
         current = await self.current(match_id)
         lifecycle.check_replay(current, version)
         lifecycle.check_viewer(current, viewer, holder)
-        past = await self._matches.at(match_id, version)
+        # The current version needs no fold (the gateway asks so for a spectator's live view).
+        past = current if version == current.version else await self._matches.at(match_id, version)
         return past, await self._seen_by(past, viewer)
 
     async def legal_actions(
@@ -430,8 +431,11 @@ class MatchApp:
         if match.engine_state is None:
             return None
         known = self._rules.known_position(match)
-        if known is not None:
-            return known.spectator_view if viewer is None else known.seats[viewer].view
+        if known is not None and viewer is not None:
+            return known.seats[viewer].view
+        if known is not None and known.HasField("spectator_view"):
+            return known.spectator_view
+        # A decision's position leaves the spectator out: asked for (and kept) here.
         key = (match.match_id, match.version, -2 if viewer is None else viewer)
         view = self._views.get(key)
         if view is None:

@@ -51,7 +51,7 @@ class Position:
     """Every viewer's part of one state: each seat's, and the spectator's."""
 
     seats: tuple[SeatPosition, ...]
-    spectator_view: object
+    spectator_view: object | None  # None: not computed (nobody asked)
 
 
 class EngineHost:
@@ -105,7 +105,9 @@ class EngineHost:
                 f"{self.entry.name} is for {self.engine.min_seats}-{self.engine.max_seats} seats", "seat_count"
             )
 
-    def decide(self, data: bytes, seat: int, move: object, position_seats: int = 0) -> Decision:
+    def decide(
+        self, data: bytes, seat: int, move: object, position_seats: int = 0, spectator: bool = True
+    ) -> Decision:
         """Apply one move; IllegalAction becomes FailedPrecondition naming the rule. With
         `position_seats`, a decision that leaves players to act (no chance pending) also
         carries the new position."""
@@ -123,7 +125,8 @@ class EngineHost:
             hidden = visibility.audience is not Audience.PUBLIC
             emitted.append((event, visibility, self.engine.redact(event) if hidden else None))
         turn = self.engine.to_move(state)
-        position = self._position(state, position_seats) if position_seats and turn.chance is None else None
+        wanted = position_seats and turn.chance is None
+        position = self._position(state, position_seats, spectator) if wanted else None
         outcome = self.engine.result(state)
         may_undo = undoable(self.engine.revealing, seat, emitted, turn, outcome)
         return Decision(tuple(emitted), state, self.encode(state), turn, outcome, position, may_undo)
@@ -137,12 +140,12 @@ class EngineHost:
         self._check_seat_count(seat_count)
         return self._position(self.state(data), seat_count)
 
-    def _position(self, state: object, seat_count: int) -> Position:
+    def _position(self, state: object, seat_count: int, spectator: bool = True) -> Position:
         seats = tuple(
             SeatPosition(seat, self.engine.view(state, seat), tuple(self.engine.legal_actions(state, seat)))
             for seat in range(seat_count)
         )
-        return Position(seats, self.engine.view(state, None))
+        return Position(seats, self.engine.view(state, None) if spectator else None)
 
 
 def undoable(

@@ -110,7 +110,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             move = self._action(request.action)
         else:
             raise InvalidArgument("a move (action or chance outcome) is required")
-        decision = self._host.decide(data, request.seat, move, request.position_seats)
+        decision = self._host.decide(data, request.seat, move, request.position_seats, request.position_spectator)
         response = pb.DecideResponse(
             state=self._state(decision.data), turn=turn_message(decision.turn), undoable=decision.undoable
         )
@@ -170,7 +170,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
 
     def _position_message(self, position: Position) -> pb.Position:
         codec = self._host.codec
-        return pb.Position(
+        message = pb.Position(
             seats=[
                 pb.SeatPosition(
                     seat=part.seat,
@@ -178,9 +178,11 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
                     legal_actions=[pack(codec.encode_action(a)) for a in part.legal_actions],
                 )
                 for part in position.seats
-            ],
-            spectator_view=pack(codec.encode_view(position.spectator_view)),
+            ]
         )
+        if position.spectator_view is not None:
+            message.spectator_view.CopyFrom(pack(codec.encode_view(position.spectator_view)))
+        return message
 
 
 def register(server: grpc.aio.Server, host: EngineHost) -> list[str]:

@@ -64,16 +64,25 @@ class Board:
         )
 
     @staticmethod
-    def position(summary: mpb.MatchSummary) -> rpb.Position:
+    def position(summary: mpb.MatchSummary, spectator: bool = True) -> rpb.Position:
         v = summary.version
-        return rpb.Position(
+        position = rpb.Position(
             seats=[
                 rpb.SeatPosition(seat=s, view=_view(f"v{v} secret of seat {s}"),
                                  legal_actions=[MOVE] if s in summary.to_move else [])
                 for s in (0, 1)
             ],
-            spectator_view=_view(f"v{v} public"),
         )
+        if spectator:  # a decision's position leaves the spectator out (GetPosition's has it)
+            position.spectator_view.CopyFrom(_view(f"v{v} public"))
+        return position
+
+    async def GetView(self, request: mpb.GetViewRequest) -> mpb.GetViewResponse:
+        self._count("GetView")
+        assert not request.HasField("viewer") and request.HasField("at_version"), "a spectator's, at a version"
+        await asyncio.sleep(0.01)
+        summary = await self._summary()
+        return mpb.GetViewResponse(match=summary, view=_view(f"v{request.at_version} public"))
 
     async def GetMatch(self, request: mpb.GetMatchRequest) -> mpb.GetMatchResponse:
         self._count("GetMatch")
@@ -94,7 +103,8 @@ class Board:
         # Watchers hear of the append before this reply reaches the gateway.
         self.channel.notes.put_nowait((stream, summary.version))
         await asyncio.sleep(0.05)
-        return mpb.SubmitActionResponse(version=summary.version, match=summary, position=self.position(summary))
+        position = self.position(summary, spectator=False)
+        return mpb.SubmitActionResponse(version=summary.version, match=summary, position=position)
 
     def __getattr__(self, name: str) -> object:
         raise AssertionError(f"the gateway asked the match for {name}")
@@ -164,17 +174,20 @@ async def test_every_watcher_of_a_version_is_served_from_one_fetch(gateway: Gate
 
 async def test_a_submit_answers_the_next_view_and_actions_and_its_watchers_fetch_nothing(gateway: Gateway) -> None:
     mover, other = gateway.seat(1), gateway.seat(0)
-    watchers = [asyncio.ensure_future(_first_update(gateway, c, 1)) for c in (other, Context(None))]
+    contexts = (other, Context(None), Context(None), Context(None))
+    watchers = [asyncio.ensure_future(_first_update(gateway, c, 1)) for c in contexts]
     await asyncio.sleep(0.05)
     reply = await gateway.moves.SubmitAction(pb.SubmitActionRequest(match_id=MATCH, action=MOVE), mover)
     # The mover's own next view and (not being asked again) no legal actions.
     assert reply.version == 2 and reply.match.version == 2
     assert reply.view.value == b"v2 secret of seat 1" and not reply.legal_actions
-    seen_by_other, seen_by_spectator = await asyncio.wait_for(asyncio.gather(*watchers), 5)
+    seen_by_other, *seen_by_spectators = await asyncio.wait_for(asyncio.gather(*watchers), 5)
     # Nobody else is shown the mover's secret: each its own part.
     assert seen_by_other.view.value == b"v2 secret of seat 0" and list(seen_by_other.legal_actions) == [MOVE]
-    assert seen_by_spectator.view.value == b"v2 public"
+    assert [seen.view.value for seen in seen_by_spectators] == [b"v2 public"] * 3
     assert "GetPosition" not in gateway.board.calls, "the submit's reply served them, though they heard first"
+    # The decision's position left the spectator out: asked once, for that version, for all three.
+    assert gateway.board.calls.get("GetView") == 1
 
 
 async def test_a_seat_token_that_no_longer_holds_the_seat_is_shown_nothing(gateway: Gateway) -> None:

@@ -69,7 +69,12 @@ async def test_a_decision_asked_for_it_carries_the_position_unless_chance_is_pen
             assert not decision.HasField("position")
         else:
             after = rpb.GetPositionRequest(state=decision.state, seat_count=seats)
-            assert decision.position == (await servicer.GetPosition(after, None)).position
+            whole = (await servicer.GetPosition(after, None)).position
+            assert list(decision.position.seats) == list(whole.seats)
+            assert not decision.position.HasField("spectator_view"), "the spectator only when asked"
+            request.position_spectator = True
+            assert (await servicer.Decide(request, None)).position == whole
+            request.position_spectator = False
             decided += 1
         request.position_seats = 0
         assert not (await servicer.Decide(request, None)).HasField("position"), "only when asked"
