@@ -13,7 +13,7 @@ import asyncio
 import os
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
@@ -35,6 +35,19 @@ def stack_pids(stack: Stack) -> list[int]:
     if stack.embedded and stack.redis.process is not None:
         pids.append(stack.redis.process.pid)
     return pids
+
+
+def named_pids(stack: Stack) -> dict[str, int]:
+    """The stack's processes by name ("redis" for the embedded server)."""
+    named = {name: proc.process.pid for name, proc in stack.procs.items() if proc.process is not None}
+    if stack.embedded and stack.redis.process is not None:
+        named["redis"] = stack.redis.process.pid
+    return named
+
+
+def cpu_by_process(stack: Stack) -> dict[str, dict[int, float]]:
+    """Each named process's CPU seconds so far (with its children), by pid."""
+    return {name: cpu.cpu_seconds([pid]) for name, pid in named_pids(stack).items()}
 
 
 def seats_for(game: str) -> int:
@@ -106,9 +119,12 @@ async def load_run(stack: Stack, game: str, matches: int, seconds: float) -> tup
     pids = stack_pids(stack)
     lanes = [asyncio.ensure_future(lane(i)) for i in range(matches)]
     await clock.all_opened.wait()
+    split_before = cpu_by_process(stack)
     before, started = cpu.cpu_seconds(pids), time.perf_counter()
     clock.stop_at = started + seconds
     clock.go.set()
     await asyncio.gather(*lanes)
     wall, after = time.perf_counter() - started, cpu.cpu_seconds(pids)
-    return run_of(latencies, wall, cpu.used_between(before, after)), failed
+    split_after = cpu_by_process(stack)
+    split = {name: cpu.used_between(split_before.get(name, {}), used) for name, used in split_after.items()}
+    return replace(run_of(latencies, wall, cpu.used_between(before, after)), cpu_by_process=split), failed

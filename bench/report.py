@@ -126,6 +126,22 @@ def runs_table(figures: dict[str, Any]) -> Table:
     return table
 
 
+def split_table(figures: dict[str, Any]) -> Table:
+    """Where each game's CPU per action goes, process by process, at the most matches."""
+    table = Table(title="CPU ms/action by process (at the most matches run)")
+    names = sorted({n for f in figures["shapes"].values() for r in f["runs"] for n in r.get("cpu_ms_by_process", {})})
+    for header in ("shape", "game", "matches", *names):
+        table.add_column(header, justify="right")
+    for shape, found in figures["shapes"].items():
+        most = max((row["matches"] for row in found["runs"]), default=0)
+        for row in found["runs"]:
+            if row["matches"] != most:
+                continue
+            split = row.get("cpu_ms_by_process", {})
+            table.add_row(shape, row["game"], str(most), *(f"{split[n]:.2f}" if n in split else "-" for n in names))
+    return table
+
+
 def bgio_tables(figures: dict[str, Any]) -> list[Table]:
     bgio = figures["bgio"]
     if "skipped" in bgio:
@@ -190,7 +206,9 @@ def finish(figures: dict[str, Any]) -> None:
     """Print every table, then write the JSON."""
     annotate(figures)
     figures["targets"] = target_summary(figures)
-    for table in (baseline_table(figures), runs_table(figures), *bgio_tables(figures), replay_table(figures)):
+    tables = (baseline_table(figures), runs_table(figures), split_table(figures), *bgio_tables(figures),
+              replay_table(figures))
+    for table in tables:
         console.print(table)
     targets = Table(title="Targets from the issue")
     for header in ("target", "", "figures"):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 
 def percentile(samples: Sequence[float], q: float) -> float:
@@ -26,6 +27,8 @@ class Run:
     cpu_seconds: float
     p50_ms: float
     p99_ms: float
+    # CPU seconds by process name (where measured): what the total is made of.
+    cpu_by_process: dict[str, float] = field(default_factory=dict)
 
     @property
     def per_second(self) -> float:
@@ -35,8 +38,13 @@ class Run:
     def cpu_ms_each(self) -> float:
         return 1000 * self.cpu_seconds / self.count if self.count else math.inf
 
-    def figures(self) -> dict[str, float]:
-        return {**asdict(self), "per_second": self.per_second, "cpu_ms_each": self.cpu_ms_each}
+    def figures(self) -> dict[str, Any]:
+        found: dict[str, Any] = {**asdict(self), "per_second": self.per_second, "cpu_ms_each": self.cpu_ms_each}
+        found["cpu_ms_by_process"] = {
+            name: 1000 * used / self.count for name, used in self.cpu_by_process.items() if self.count and used > 0
+        }
+        del found["cpu_by_process"]
+        return found
 
 
 def run_of(latencies: Sequence[float], wall_seconds: float, cpu_seconds: float) -> Run:
