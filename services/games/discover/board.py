@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 
+from services.games.common.values import replace
 from services.games.discover.content import Content, SpaceSpec, load
 from services.games.discover.state import State
 from services.games.discover.vocab import Hex

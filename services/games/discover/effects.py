@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
+from services.games.common.values import replace
 from services.games.discover import events as ev
 from services.games.discover import state as st
 from services.games.discover import vocab as v

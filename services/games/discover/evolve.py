@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import assert_never
 
+from services.games.common.values import replace
 from services.games.discover import events as ev
 from services.games.discover.content import load
 from services.games.discover.state import (

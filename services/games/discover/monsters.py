@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from services.games.common.engine import IllegalAction
+from services.games.common.values import replace
 from services.games.discover import actions as act
 from services.games.discover import events as ev
 from services.games.discover import state as st

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 
+from services.games.common.values import replace
 from services.games.discover.vocab import DamageType, Hex
 
 STAMINA_MAX = 12
