@@ -12,6 +12,7 @@ which the server maps to UNAVAILABLE) instead of opening one more.
 
 from __future__ import annotations
 
+import time
 import urllib.parse
 from typing import Any, TypedDict, cast
 
@@ -68,19 +69,33 @@ def connect(
 
 
 class UnprobedPool(aioredis.BlockingConnectionPool):
-    """The bounded pool, without redis-py's probe of every connection it hands out.
+    """The bounded pool, probing only connections that have sat idle.
 
     redis-py 7.0 tries a non-blocking read on a connection before each command
-    (can_read_destructive) to find one returned with a reply left unread or closed
-    by the server. That costs a system call per command: 10-35 us of the 40-70 us a
-    command cost here. Neither case needs it: a command cut short (a timeout, a
-    cancelled caller) disconnects its connection as it fails, and a command sent on
-    a connection the server has closed fails with ConnectionError, which the
-    client's retry answers on a new connection (appends are safe to re-send: each
-    carries a one-time key, services/common/redis_store.py)."""
+    (can_read_destructive), to find one closed by the server (a restart, an idle
+    timeout) or returned with a reply unread, and reconnect it before the command is
+    sent: commands are not retried on a lost connection, so without it the first
+    command on each such connection would fail. The probe costs a system call per
+    command, 10-35 us of the 40-70 us a command cost here. A connection back in the
+    pool less than PROBE_IDLE_S ago was working then (a command that fails disconnects
+    its connection), and no server restarts that fast: only connections idle for
+    longer are probed. Under load the pool hands out connections used a moment ago
+    (it is last in, first out), so almost no command pays for the probe."""
 
     async def ensure_connection(self, connection: Any) -> None:
-        await connection.connect()
+        if time.monotonic() - getattr(connection, "_tabletop_released", 0.0) > PROBE_IDLE_S:
+            await super().ensure_connection(connection)
+        else:
+            await connection.connect()
+
+    async def release(self, connection: Any) -> None:
+        connection._tabletop_released = time.monotonic()
+        await super().release(connection)
+
+
+# A connection idle longer than this is probed before its next command.
+PROBE_IDLE_S = 0.1
+
 
 
 def connect_settings(settings: Settings, name: str, max_connections: int | None = None) -> aioredis.Redis:
