@@ -27,9 +27,9 @@ from services.common.players import BOT_PREFIX
 from services.matchmaker import partition
 from services.matchmaker.config import MatchmakerConfig
 from services.matchmaker.pool import form_groups
-from services.matchmaker.projection import RatingsProjection
+from services.matchmaker.projection import RatingsProjection, ratings_key
 from services.matchmaker.ratings import DEFAULT, Rating
-from services.matchmaker.store import TicketState, TicketStore, ids_of, pool_name
+from services.matchmaker.store import TicketState, TicketStore, ids_of, placed_of, pool_name
 
 log = tlog.get("matchmaker")
 TICKETS = Counter("tabletop_matchmaker_tickets_total", "Tickets by what became of them", ["event"])
@@ -59,6 +59,16 @@ class TicketView:
     seat: int = -1
 
 
+class _Waker:
+    """One watch's wake-up: set by the events follower, with the placement when the entry carried it."""
+
+    __slots__ = ("event", "placed")
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.placed: tuple[str, int] | None = None
+
+
 class MatchmakerApp:
     def __init__(self, store: TicketStore, ratings: RatingsProjection, config: MatchmakerConfig,
                  replica: str) -> None:
@@ -66,7 +76,7 @@ class MatchmakerApp:
         self._ratings = ratings
         self._config = config
         self.replica = replica
-        self._watchers: dict[str, set[asyncio.Event]] = {}
+        self._watchers: dict[str, set[_Waker]] = {}
         self._dirty = asyncio.Event()
         # Where the events follower is: kept across restarts of the loop, so no wake-up is lost.
         self._followed = "$"
@@ -81,10 +91,12 @@ class MatchmakerApp:
         (or is being placed), FindMatch for that game answers it, whatever the new request.
         """
         low, high = _validate(game, player_id, players, options, command_id)
-        rating = await self._ratings.rating(game, player_id) or DEFAULT
+        # The player's rating and live ticket in one round trip (then the enqueue script).
+        seen, raw = await self._store.live_and_field(game, player_id, ratings_key(game), player_id)
+        rating = Rating.decode(raw) if raw is not None else DEFAULT
         fresh = uuid.uuid4().hex
         ticket_id, how = await self._store.enqueue(fresh, player_id, game, options, (low, high), rating.mu,
-                                                   command_id)
+                                                   command_id, seen)
         if how == "command":
             # A command id the player used before: the same request gets its
             # ticket again, another request is refused.
@@ -103,12 +115,14 @@ class MatchmakerApp:
         """The ticket's state now, then its assignment or expiry the moment it happens."""
         _require_ticket_id(ticket_id)
         # Listen before the first read: a change after it wakes the loop at once.
-        woken = asyncio.Event()
+        woken = _Waker()
         self._watchers.setdefault(ticket_id, set()).add(woken)
         try:
-            state: TicketState | None = await self._owned(ticket_id, player_id)
             # Back within the grace period: the ticket stays (run_heartbeats keeps saying so).
-            await self._store.heard([ticket_id])
+            # The ownership check and that refresh are one round trip.
+            state: TicketState | None = await self._store.get_heard(ticket_id, player_id)
+            if state is None or state.player_id != player_id or not player_id:
+                raise NotFound(f"no ticket {ticket_id}", "matchmaker.ticket_not_found")
             told_waiting = False
             while True:
                 view = self._view(ticket_id, state)
@@ -120,8 +134,13 @@ class MatchmakerApp:
                     yield view
                 with contextlib.suppress(TimeoutError):
                     # Woken by the events stream; the timeout is only a safety net.
-                    await asyncio.wait_for(woken.wait(), WATCH_RECHECK_SECONDS)
-                woken.clear()
+                    await asyncio.wait_for(woken.event.wait(), WATCH_RECHECK_SECONDS)
+                woken.event.clear()
+                if woken.placed is not None:
+                    # The assignment came with the event (written by the same script): no read.
+                    match_id, seat = woken.placed
+                    yield TicketView(ticket_id, ASSIGNED, match_id, seat)
+                    return
                 state = await self._store.get(ticket_id)
         finally:
             waiting = self._watchers.get(ticket_id, set())
@@ -195,9 +214,9 @@ class MatchmakerApp:
             try:
                 await self._expire(pool)
                 tickets = await self._store.waiting(pool, self._config.batch)
-                for group in form_groups(tickets, time.time(), self._config):
-                    if await self._store.claim(pool, uuid.uuid4().hex, group):
-                        claimed += 1
+                groups = [(uuid.uuid4().hex, group) for group in form_groups(tickets, time.time(), self._config)]
+                # Every group of the pass in one script (each claimed whole or skipped).
+                claimed += sum(await self._store.claim_many(pool, groups))
             finally:
                 await self._store.unlease(pool)
         return claimed
@@ -254,9 +273,12 @@ class MatchmakerApp:
                 self._followed = entry_id
                 if fields.get(b"k") in (b"queued", b"waiting"):
                     self._dirty.set()
+                    continue  # a watcher of a waiting ticket has nothing new to hear
+                placed = placed_of(fields)
                 for ticket_id in ids_of(fields):
                     for woken in self._watchers.get(ticket_id, ()):
-                        woken.set()
+                        woken.placed = placed.get(ticket_id)
+                        woken.event.set()
 
     async def run_ratings(self, entry_id: str, fields: Mapping[bytes, bytes]) -> None:
         """Handler of a tabletop:finished entry: catch the projection up to it."""
