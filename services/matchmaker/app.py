@@ -57,6 +57,8 @@ class TicketView:
     status: str
     match_id: str = ""
     seat: int = -1
+    # The seat's tenure when the match was formed (0: not known).
+    tenure: int = 0
 
 
 class _Waker:
@@ -66,7 +68,7 @@ class _Waker:
 
     def __init__(self) -> None:
         self.event = asyncio.Event()
-        self.placed: tuple[str, int] | None = None
+        self.placed: tuple[str, int, int] | None = None
 
 
 class MatchmakerApp:
@@ -78,6 +80,12 @@ class MatchmakerApp:
         self.replica = replica
         self._watchers: dict[str, set[_Waker]] = {}
         self._dirty = asyncio.Event()
+        # Pools that gained waiting tickets since the last pass (None in it: one not named).
+        self._dirty_pools: set[str | None] = set()
+        # From the last full pass: every pool known, and the ones this replica owns.
+        self._known: set[str] = set()
+        self._mine: list[str] = []
+        self._last_full = 0.0
         # Where the events follower is: kept across restarts of the loop, so no wake-up is lost.
         self._followed = "$"
 
@@ -138,8 +146,8 @@ class MatchmakerApp:
                 woken.event.clear()
                 if woken.placed is not None:
                     # The assignment came with the event (written by the same script): no read.
-                    match_id, seat = woken.placed
-                    yield TicketView(ticket_id, ASSIGNED, match_id, seat)
+                    match_id, seat, tenure = woken.placed
+                    yield TicketView(ticket_id, ASSIGNED, match_id, seat, tenure)
                     return
                 state = await self._store.get(ticket_id)
         finally:
@@ -162,7 +170,7 @@ class MatchmakerApp:
             return TicketView(ticket_id, EXPIRED)
         if state.state != ASSIGNED:
             return TicketView(ticket_id, WAITING)
-        return TicketView(ticket_id, ASSIGNED, state.match_id, state.seat)
+        return TicketView(ticket_id, ASSIGNED, state.match_id, state.seat, state.tenure)
 
     async def _owned(self, ticket_id: str, player_id: str) -> TicketState:
         """The ticket; NotFound unless `player_id` queued it: another's ticket is not even there."""
@@ -201,27 +209,43 @@ class MatchmakerApp:
 
     # ------------------------------------------------------------ the replica's loops
 
-    async def group_pass(self) -> int:
-        """Group every pool this replica owns (partition.py) and can lease now; returns the
-        groups claimed."""
+    async def group_pass(self, only: set[str] | None = None) -> int:
+        """Group the pools this replica owns (partition.py) and can lease now; returns the
+        groups claimed.
+
+        A full pass (`only` None) first abandons unwatched tickets, announces this replica
+        and reads the membership and the pools, and expires each pool's old tickets; a pass
+        for `only` (the pools that just gained tickets) groups those of them this replica
+        owns, with three round trips per pool: lease and ids, the tickets, claims and unlease.
+        A pool not known at the last full pass makes it a full pass.
+        """
+        full = only is None or not only <= self._known
+        if full:
+            await self._abandon()
+            ttl_ms = int(1000 * max(MIN_MEMBERSHIP_SECONDS, 3 * self._config.tick))
+            live = await self._store.live_replicas(self.replica, int(time.time() * 1000), ttl_ms)
+            pools = await self._store.pools()
+            self._known, self._mine = set(pools), partition.owned(pools, self.replica, live)
+            self._last_full = time.monotonic()
         claimed = 0
-        await self._abandon()
-        ttl_ms = int(1000 * max(MIN_MEMBERSHIP_SECONDS, 3 * self._config.tick))
-        live = await self._store.live_replicas(self.replica, int(time.time() * 1000), ttl_ms)
-        for pool in partition.owned(await self._store.pools(), self.replica, live):
-            if not await self._store.lease(pool, self.replica, LEASE_MS):
-                continue
+        for pool in self._mine if full or only is None else [p for p in self._mine if p in only]:
+            tickets = await self._store.lease_waiting(pool, self.replica, LEASE_MS, self._config.batch)
+            if tickets is None:
+                continue  # another replica is grouping it right now
             try:
-                await self._expire(pool)
-                tickets = await self._store.waiting(pool, self._config.batch)
+                if full and self._config.ticket_ttl > 0:
+                    # Under the lease; the expired ones are out of the pool before the claims.
+                    gone = set(await self._expire(pool))
+                    tickets = [t for t in tickets if t.ticket_id not in gone]
                 groups = [(uuid.uuid4().hex, group) for group in form_groups(tickets, time.time(), self._config)]
-                # Every group of the pass in one script (each claimed whole or skipped).
-                claimed += sum(await self._store.claim_many(pool, groups))
-            finally:
+            except BaseException:
                 await self._store.unlease(pool)
+                raise
+            # Every group of the pass in one script (each claimed whole or skipped), then the unlease.
+            claimed += sum(await self._store.claim_and_unlease(pool, groups))
         return claimed
 
-    async def _expire(self, pool: str) -> None:
+    async def _expire(self, pool: str) -> list[str]:
         """End the pool's tickets that have waited longer than the time-to-live (under the pool's lease).
 
         Age counts from FindMatch: a ticket handed back after a failed formation keeps its queued
@@ -229,11 +253,12 @@ class MatchmakerApp:
         """
         ttl = self._config.ticket_ttl
         if ttl <= 0:
-            return
+            return []
         gone = await self._store.expire(pool, time.time() - ttl, self._config.batch)
         if gone:
             TICKETS.labels("expired").inc(len(gone))
             log.info("tickets_expired", pool=pool, count=len(gone), ticket_ids=gone)
+        return gone
 
     async def _abandon(self) -> None:
         """End the waiting tickets nobody has watched for the grace period: their players are
@@ -264,14 +289,26 @@ class MatchmakerApp:
                 # Let a burst of arrivals land, so one pass groups them all.
                 await asyncio.sleep(self._config.batch_window)
             self._dirty.clear()
-            await self.group_pass()
+            dirty, self._dirty_pools = self._dirty_pools, set()
+            # Every tick a full pass (widening, backfill, expiry, membership); between ticks
+            # only the pools that gained tickets.
+            due = time.monotonic() - self._last_full >= self._config.tick
+            named = {pool for pool in dirty if pool is not None}
+            await self.group_pass(None if due or None in dirty else named)
 
     async def run_notifier(self) -> None:
         """Follow the ticket events: wake watchers, and the grouping when tickets (re)enter a pool."""
         while True:
-            for entry_id, fields in await self._store.ticket_events(self._followed, FOLLOW_BLOCK_MS):
+            entries = await self._store.ticket_events(self._followed, FOLLOW_BLOCK_MS)
+            if entries and not self._watchers:
+                # Nobody here waits on a wake-up: let the next arrivals gather (the grouping
+                # waits its batch window anyway), and read them with one call.
+                await asyncio.sleep(self._config.batch_window)
+            for entry_id, fields in entries:
                 self._followed = entry_id
                 if fields.get(b"k") in (b"queued", b"waiting"):
+                    pool = fields.get(b"pool")
+                    self._dirty_pools.add(pool.decode() if pool is not None else None)
                     self._dirty.set()
                     continue  # a watcher of a waiting ticket has nothing new to hear
                 placed = placed_of(fields)

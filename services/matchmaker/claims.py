@@ -101,11 +101,16 @@ class WorkQueue:
     def __init__(self, client: aioredis.Redis, stream: str, group: str, consumer: str, handle: Handler,
                  idle_ms: int = 3000, concurrency: int = 16, block_ms: int = 1000,
                  max_failures: int = 5, on_dead: OnDead | None = None,
-                 handle_many: BatchHandler | None = None) -> None:
+                 handle_many: BatchHandler | None = None, batch_limit: int = 256, batches: int = 2) -> None:
         self._redis = commands(client)
         self.stream, self.group, self.consumer = stream, group, consumer
         self._handle = handle
         self._handle_many = handle_many
+        # With handle_many: at most `batches` batches at once, each of up to `batch_limit` entries.
+        # The next read waits for a batch to end, and takes every entry that arrived meanwhile
+        # (a group commit: the busier the stream, the larger the batches).
+        self._batch_limit = batch_limit
+        self._batch_slots = asyncio.Semaphore(batches)
         # Failures (not counting Unavailable) after which an entry is dead (0: never).
         self._max_failures = max_failures
         self._on_dead = on_dead
@@ -144,8 +149,16 @@ class WorkQueue:
         start, pending = "0", True
         while True:
             free = max(1, self._concurrency - len(self._inflight))
-            reply = await self._redis.xreadgroup(self.group, self.consumer, {self.stream: start},
-                                                 count=free, block=None if pending else self._block_ms)
+            if self._handle_many is not None:
+                await self._batch_slots.acquire()
+                free = self._batch_limit
+            try:
+                reply = await self._redis.xreadgroup(self.group, self.consumer, {self.stream: start},
+                                                     count=free, block=None if pending else self._block_ms)
+            except BaseException:
+                if self._handle_many is not None:
+                    self._batch_slots.release()
+                raise
             entries = reply[0][1] if reply else []
             if pending:
                 start = _text(entries[-1][0]) if entries else ">"
@@ -153,8 +166,8 @@ class WorkQueue:
             live: list[tuple[str, Mapping[bytes, bytes]]] = [
                 (_text(entry_id), fields) for entry_id, fields in entries if fields
             ]
-            if self._handle_many is not None and len(live) > 1:
-                await self._start_batch(live)
+            if self._handle_many is not None:
+                self._start_batch(live)  # the batch slot is the batch's now
                 continue
             for entry_id, fields in live:
                 await self._start(entry_id, fields)
@@ -200,15 +213,12 @@ class WorkQueue:
             return
         self._inflight[ident] = asyncio.create_task(self._work(ident, fields))
 
-    async def _start_batch(self, entries: list[tuple[str, Mapping[bytes, bytes]]]) -> None:
-        """Entries read together, handled by one task (one slot): heartbeats cover each of them."""
+    def _start_batch(self, entries: list[tuple[str, Mapping[bytes, bytes]]]) -> None:
+        """Entries read together, handled by one task holding a batch slot: heartbeats cover
+        each of them. (Entries another task is on already, reclaimed ones, are left to it.)"""
         fresh = [(ident, fields) for ident, fields in entries if ident not in self._inflight]
         if not fresh:
-            return
-        await self._slots.acquire()
-        fresh = [(ident, fields) for ident, fields in fresh if ident not in self._inflight]
-        if not fresh:
-            self._slots.release()
+            self._batch_slots.release()
             return
         task = asyncio.create_task(self._work_batch(fresh))
         self._batches.add(task)
@@ -239,7 +249,7 @@ class WorkQueue:
             for ident, _ in entries:
                 self._inflight.pop(ident, None)
                 self._lost.discard(ident)
-            self._slots.release()
+            self._batch_slots.release()
 
     async def _work(self, ident: str, fields: Mapping[bytes, bytes]) -> None:
         try:

@@ -55,6 +55,12 @@ FORM_SECONDS = Histogram("tabletop_matchmaker_formation_seconds", "Time to creat
                          buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0))
 
 
+def _tenures(job: Job, match: mpb.MatchSummary) -> list[int]:
+    """Each ticket's seat tenure in the formed match (0 where the summary does not say)."""
+    held = {s.seat: s.tenure for s in match.seats if s.player_id}
+    return [held.get(seat, 0) for seat in range(len(job.tickets))]
+
+
 class BatchFormPort(Protocol):
     """The match service's many-matches call (FormMatches)."""
 
@@ -79,8 +85,7 @@ class Former:
         if self._batch is None or not jobs:
             return {}
         started = asyncio.get_running_loop().time()
-        epochs = await self._store.own_many(jobs)
-        names = await self._store.display_names_many([p for job in jobs for p in job.players])
+        epochs, names = await self._store.own_many_named(jobs)
         requests, at = [], 0
         for job in jobs:
             seated = names[at:at + len(job.players)]
@@ -94,11 +99,12 @@ class Former:
         except ServiceError as error:
             log.warning("batch_formation_failed", jobs=len(jobs), code=error.code.name, reason=error.reason)
             return {}  # each job alone, with its own retries and unwinding
-        formed = [(job, epoch) for job, epoch, result in zip(jobs, epochs, reply.results) if not result.error]
+        formed = [(job, epoch, _tenures(job, result.match)) for job, epoch, result in zip(jobs, epochs, reply.results)
+                  if not result.error]
         outcomes = await self._store.assign_many(formed)
         elapsed = asyncio.get_running_loop().time() - started
         answered: dict[str, bool] = {}
-        for (job, _), outcome in zip(formed, outcomes):
+        for (job, _, _), outcome in zip(formed, outcomes):
             if outcome < 0:
                 answered[job.match_id] = False  # superseded: the job is the new owner's
                 continue

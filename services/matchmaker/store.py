@@ -4,7 +4,7 @@ Keys (all in the hash slot `{mm}`, so the scripts also run on Redis Cluster):
   tabletop:{mm}:t:<ticket>      hash: p player, g game, o options (canonical JSON),
                                 pool, lo/hi seat range, r rating, q queued (ms),
                                 s state (waiting|forming|assigned|failed|cancelled|expired),
-                                m match id, seat, err
+                                m match id, seat, h the seat's tenure (when formed in a batch), err
   tabletop:{mm}:pool:<pool>     sorted set of the pool's waiting tickets by queued time
   tabletop:{mm}:heard           sorted set of waiting tickets by when their watcher was last heard of
                                 (ms): queueing counts as heard, then each replica refreshes the tickets
@@ -42,6 +42,7 @@ epoch, so the stale copy can never move the tickets again.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -82,6 +83,10 @@ def job_key(match_id: str) -> str:
     return f"{PREFIX}job:{match_id}"
 
 
+def lock_key(pool: str) -> str:
+    return f"{PREFIX}lock:{pool}"
+
+
 def live_key(game: str, player_id: str) -> str:
     return f"{PREFIX}live:{game}:{player_id}"
 
@@ -118,7 +123,7 @@ redis.call('ZADD', KEYS[2], ARGV[9], ARGV[1])
 redis.call('ZADD', KEYS[6], ARGV[9], ARGV[1])
 redis.call('SET', KEYS[7], ARGV[1], 'EX', 86400)
 redis.call('SADD', KEYS[3], ARGV[2])
-redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[11], '*', 'k', 'queued', 't', ARGV[1])
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[11], '*', 'k', 'queued', 't', ARGV[1], 'pool', ARGV[2])
 return {ARGV[1], 'new'}
 """
 
@@ -146,12 +151,13 @@ redis.call('XADD', KEYS[2], '*', 'm', ARGV[1], 'g', redis.call('HGET', KEYS[5], 
 return 1
 """
 
-# Many groups of one pool in one call. KEYS: pool, jobs, botseq, heard, then each group's tickets.
-# ARGV: pool, then per group: match_id, bots, ticket count, ticket ids... Each group is claimed
-# (as CLAIM does, with its own job entry) or skipped whole; returns 1/0 per group.
+# Many groups of one pool in one call. KEYS: pool, jobs, botseq, heard, the pool's lease, then each
+# group's tickets. ARGV: pool, '1' to end the lease after, then per group: match_id, bots, ticket
+# count, ticket ids... Each group is claimed (as CLAIM does, with its own job entry) or skipped
+# whole; returns 1/0 per group.
 _CLAIM_MANY = """
 local done = {}
-local a, k = 2, 5
+local a, k = 3, 6
 while a <= #ARGV do
   local match, bots, n = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
   local ok = 1
@@ -176,6 +182,7 @@ while a <= #ARGV do
   done[#done + 1] = ok
   a, k = a + 3 + n, k + n
 end
+if ARGV[2] == '1' then redis.call('DEL', KEYS[5]) end
 return done
 """
 
@@ -201,10 +208,11 @@ return epochs
 
 # Many jobs' ASSIGN in one call, one events entry for all of them. KEYS: events, bots, then per
 # job: its epoch key and its tickets. ARGV: maxlen, ttl, then per job: match_id, bot seats, epoch,
-# ticket count, ticket ids... Returns ASSIGN's answer per job (-1, 0, 1 or 2). The events entry
-# carries each assigned ticket's match ('m') and seat ('seat'), so watchers need not read them.
+# ticket count, (ticket id, seat tenure)... Returns ASSIGN's answer per job (-1, 0, 1 or 2). The
+# events entry carries each assigned ticket's match ('m'), seat ('seat') and the seat's tenure
+# ('h'), so watchers need not read them.
 _ASSIGN_MANY = """
-local outcome, ids, matches, seats = {}, {}, {}, {}
+local outcome, ids, matches, seats, tenures = {}, {}, {}, {}, {}
 local a, k = 3, 3
 while a <= #ARGV do
   local match, bots, epoch, n = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
@@ -221,20 +229,21 @@ while a <= #ARGV do
   if r == 1 and redis.call('HGET', KEYS[k + 1], 's') == 'assigned' then r = 2 end
   if r == 1 then
     for i = 1, n do
-      redis.call('HSET', KEYS[k + i], 's', 'assigned', 'seat', i - 1)
+      redis.call('HSET', KEYS[k + i], 's', 'assigned', 'seat', i - 1, 'h', ARGV[a + 3 + n + i])
       redis.call('EXPIRE', KEYS[k + i], ARGV[2])
       ids[#ids + 1] = ARGV[a + 3 + i]
       matches[#matches + 1] = match
       seats[#seats + 1] = i - 1
+      tenures[#tenures + 1] = ARGV[a + 3 + n + i]
     end
     if bots ~= '' then redis.call('XADD', KEYS[2], '*', 'm', match, 'seats', bots) end
   end
   outcome[#outcome + 1] = r
-  a, k = a + 4 + n, k + 1 + n
+  a, k = a + 4 + 2 * n, k + 1 + n
 end
 if #ids > 0 then
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'k', 'assigned', 't', table.concat(ids, ','),
-    'm', table.concat(matches, ','), 'seat', table.concat(seats, ','))
+    'm', table.concat(matches, ','), 'seat', table.concat(seats, ','), 'h', table.concat(tenures, ','))
 end
 return outcome
 """
@@ -285,7 +294,7 @@ for i = 6, #KEYS do
 end
 if #moved > 0 then
   if ARGV[3] == 'waiting' then redis.call('SADD', KEYS[2], ARGV[2]) end
-  redis.call('XADD', KEYS[3], 'MAXLEN', '~', 20000, '*', 'k', ARGV[3], 't', table.concat(moved, ','))
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', 20000, '*', 'k', ARGV[3], 't', table.concat(moved, ','), 'pool', ARGV[2])
 end
 return #moved
 """
@@ -373,6 +382,8 @@ class TicketState:
     match_id: str = ""
     seat: int = -1
     error: str = ""
+    # The seat's tenure when its match was formed (0: not known).
+    tenure: int = 0
 
 
 @dataclass(frozen=True)
@@ -541,14 +552,36 @@ class TicketStore:
 
     async def lease(self, pool: str, owner: str, ms: int) -> bool:
         """Try to become the one replica grouping `pool` for the next `ms`."""
-        return bool(await self._redis.set(f"{PREFIX}lock:{pool}", owner, nx=True, px=ms))
+        return bool(await self._redis.set(lock_key(pool), owner, nx=True, px=ms))
 
     async def unlease(self, pool: str) -> None:
-        await self._redis.delete(f"{PREFIX}lock:{pool}")
+        await self._redis.delete(lock_key(pool))
 
     async def waiting(self, pool: str, limit: int) -> list[Ticket]:
         """The oldest `limit` waiting tickets of a pool."""
-        ids = [i.decode() for i in await self._redis.zrange(pool_key(pool), 0, limit - 1)]
+        return await self._tickets(pool, [i.decode() for i in await self._redis.zrange(pool_key(pool), 0, limit - 1)])
+
+    async def lease_waiting(self, pool: str, owner: str, ms: int, limit: int) -> list[Ticket] | None:
+        """`lease` and then `waiting`, the lease and the ids in one round trip; None (nothing
+        read) when another replica holds the lease."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.set(lock_key(pool), owner, nx=True, px=ms)
+            pipe.zrange(pool_key(pool), 0, limit - 1)
+            leased, ids = await pipe.execute()
+        if not leased:
+            return None
+        return await self._tickets(pool, [i.decode() for i in ids])
+
+    async def claim_and_unlease(self, pool: str, groups: Sequence[tuple[str, Group]]) -> list[bool]:
+        """`claim_many` and then `unlease`, in one round trip."""
+        if not groups:
+            await self.unlease(pool)
+            return []
+        keys, args = _claims(pool, groups, unlease=True)
+        return [bool(int(done)) for done in await self._claim_many(keys=keys, args=args)]
+
+    async def _tickets(self, pool: str, ids: list[str]) -> list[Ticket]:
+        """The grouping's view of the waiting tickets `ids` of `pool` (one pipeline)."""
         if not ids:
             await self._prune(keys=[pool_key(pool), POOLS], args=[pool])
             return []
@@ -573,12 +606,7 @@ class TicketStore:
         all or nothing per group; whether each was claimed."""
         if not groups:
             return []
-        keys = [pool_key(pool), JOBS, BOT_SEQ, HEARD]
-        args: list[str | int] = [pool]
-        for match_id, group in groups:
-            ids = [t.ticket_id for t in group.tickets]
-            keys += [ticket_key(i) for i in ids]
-            args += [match_id, group.bots, len(ids), *ids]
+        keys, args = _claims(pool, groups, unlease=False)
         return [bool(int(done)) for done in await self._claim_many(keys=keys, args=args)]
 
     async def expire(self, pool: str, queued_before: float, limit: int) -> list[str]:
@@ -601,16 +629,25 @@ class TicketStore:
             return []
         return [int(e) for e in await self._own_many(keys=[job_key(j.match_id) for j in jobs], args=[DONE_TTL])]
 
-    async def assign_many(self, jobs: Sequence[tuple[Job, int]]) -> list[int]:
-        """`assign` for many (job, epoch) in one round trip: each job's answer, -1 where the
-        epoch is no longer the job's (the caller raises or skips; nothing of that job moved)."""
+    async def own_many_named(self, jobs: Sequence[Job]) -> tuple[list[int], list[str]]:
+        """`own_many`, and `display_names_many` of every job's players in seat order (all the
+        jobs' players one after the other), side by side."""
+        # Side by side, not one pipeline: a script in a Redis Cluster pipeline is never loaded.
+        epochs, names = await asyncio.gather(self.own_many(jobs),
+                                             self.display_names_many([p for job in jobs for p in job.players]))
+        return epochs, names
+
+    async def assign_many(self, jobs: Sequence[tuple[Job, int, Sequence[int]]]) -> list[int]:
+        """`assign` for many (job, epoch, each ticket's seat tenure) in one round trip: each job's
+        answer, -1 where the epoch is no longer the job's (nothing of that job moved)."""
         if not jobs:
             return []
         keys = [EVENTS, BOTS]
         args: list[str | int] = [EVENTS_MAXLEN, DONE_TTL]
-        for job, epoch in jobs:
+        for job, epoch, tenures in jobs:
             keys += [job_key(job.match_id), *(ticket_key(i) for i in job.tickets)]
-            args += [job.match_id, ",".join(str(s) for s in job.bot_seats), epoch, len(job.tickets), *job.tickets]
+            args += [job.match_id, ",".join(str(s) for s in job.bot_seats), epoch, len(job.tickets), *job.tickets,
+                     *(tenures[i] if i < len(tenures) else 0 for i in range(len(job.tickets)))]
         return [int(r) for r in await self._assign_many(keys=keys, args=args)]
 
     async def ensure_owner(self, job: Job, epoch: int) -> None:
@@ -640,12 +677,23 @@ class TicketStore:
         return _owned(job, int(await self._return(keys=keys, args=args)))
 
 
+def _claims(pool: str, groups: Sequence[tuple[str, Group]], unlease: bool) -> tuple[list[str], list[str | int]]:
+    """CLAIM_MANY's keys and arguments."""
+    keys = [pool_key(pool), JOBS, BOT_SEQ, HEARD, lock_key(pool)]
+    args: list[str | int] = [pool, "1" if unlease else "0"]
+    for match_id, group in groups:
+        ids = [t.ticket_id for t in group.tickets]
+        keys += [ticket_key(i) for i in ids]
+        args += [match_id, group.bots, len(ids), *ids]
+    return keys, args
+
+
 def _state(ticket_id: str, fields: Mapping[bytes, bytes]) -> TicketState | None:
     if not fields:
         return None
     text = {k.decode(): v.decode() for k, v in fields.items()}
     return TicketState(ticket_id, text.get("p", ""), text.get("g", ""), text.get("s", ""),
-                       text.get("m", ""), int(text.get("seat", "-1")), text.get("err", ""))
+                       text.get("m", ""), int(text.get("seat", "-1")), text.get("err", ""), int(text.get("h", "0")))
 
 
 def _owned(job: Job, outcome: int) -> int:
@@ -658,14 +706,16 @@ def _text(value: bytes | str | int) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def placed_of(entry: Mapping[bytes, bytes]) -> dict[str, tuple[str, int]]:
-    """Ticket id -> (match id, seat) of an 'assigned' events entry that carries them (assign_many's);
-    empty for any other entry (its watchers read the ticket)."""
+def placed_of(entry: Mapping[bytes, bytes]) -> dict[str, tuple[str, int, int]]:
+    """Ticket id -> (match id, seat, tenure) of an 'assigned' events entry that carries them
+    (assign_many's); empty for any other entry (its watchers read the ticket)."""
     seats = entry.get(b"seat")
     if entry.get(b"k") != b"assigned" or not seats:
         return {}
     ids, matches = entry[b"t"].decode().split(","), entry[b"m"].decode().split(",")
-    return {t: (m, int(s)) for t, m, s in zip(ids, matches, seats.decode().split(","))}
+    tenures = entry.get(b"h", b"").decode().split(",")
+    return {t: (m, int(s), int(tenures[i]) if i < len(tenures) and tenures[i] else 0)
+            for i, (t, m, s) in enumerate(zip(ids, matches, seats.decode().split(",")))}
 
 
 def ids_of(entry: Mapping[bytes, bytes]) -> Sequence[str]:
