@@ -8,6 +8,10 @@ ticket of every process and of each matchmaker replica, time from FindMatch
 to the assignment on the watch stream (p50/p99), and the two-replica figures
 as a ratio of the one-replica run on the same machine.
 
+Then the matchmaker alone on a backlog (BENCH_MM_BACKLOG tickets queued
+straight into Redis, nobody watching): its CPU per ticket once its batches
+fill, per replica, which is what N replicas on N machines scale by.
+
 Pools are partitioned among the live replicas by rendezvous hash
 (services/matchmaker/partition.py); formation jobs are shared by all of them.
 """
@@ -34,6 +38,7 @@ from services.common.transport import CHANNEL_OPTIONS
 
 TICKETS = int(os.environ.get("BENCH_MM_TICKETS", "600"))
 PARALLEL = int(os.environ.get("BENCH_MM_PARALLEL", "64"))
+BACKLOG = int(os.environ.get("BENCH_MM_BACKLOG", "2000")) // 2 * 2  # even: every ticket finds a mate
 PAIRS = 30
 PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
 IN_GATEWAY = {"TABLETOP_MATCHMAKER_TRANSPORT": "inprocess"}
@@ -116,6 +121,59 @@ def _measure(replicas: int, count: int, desk: bool = False) -> dict[str, Any]:
     }
 
 
+async def _burst(redis_url: str, count: int, mark: Callable[[], None]) -> float:
+    """`count` tickets queued straight into Redis at once (no gateway, no watchers), then
+    waited for until every one is assigned; returns the seconds that took. The matchmaker
+    meets a backlog: full grouping passes and formation batches (group commits), the
+    per-ticket cost it tends to as the load grows, apart from the gateway's."""
+    import redis.asyncio as aioredis
+
+    from services.matchmaker.store import TicketStore
+
+    client = aioredis.from_url(redis_url, decode_responses=False)
+    store = TicketStore(client)
+    options = {"target": f"burst-{time.time_ns()}"}  # a pool of its own
+    try:
+        mark()
+        started = time.perf_counter()
+        ids = await asyncio.gather(*(
+            store.add(os.urandom(16).hex(), f"burst-{n}", "pig", options, (2, 2), 25.0) for n in range(count)
+        ))
+        while True:
+            async with client.pipeline(transaction=False) as pipe:
+                for ticket_id in ids:
+                    pipe.hget(f"tabletop:{{mm}}:t:{ticket_id}", "s")
+                states = await pipe.execute()
+            if all(s == b"assigned" for s in states):
+                break
+            await asyncio.sleep(0.25)
+        elapsed = time.perf_counter() - started
+        mark()
+        return elapsed
+    finally:
+        await client.aclose()
+
+
+def _measure_burst(replicas: int, count: int) -> dict[str, Any]:
+    """Matchmaker CPU per ticket on a backlog of `count` tickets (see _burst)."""
+    # Nobody watches these tickets: no abandonment (a backlog may take longer than the grace period).
+    env = {**PIG, **UNLIMITED_CALLERS, "TABLETOP_MM_WATCH_GRACE": "0"}
+    stack = Stack(games=("pig",), extra_env=env, matchmakers=replicas)
+    readings: list[dict[int, float]] = []
+    try:
+        stack.start()
+        roots = {name: proc.process.pid for name, proc in stack.procs.items()
+                 if proc.process is not None and name.startswith("matchmaker")}
+        elapsed = asyncio.run(_burst(stack.redis_url, count, lambda: readings.append(cpu.cpu_seconds(roots.values()))))
+    finally:
+        stack.stop()
+    before, after = readings
+    per_replica = {name: _per_ticket(before, after, pid, count) for name, pid in roots.items()}
+    return {"replicas": replicas, "tickets": count, "seconds": round(elapsed, 2),
+            "tickets_per_s": round(count / elapsed, 1), "matchmaker_cpu_ms_per_ticket": per_replica,
+            "matchmaker_cpu_ms_per_ticket_total": round(sum(per_replica.values()), 3)}
+
+
 def _per_ticket(before: dict[int, float], after: dict[int, float], pid: int, count: int) -> float:
     """One process's CPU ms per ticket between the readings."""
     return round((after.get(pid, 0.0) - before.get(pid, 0.0)) * 1000 / count, 3)
@@ -160,6 +218,15 @@ def run() -> dict[str, Any]:
             "matchmaker_cpu_target_met": one["matchmaker_cpu_ms_per_ticket_total"] <= 0.2,
             "throughput_target_met": max(one["tickets_per_s"], two["tickets_per_s"]) >= 2000,
         }
+    # The matchmaker alone on a backlog (tickets queued straight into Redis, nobody watching):
+    # what a replica costs per ticket once batches fill, which is what N replicas scale.
+    backlog = {"one_replica": _measure_burst(1, BACKLOG), "two_replicas": _measure_burst(2, BACKLOG)}
+    backlog["matchmaker_cpu_target_met"] = backlog["one_replica"]["matchmaker_cpu_ms_per_ticket_total"] <= 0.2
+    found["backlog"] = backlog
+    for run_ in (backlog["one_replica"], backlog["two_replicas"]):
+        print(f"[matchmaking backlog] {run_['replicas']} replica(s): {run_['tickets']} tickets in {run_['seconds']} s "
+              f"({run_['tickets_per_s']}/s, formation-bound), matchmaker {run_['matchmaker_cpu_ms_per_ticket']} "
+              f"ms/ticket (total {run_['matchmaker_cpu_ms_per_ticket_total']})", file=sys.stderr)
         for run_ in (one, two):
             print(f"[matchmaking {shape}] {run_['replicas']} replica(s): {run_['tickets_per_s']} tickets/s, "
                   f"matchmaker {run_['matchmaker_cpu_ms_per_ticket']} ms/ticket "

@@ -61,7 +61,9 @@ async def main() -> None:
     idle, dead = tuning.claim_idle_ms, tuning.max_failures
     queues = {
         "formation": WorkQueue(client, JOBS, "formers", replica, form, idle, tuning.concurrency,
-                               max_failures=dead, on_dead=formation_dead, handle_many=form_many),
+                               max_failures=dead, on_dead=formation_dead, handle_many=form_many,
+                               # One FormMatches call forms a batch: well within the call's deadline.
+                               batch_limit=64),
         "bots": WorkQueue(client, BOTS, "bots", replica, play, idle, 64, max_failures=dead),
         # Ratings apply finished matches in order: an entry is never skipped (no dead letters).
         "ratings": WorkQueue(client, keys.FINISHED_STREAM, "ratings", replica, app.run_ratings, idle, 1,

@@ -3,10 +3,14 @@
 Every replica runs the same loops: grouping passes over the pools it owns
 (pools are partitioned among the live replicas by rendezvous hashing,
 services/matchmaker/partition.py, with a short lease per pool for the moments
-two replicas see different memberships; the pass first expires the pool's
-tickets older than the time-to-live), formation jobs and bot jobs
+two replicas see different memberships; a full pass, once per tick, first
+expires the pool's tickets older than the time-to-live; between ticks a pass
+groups only the pools that gained tickets), formation jobs and bot jobs
 shared through consumer groups, the ratings projection, and a follower of the
-ticket events stream that wakes this replica's watchers.
+ticket events stream that wakes this replica's watchers (with the assignment
+when the events entry carries it). The gateway may serve the ticket calls
+itself with the same use cases (desk.py): then it runs only the follower
+and the heartbeats, for its own watchers.
 """
 
 from __future__ import annotations

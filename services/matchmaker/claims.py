@@ -23,6 +23,17 @@ what the entry held, e.g. a formation's tickets) and then moved, with its last
 error, to the dead-letter stream `<stream>:dead` and acknowledged, in one
 script. Failures that say only "try later" (Unavailable: the match service or
 Redis away) are not counted: an outage delays work, it does not kill it.
+
+A queue with a batch handler (`handle_many`) reads as a group commit: at most
+`batches` batches at once, and each read takes every entry that arrived
+while they ran (up to `batch_limit`), handed to the batch handler together.
+What the batch handler finishes is acknowledged in one call; what it says
+another replica holds is left pending; anything else (or everything, if it
+raises) goes through the one-entry handler above, with its failure counts
+and dead letters. Entries claimed back from a dead replica always take the
+one-entry path. An entry of a running batch that another consumer takes over
+is not cancelled with the batch (the batch holds others too): it is marked
+lost, and neither acknowledged nor retried alone by this consumer.
 """
 
 from __future__ import annotations

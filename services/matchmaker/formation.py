@@ -1,5 +1,10 @@
 """Forming a claimed group: one FormMatch call makes its started match, then the tickets are assigned.
 
+Jobs read together are formed together (`Former.form_many`): one FormMatches
+call for all their matches, one script assigning all their tickets. A job that
+batch does not settle is formed alone by `Former.form`, below, which handles
+every failure.
+
 FormMatch appends the match's creation, every seat and its start as one batch,
 so a group's match exists whole or not at all, and costs one write. The call
 carries a command id derived from the job (the match id fixed at claim time),
