@@ -218,6 +218,11 @@ def run() -> dict[str, Any]:
             "matchmaker_cpu_target_met": one["matchmaker_cpu_ms_per_ticket_total"] <= 0.2,
             "throughput_target_met": max(one["tickets_per_s"], two["tickets_per_s"]) >= 2000,
         }
+        for run_ in (one, two):
+            print(f"[matchmaking {shape}] {run_['replicas']} replica(s): {run_['tickets_per_s']} tickets/s, "
+                  f"matchmaker {run_['matchmaker_cpu_ms_per_ticket']} ms/ticket "
+                  f"(total {run_['matchmaker_cpu_ms_per_ticket_total']}), all processes "
+                  f"{run_['cpu_ms_per_ticket_all']} ms/ticket, p50 {run_['p50_ms']} ms", file=sys.stderr)
     # The matchmaker alone on a backlog (tickets queued straight into Redis, nobody watching):
     # what a replica costs per ticket once batches fill, which is what N replicas scale.
     backlog = {"one_replica": _measure_burst(1, BACKLOG), "two_replicas": _measure_burst(2, BACKLOG)}
@@ -227,11 +232,6 @@ def run() -> dict[str, Any]:
         print(f"[matchmaking backlog] {run_['replicas']} replica(s): {run_['tickets']} tickets in {run_['seconds']} s "
               f"({run_['tickets_per_s']}/s, formation-bound), matchmaker {run_['matchmaker_cpu_ms_per_ticket']} "
               f"ms/ticket (total {run_['matchmaker_cpu_ms_per_ticket_total']})", file=sys.stderr)
-        for run_ in (one, two):
-            print(f"[matchmaking {shape}] {run_['replicas']} replica(s): {run_['tickets_per_s']} tickets/s, "
-                  f"matchmaker {run_['matchmaker_cpu_ms_per_ticket']} ms/ticket "
-                  f"(total {run_['matchmaker_cpu_ms_per_ticket_total']}), all processes "
-                  f"{run_['cpu_ms_per_ticket_all']} ms/ticket, p50 {run_['p50_ms']} ms", file=sys.stderr)
     return found
 
 
