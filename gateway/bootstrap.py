@@ -34,6 +34,7 @@ from services.common.transport import ROUND_ROBIN
 from services.match.app import MatchApp
 from services.match.bootstrap import embedded_match
 from services.match.keeper import ClockKeeper
+from services.matchmaker.desk import embedded_tickets
 
 
 def token_authority(settings: Settings) -> TokenAuthority:
@@ -69,6 +70,22 @@ def match_client(settings: Settings, client: aioredis.Redis) -> tuple[MatchClien
     return MatchClient.remote(settings.match_addr, dial(settings, "match"), timeout=10.0), None
 
 
+def matchmaker_client(
+    settings: Settings, client: aioredis.Redis
+) -> tuple[MatchmakerClient, Callable[[], Awaitable[None]]]:
+    """The matchmaker replicas, or (TABLETOP_MATCHMAKER_TRANSPORT=inprocess) the ticket calls
+    served here on the tickets in Redis (services/matchmaker/desk.py); and what stops it."""
+    if settings.matchmaker_transport == "inprocess":
+        return embedded_tickets(settings, client)
+
+    async def nothing() -> None:
+        return None
+
+    # One address or several ("ipv4:host:port,host:port"): any matchmaker replica answers any call.
+    remote = MatchmakerClient.remote(settings.matchmaker_addr, dial(settings, "matchmaker"), options=ROUND_ROBIN)
+    return remote, nothing
+
+
 @dataclass(frozen=True)
 class Gateway:
     service: GatewayService
@@ -83,8 +100,7 @@ def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.R
     feeds = Subscriptions(store, lambda: redis_changes.listen(listener))
     match, embedded = match_client(settings, client)
     keeper = asyncio.get_running_loop().create_task(ClockKeeper(embedded).run()) if embedded else None
-    # One address or several ("ipv4:host:port,host:port"): any matchmaker replica answers any call.
-    matchmaker = MatchmakerClient.remote(settings.matchmaker_addr, dial(settings, "matchmaker"), options=ROUND_ROBIN)
+    matchmaker, close_tickets = matchmaker_client(settings, client)
     rules = rules_clients(settings)
     players = Players(client, external_identities(settings), settings.auth_custom)
     callers, games = Callers(tokens), GameCatalog(rules)
@@ -108,6 +124,7 @@ def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.R
         await feeds.close()
         await match.close()
         await matchmaker.close()
+        await close_tickets()
         if listener is not client:
             await listener.aclose()
 

@@ -90,7 +90,13 @@ class Matchmaking:
                     raise
 
     async def _seat_token(self, player_id: str, assignment: mmpb.Assignment) -> None:
-        """Mint the assigned seat's token for the ticket's owner, bound to the seat's tenure."""
+        """Mint the assigned seat's token for the ticket's owner, bound to the seat's tenure: the
+        one the matchmaker formed the match with when it says (no read: a token for a seat
+        that changed hands since is refused at its first use), else the match's now."""
+        if assignment.tenure > 0:
+            assignment.token, _ = self._seats.issue(player_id, assignment.match_id, assignment.seat,
+                                                    assignment.tenure)
+            return
         assignment.token, _ = await self._seats.held(
             player_id, assignment.match_id, assignment.seat, "auth.seat_changed"
         )

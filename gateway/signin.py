@@ -23,6 +23,10 @@ class SeatTokens:
         self._match = match
         self._tokens = tokens
 
+    def issue(self, player_id: str, match_id: str, seat: int, tenure: int) -> tuple[str, SeatClaim]:
+        """A token for a seat whose holder and tenure the caller knows (a formed match's)."""
+        return self._tokens.issue_seat(match_id, seat, player_id, tenure)
+
     async def held(self, player_id: str, match_id: str, seat: int | None, reason: str) -> tuple[str, SeatClaim]:
         """A fresh token for the seat (or the lowest seat) `player_id` holds in the match now,
         bound to its current tenure; PermissionDenied (`reason`) if they hold none."""

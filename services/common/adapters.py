@@ -157,6 +157,7 @@ class MatchClient(Adapter):
     LeaveMatch = Rpc(match_pb.LeaveMatchRequest, match_pb.LeaveMatchResponse)
     StartMatch = Rpc(match_pb.StartMatchRequest, match_pb.StartMatchResponse)
     FormMatch = Rpc(match_pb.FormMatchRequest, match_pb.FormMatchResponse)
+    FormMatches = Rpc(match_pb.FormMatchesRequest, match_pb.FormMatchesResponse)
     SubmitAction = Rpc(match_pb.SubmitActionRequest, match_pb.SubmitActionResponse)
     UndoActions = Rpc(match_pb.UndoActionsRequest, match_pb.UndoActionsResponse)
     GetMatch = Rpc(match_pb.GetMatchRequest, match_pb.GetMatchResponse)

@@ -42,7 +42,7 @@ POLICY: Mapping[str, frozenset[str]] = {
         MATCH, {"gateway", "matchmaker"},
         "CreateMatch", "JoinMatch", "LeaveMatch", "StartMatch", "GetMatch", "ListLegalActions", "SubmitAction",
     ),
-    **_methods(MATCH, {"matchmaker"}, "FormMatch"),
+    **_methods(MATCH, {"matchmaker"}, "FormMatch", "FormMatches"),
     # Take-backs are a person's: the gateway's alone (bots never undo).
     **_methods(MATCH, {"gateway"}, "UndoActions"),
     # A whole position holds every seat's secrets: only the gateway, which shows each viewer its part.

@@ -59,6 +59,10 @@ class Settings:
     # The gateway's match service: "grpc" (the match process at match_addr) or
     # "inprocess" (the gateway runs the match app itself: no socket on the action path).
     match_transport: str = "grpc"
+    # The gateway's ticket calls (FindMatch, WatchTicket, CancelTicket, ratings): "grpc" (a
+    # matchmaker replica at matchmaker_addr) or "inprocess" (the gateway serves them on the
+    # tickets in Redis itself: services/matchmaker/desk.py); the replicas group and form either way.
+    matchmaker_transport: str = "grpc"
     # How long a match process keeps a match's write lease after its last append
     # (services/common/event_store.py); 0: it takes none, and reads always check the log.
     match_lease_ms: int = 3000
@@ -165,6 +169,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         dice_transport=get("DICE_TRANSPORT", d.dice_transport),
         deck_transport=get("DECK_TRANSPORT", d.deck_transport),
         match_transport=get("MATCH_TRANSPORT", d.match_transport),
+        matchmaker_transport=get("MATCHMAKER_TRANSPORT", d.matchmaker_transport),
         match_lease_ms=int(get("MATCH_LEASE_MS", str(d.match_lease_ms))),
         game=get("GAME", d.game),
         snapshot_every=int(get("SNAPSHOT_EVERY", str(d.snapshot_every))),

@@ -12,6 +12,7 @@ from services.common import log_entry, tls
 from services.common.errors import PermissionDenied
 from services.common.players import is_bot
 from services.match.app import MatchApp
+from services.match.batch import form_matches
 from services.match.lifecycle import Holder
 from services.match.records import holder_of, summary
 
@@ -48,6 +49,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         players = [(p.player_id, p.display_name) for p in request.players]
         match = await self._app.form(request.game, dict(request.config), players, request.command_id, request.match_id)
         return pb.FormMatchResponse(match=summary(match))
+
+    async def FormMatches(self, request: pb.FormMatchesRequest, context: object) -> pb.FormMatchesResponse:
+        return await form_matches(self._app, request)
 
     async def SubmitAction(
         self, request: pb.SubmitActionRequest, context: tls.Authenticated | None

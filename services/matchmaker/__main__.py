@@ -1,6 +1,7 @@
 """A matchmaker replica: wiring only. Run as many as you like against one Redis."""
 
 import asyncio
+import contextlib
 import os
 import socket
 from collections.abc import Mapping
@@ -32,11 +33,19 @@ async def main() -> None:
     store = TicketStore(client)
     ratings = RatingsProjection(client, events)
     app = MatchmakerApp(store, ratings, tuning, replica)
-    former = Former(match, store)
+    former = Former(match, store, batch=match)
     bots = BotPlayer(match, events, tuning.bot_idle, tuning.bot_level, parse_budget(tuning.bot_budget))
 
     async def form(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
         await former.form(Job.from_fields(fields))
+
+    async def form_many(entries: list[tuple[str, Mapping[bytes, bytes]]]) -> dict[str, bool]:
+        jobs: dict[str, Job] = {}
+        for entry_id, fields in entries:
+            with contextlib.suppress(KeyError, ValueError):  # not a job: the one-entry path buries it
+                jobs[entry_id] = Job.from_fields(fields)
+        answered = await former.form_many(list(jobs.values()))
+        return {entry_id: answered[job.match_id] for entry_id, job in jobs.items() if job.match_id in answered}
 
     async def play(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
         seats = [int(s) for s in fields[b"seats"].decode().split(",")]
@@ -52,7 +61,9 @@ async def main() -> None:
     idle, dead = tuning.claim_idle_ms, tuning.max_failures
     queues = {
         "formation": WorkQueue(client, JOBS, "formers", replica, form, idle, tuning.concurrency,
-                               max_failures=dead, on_dead=formation_dead),
+                               max_failures=dead, on_dead=formation_dead, handle_many=form_many,
+                               # One FormMatches call forms a batch: well within the call's deadline.
+                               batch_limit=64),
         "bots": WorkQueue(client, BOTS, "bots", replica, play, idle, 64, max_failures=dead),
         # Ratings apply finished matches in order: an entry is never skipped (no dead letters).
         "ratings": WorkQueue(client, keys.FINISHED_STREAM, "ratings", replica, app.run_ratings, idle, 1,

@@ -3,10 +3,14 @@
 Every replica runs the same loops: grouping passes over the pools it owns
 (pools are partitioned among the live replicas by rendezvous hashing,
 services/matchmaker/partition.py, with a short lease per pool for the moments
-two replicas see different memberships; the pass first expires the pool's
-tickets older than the time-to-live), formation jobs and bot jobs
+two replicas see different memberships; a full pass, once per tick, first
+expires the pool's tickets older than the time-to-live; between ticks a pass
+groups only the pools that gained tickets), formation jobs and bot jobs
 shared through consumer groups, the ratings projection, and a follower of the
-ticket events stream that wakes this replica's watchers.
+ticket events stream that wakes this replica's watchers (with the assignment
+when the events entry carries it). The gateway may serve the ticket calls
+itself with the same use cases (desk.py): then it runs only the follower
+and the heartbeats, for its own watchers.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ from services.common.players import BOT_PREFIX
 from services.matchmaker import partition
 from services.matchmaker.config import MatchmakerConfig
 from services.matchmaker.pool import form_groups
-from services.matchmaker.projection import RatingsProjection
+from services.matchmaker.projection import RatingsProjection, ratings_key
 from services.matchmaker.ratings import DEFAULT, Rating
-from services.matchmaker.store import TicketState, TicketStore, ids_of, pool_name
+from services.matchmaker.store import TicketState, TicketStore, ids_of, placed_of, pool_name
 
 log = tlog.get("matchmaker")
 TICKETS = Counter("tabletop_matchmaker_tickets_total", "Tickets by what became of them", ["event"])
@@ -57,6 +61,18 @@ class TicketView:
     status: str
     match_id: str = ""
     seat: int = -1
+    # The seat's tenure when the match was formed (0: not known).
+    tenure: int = 0
+
+
+class _Waker:
+    """One watch's wake-up: set by the events follower, with the placement when the entry carried it."""
+
+    __slots__ = ("event", "placed")
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.placed: tuple[str, int, int] | None = None
 
 
 class MatchmakerApp:
@@ -66,8 +82,14 @@ class MatchmakerApp:
         self._ratings = ratings
         self._config = config
         self.replica = replica
-        self._watchers: dict[str, set[asyncio.Event]] = {}
+        self._watchers: dict[str, set[_Waker]] = {}
         self._dirty = asyncio.Event()
+        # Pools that gained waiting tickets since the last pass (None in it: one not named).
+        self._dirty_pools: set[str | None] = set()
+        # From the last full pass: every pool known, and the ones this replica owns.
+        self._known: set[str] = set()
+        self._mine: list[str] = []
+        self._last_full = 0.0
         # Where the events follower is: kept across restarts of the loop, so no wake-up is lost.
         self._followed = "$"
 
@@ -81,10 +103,12 @@ class MatchmakerApp:
         (or is being placed), FindMatch for that game answers it, whatever the new request.
         """
         low, high = _validate(game, player_id, players, options, command_id)
-        rating = await self._ratings.rating(game, player_id) or DEFAULT
+        # The player's rating and live ticket in one round trip (then the enqueue script).
+        seen, raw = await self._store.live_and_field(game, player_id, ratings_key(game), player_id)
+        rating = Rating.decode(raw) if raw is not None else DEFAULT
         fresh = uuid.uuid4().hex
         ticket_id, how = await self._store.enqueue(fresh, player_id, game, options, (low, high), rating.mu,
-                                                   command_id)
+                                                   command_id, seen)
         if how == "command":
             # A command id the player used before: the same request gets its
             # ticket again, another request is refused.
@@ -103,12 +127,14 @@ class MatchmakerApp:
         """The ticket's state now, then its assignment or expiry the moment it happens."""
         _require_ticket_id(ticket_id)
         # Listen before the first read: a change after it wakes the loop at once.
-        woken = asyncio.Event()
+        woken = _Waker()
         self._watchers.setdefault(ticket_id, set()).add(woken)
         try:
-            state: TicketState | None = await self._owned(ticket_id, player_id)
             # Back within the grace period: the ticket stays (run_heartbeats keeps saying so).
-            await self._store.heard([ticket_id])
+            # The ownership check and that refresh are one round trip.
+            state: TicketState | None = await self._store.get_heard(ticket_id, player_id)
+            if state is None or state.player_id != player_id or not player_id:
+                raise NotFound(f"no ticket {ticket_id}", "matchmaker.ticket_not_found")
             told_waiting = False
             while True:
                 view = self._view(ticket_id, state)
@@ -120,8 +146,13 @@ class MatchmakerApp:
                     yield view
                 with contextlib.suppress(TimeoutError):
                     # Woken by the events stream; the timeout is only a safety net.
-                    await asyncio.wait_for(woken.wait(), WATCH_RECHECK_SECONDS)
-                woken.clear()
+                    await asyncio.wait_for(woken.event.wait(), WATCH_RECHECK_SECONDS)
+                woken.event.clear()
+                if woken.placed is not None:
+                    # The assignment came with the event (written by the same script): no read.
+                    match_id, seat, tenure = woken.placed
+                    yield TicketView(ticket_id, ASSIGNED, match_id, seat, tenure)
+                    return
                 state = await self._store.get(ticket_id)
         finally:
             waiting = self._watchers.get(ticket_id, set())
@@ -143,7 +174,7 @@ class MatchmakerApp:
             return TicketView(ticket_id, EXPIRED)
         if state.state != ASSIGNED:
             return TicketView(ticket_id, WAITING)
-        return TicketView(ticket_id, ASSIGNED, state.match_id, state.seat)
+        return TicketView(ticket_id, ASSIGNED, state.match_id, state.seat, state.tenure)
 
     async def _owned(self, ticket_id: str, player_id: str) -> TicketState:
         """The ticket; NotFound unless `player_id` queued it: another's ticket is not even there."""
@@ -182,27 +213,43 @@ class MatchmakerApp:
 
     # ------------------------------------------------------------ the replica's loops
 
-    async def group_pass(self) -> int:
-        """Group every pool this replica owns (partition.py) and can lease now; returns the
-        groups claimed."""
+    async def group_pass(self, only: set[str] | None = None) -> int:
+        """Group the pools this replica owns (partition.py) and can lease now; returns the
+        groups claimed.
+
+        A full pass (`only` None) first abandons unwatched tickets, announces this replica
+        and reads the membership and the pools, and expires each pool's old tickets; a pass
+        for `only` (the pools that just gained tickets) groups those of them this replica
+        owns, with three round trips per pool: lease and ids, the tickets, claims and unlease.
+        A pool not known at the last full pass makes it a full pass.
+        """
+        full = only is None or not only <= self._known
+        if full:
+            await self._abandon()
+            ttl_ms = int(1000 * max(MIN_MEMBERSHIP_SECONDS, 3 * self._config.tick))
+            live = await self._store.live_replicas(self.replica, int(time.time() * 1000), ttl_ms)
+            pools = await self._store.pools()
+            self._known, self._mine = set(pools), partition.owned(pools, self.replica, live)
+            self._last_full = time.monotonic()
         claimed = 0
-        await self._abandon()
-        ttl_ms = int(1000 * max(MIN_MEMBERSHIP_SECONDS, 3 * self._config.tick))
-        live = await self._store.live_replicas(self.replica, int(time.time() * 1000), ttl_ms)
-        for pool in partition.owned(await self._store.pools(), self.replica, live):
-            if not await self._store.lease(pool, self.replica, LEASE_MS):
-                continue
+        for pool in self._mine if full or only is None else [p for p in self._mine if p in only]:
+            tickets = await self._store.lease_waiting(pool, self.replica, LEASE_MS, self._config.batch)
+            if tickets is None:
+                continue  # another replica is grouping it right now
             try:
-                await self._expire(pool)
-                tickets = await self._store.waiting(pool, self._config.batch)
-                for group in form_groups(tickets, time.time(), self._config):
-                    if await self._store.claim(pool, uuid.uuid4().hex, group):
-                        claimed += 1
-            finally:
+                if full and self._config.ticket_ttl > 0:
+                    # Under the lease; the expired ones are out of the pool before the claims.
+                    gone = set(await self._expire(pool))
+                    tickets = [t for t in tickets if t.ticket_id not in gone]
+                groups = [(uuid.uuid4().hex, group) for group in form_groups(tickets, time.time(), self._config)]
+            except BaseException:
                 await self._store.unlease(pool)
+                raise
+            # Every group of the pass in one script (each claimed whole or skipped), then the unlease.
+            claimed += sum(await self._store.claim_and_unlease(pool, groups))
         return claimed
 
-    async def _expire(self, pool: str) -> None:
+    async def _expire(self, pool: str) -> list[str]:
         """End the pool's tickets that have waited longer than the time-to-live (under the pool's lease).
 
         Age counts from FindMatch: a ticket handed back after a failed formation keeps its queued
@@ -210,11 +257,12 @@ class MatchmakerApp:
         """
         ttl = self._config.ticket_ttl
         if ttl <= 0:
-            return
+            return []
         gone = await self._store.expire(pool, time.time() - ttl, self._config.batch)
         if gone:
             TICKETS.labels("expired").inc(len(gone))
             log.info("tickets_expired", pool=pool, count=len(gone), ticket_ids=gone)
+        return gone
 
     async def _abandon(self) -> None:
         """End the waiting tickets nobody has watched for the grace period: their players are
@@ -245,18 +293,33 @@ class MatchmakerApp:
                 # Let a burst of arrivals land, so one pass groups them all.
                 await asyncio.sleep(self._config.batch_window)
             self._dirty.clear()
-            await self.group_pass()
+            dirty, self._dirty_pools = self._dirty_pools, set()
+            # Every tick a full pass (widening, backfill, expiry, membership); between ticks
+            # only the pools that gained tickets.
+            due = time.monotonic() - self._last_full >= self._config.tick
+            named = {pool for pool in dirty if pool is not None}
+            await self.group_pass(None if due or None in dirty else named)
 
     async def run_notifier(self) -> None:
         """Follow the ticket events: wake watchers, and the grouping when tickets (re)enter a pool."""
         while True:
-            for entry_id, fields in await self._store.ticket_events(self._followed, FOLLOW_BLOCK_MS):
+            entries = await self._store.ticket_events(self._followed, FOLLOW_BLOCK_MS)
+            if entries and not self._watchers:
+                # Nobody here waits on a wake-up: let the next arrivals gather (the grouping
+                # waits its batch window anyway), and read them with one call.
+                await asyncio.sleep(self._config.batch_window)
+            for entry_id, fields in entries:
                 self._followed = entry_id
                 if fields.get(b"k") in (b"queued", b"waiting"):
+                    pool = fields.get(b"pool")
+                    self._dirty_pools.add(pool.decode() if pool is not None else None)
                     self._dirty.set()
+                    continue  # a watcher of a waiting ticket has nothing new to hear
+                placed = placed_of(fields)
                 for ticket_id in ids_of(fields):
                     for woken in self._watchers.get(ticket_id, ()):
-                        woken.set()
+                        woken.placed = placed.get(ticket_id)
+                        woken.event.set()
 
     async def run_ratings(self, entry_id: str, fields: Mapping[bytes, bytes]) -> None:
         """Handler of a tabletop:finished entry: catch the projection up to it."""

@@ -23,6 +23,17 @@ what the entry held, e.g. a formation's tickets) and then moved, with its last
 error, to the dead-letter stream `<stream>:dead` and acknowledged, in one
 script. Failures that say only "try later" (Unavailable: the match service or
 Redis away) are not counted: an outage delays work, it does not kill it.
+
+A queue with a batch handler (`handle_many`) reads as a group commit: at most
+`batches` batches at once, and each read takes every entry that arrived
+while they ran (up to `batch_limit`), handed to the batch handler together.
+What the batch handler finishes is acknowledged in one call; what it says
+another replica holds is left pending; anything else (or everything, if it
+raises) goes through the one-entry handler above, with its failure counts
+and dead letters. Entries claimed back from a dead replica always take the
+one-entry path. An entry of a running batch that another consumer takes over
+is not cancelled with the batch (the batch holds others too): it is marked
+lost, and neither acknowledged nor retried alone by this consumer.
 """
 
 from __future__ import annotations
@@ -80,6 +91,11 @@ Handler = Callable[[str, Mapping[bytes, bytes]], Awaitable[None]]
 """Called with (entry id, fields); the entry is acknowledged when it returns, and left pending
 when it raises (Aborted: another replica holds the entry now)."""
 
+BatchHandler = Callable[[list[tuple[str, Mapping[bytes, bytes]]]], Awaitable[dict[str, bool]]]
+"""Called with entries read together: entry id -> True for each it finished (acknowledged, all in
+one call), False for each it must leave pending (another replica holds it now); an entry it does
+not answer, or every entry when it raises, goes through the one-entry Handler."""
+
 OnDead = Callable[[str, Mapping[bytes, bytes], str], Awaitable[None]]
 """Called with (entry id, fields, last error) before an entry moves to the dead-letter stream;
 if it raises, the entry stays pending and is tried again."""
@@ -95,10 +111,17 @@ class WorkQueue:
 
     def __init__(self, client: aioredis.Redis, stream: str, group: str, consumer: str, handle: Handler,
                  idle_ms: int = 3000, concurrency: int = 16, block_ms: int = 1000,
-                 max_failures: int = 5, on_dead: OnDead | None = None) -> None:
+                 max_failures: int = 5, on_dead: OnDead | None = None,
+                 handle_many: BatchHandler | None = None, batch_limit: int = 256, batches: int = 2) -> None:
         self._redis = commands(client)
         self.stream, self.group, self.consumer = stream, group, consumer
         self._handle = handle
+        self._handle_many = handle_many
+        # With handle_many: at most `batches` batches at once, each of up to `batch_limit` entries.
+        # The next read waits for a batch to end, and takes every entry that arrived meanwhile
+        # (a group commit: the busier the stream, the larger the batches).
+        self._batch_limit = batch_limit
+        self._batch_slots = asyncio.Semaphore(batches)
         # Failures (not counting Unavailable) after which an entry is dead (0: never).
         self._max_failures = max_failures
         self._on_dead = on_dead
@@ -109,6 +132,10 @@ class WorkQueue:
         self._block_ms = block_ms
         # Entry id -> the task handling it.
         self._inflight: dict[str, asyncio.Task[None]] = {}
+        # Entries of a batch still running that another consumer holds now: not cancelled (the
+        # batch holds others too), but never acknowledged or retried alone by this one.
+        self._lost: set[str] = set()
+        self._batches: set[asyncio.Task[None]] = set()
         self._beat = client.register_script(_HEARTBEAT)
 
     async def ensure_group(self) -> None:
@@ -133,15 +160,28 @@ class WorkQueue:
         start, pending = "0", True
         while True:
             free = max(1, self._concurrency - len(self._inflight))
-            reply = await self._redis.xreadgroup(self.group, self.consumer, {self.stream: start},
-                                                 count=free, block=None if pending else self._block_ms)
+            if self._handle_many is not None:
+                await self._batch_slots.acquire()
+                free = self._batch_limit
+            try:
+                reply = await self._redis.xreadgroup(self.group, self.consumer, {self.stream: start},
+                                                     count=free, block=None if pending else self._block_ms)
+            except BaseException:
+                if self._handle_many is not None:
+                    self._batch_slots.release()
+                raise
             entries = reply[0][1] if reply else []
             if pending:
                 start = _text(entries[-1][0]) if entries else ">"
                 pending = bool(entries)
-            for entry_id, fields in entries:
-                if fields:
-                    await self._start(entry_id, fields)
+            live: list[tuple[str, Mapping[bytes, bytes]]] = [
+                (_text(entry_id), fields) for entry_id, fields in entries if fields
+            ]
+            if self._handle_many is not None:
+                self._start_batch(live)  # the batch slot is the batch's now
+                continue
+            for entry_id, fields in live:
+                await self._start(entry_id, fields)
 
     async def _reclaim(self) -> None:
         cursor = "0-0"
@@ -167,7 +207,12 @@ class WorkQueue:
                 task = self._inflight.get(ident)
                 if task is not None:
                     log.info("work_lost", stream=self.stream, entry=ident)
-                    task.cancel()  # another replica holds the entry now: its work, not ours
+                    if task in self._batches:
+                        # The batch's fenced writes skip it (its epoch is no longer ours); the
+                        # batch's other entries are still ours to finish.
+                        self._lost.add(ident)
+                    else:
+                        task.cancel()  # another replica holds the entry now: its work, not ours
 
     async def _start(self, entry_id: bytes | str, fields: Mapping[bytes, bytes]) -> None:
         ident = _text(entry_id)
@@ -179,7 +224,52 @@ class WorkQueue:
             return
         self._inflight[ident] = asyncio.create_task(self._work(ident, fields))
 
+    def _start_batch(self, entries: list[tuple[str, Mapping[bytes, bytes]]]) -> None:
+        """Entries read together, handled by one task holding a batch slot: heartbeats cover
+        each of them. (Entries another task is on already, reclaimed ones, are left to it.)"""
+        fresh = [(ident, fields) for ident, fields in entries if ident not in self._inflight]
+        if not fresh:
+            self._batch_slots.release()
+            return
+        task = asyncio.create_task(self._work_batch(fresh))
+        self._batches.add(task)
+        task.add_done_callback(self._batches.discard)
+        for ident, _ in fresh:
+            self._inflight[ident] = task
+
+    async def _work_batch(self, entries: list[tuple[str, Mapping[bytes, bytes]]]) -> None:
+        assert self._handle_many is not None
+        try:
+            try:
+                answered = await self._handle_many(entries)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("batch_failed", stream=self.stream, entries=len(entries))
+                answered = {}
+            done = [ident for ident, finished in answered.items() if finished and ident not in self._lost]
+            if done:
+                await self._redis.xack(self.stream, self.group, *done)
+            for ident, finished in answered.items():
+                if not finished:
+                    log.info("work_superseded", stream=self.stream, entry=ident)
+            # What the batch did not settle, one entry at a time (their own errors, failure counts).
+            rest = [(ident, fields) for ident, fields in entries if ident not in answered and ident not in self._lost]
+            await asyncio.gather(*(self._one(ident, fields) for ident, fields in rest))
+        finally:
+            for ident, _ in entries:
+                self._inflight.pop(ident, None)
+                self._lost.discard(ident)
+            self._batch_slots.release()
+
     async def _work(self, ident: str, fields: Mapping[bytes, bytes]) -> None:
+        try:
+            await self._one(ident, fields)
+        finally:
+            self._inflight.pop(ident, None)
+            self._slots.release()
+
+    async def _one(self, ident: str, fields: Mapping[bytes, bytes]) -> None:
         try:
             await self._handle(ident, fields)
             await self._redis.xack(self.stream, self.group, ident)
@@ -192,9 +282,6 @@ class WorkQueue:
         except Exception as failure:
             log.exception("work_failed", stream=self.stream, entry=ident)
             await self._failed(ident, fields, f"{type(failure).__name__}: {failure}")
-        finally:
-            self._inflight.pop(ident, None)
-            self._slots.release()
 
 
     async def _failed(self, ident: str, fields: Mapping[bytes, bytes], error: str) -> None:

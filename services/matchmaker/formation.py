@@ -1,5 +1,10 @@
 """Forming a claimed group: one FormMatch call makes its started match, then the tickets are assigned.
 
+Jobs read together are formed together (`Former.form_many`): one FormMatches
+call for all their matches, one script assigning all their tickets. A job that
+batch does not settle is formed alone by `Former.form`, below, which handles
+every failure.
+
 FormMatch appends the match's creation, every seat and its start as one batch,
 so a group's match exists whole or not at all, and costs one write. The call
 carries a command id derived from the job (the match id fixed at claim time),
@@ -25,6 +30,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
+from typing import Protocol
 
 from prometheus_client import Counter, Histogram
 from tabletop.match.v1 import match_service_pb2 as mpb
@@ -53,12 +60,66 @@ FORM_SECONDS = Histogram("tabletop_matchmaker_formation_seconds", "Time to creat
                          buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0))
 
 
+def _tenures(job: Job, match: mpb.MatchSummary) -> list[int]:
+    """Each ticket's seat tenure in the formed match (0 where the summary does not say)."""
+    held = {s.seat: s.tenure for s in match.seats if s.player_id}
+    return [held.get(seat, 0) for seat in range(len(job.tickets))]
+
+
+class BatchFormPort(Protocol):
+    """The match service's many-matches call (FormMatches)."""
+
+    async def FormMatches(self, request: mpb.FormMatchesRequest) -> mpb.FormMatchesResponse: ...
+
+
 class Former:
     """Creates matches through the match service."""
 
-    def __init__(self, match: MatchPort, store: TicketStore) -> None:
+    def __init__(self, match: MatchPort, store: TicketStore, batch: BatchFormPort | None = None) -> None:
         self._match = match
         self._store = store
+        self._batch = batch
+
+    async def form_many(self, jobs: Sequence[Job]) -> dict[str, bool]:
+        """Form many jobs with one round trip per step: take them up (one script), their
+        players' names (one read), every match (one FormMatches call), every assignment
+        (one script, one events entry). Match id -> True for a job finished (assigned),
+        False for one another replica has taken over (leave it); a job not answered
+        (its match failed, or it raced) is the caller's to form alone with `form`,
+        which handles every failure as it does for a single job."""
+        if self._batch is None or not jobs:
+            return {}
+        started = asyncio.get_running_loop().time()
+        epochs, names = await self._store.own_many_named(jobs)
+        requests, at = [], 0
+        for job in jobs:
+            seated = names[at:at + len(job.players)]
+            at += len(job.players)
+            requests.append(mpb.FormMatchRequest(
+                match_id=job.match_id, game=job.game, config=job.options, command_id=f"{job.match_id}:form",
+                players=[mpb.FormedPlayer(player_id=p, display_name=n) for p, n in zip(job.players, seated)],
+            ))
+        try:
+            reply = await self._batch.FormMatches(mpb.FormMatchesRequest(matches=requests))
+        except ServiceError as error:
+            log.warning("batch_formation_failed", jobs=len(jobs), code=error.code.name, reason=error.reason)
+            return {}  # each job alone, with its own retries and unwinding
+        formed = [(job, epoch, _tenures(job, result.match)) for job, epoch, result in zip(jobs, epochs, reply.results)
+                  if not result.error]
+        outcomes = await self._store.assign_many(formed)
+        elapsed = asyncio.get_running_loop().time() - started
+        answered: dict[str, bool] = {}
+        for (job, _, _), outcome in zip(formed, outcomes):
+            if outcome < 0:
+                answered[job.match_id] = False  # superseded: the job is the new owner's
+                continue
+            FORM_SECONDS.observe(elapsed)
+            FORMED.labels(job.game, "assigned" if outcome else "lost").inc()
+            if outcome == 0:
+                log.warning("formation_lost", match_id=job.match_id)
+            answered[job.match_id] = True
+        log.info("matches_formed", jobs=len(jobs), formed=len(formed), assigned=sum(answered.values()))
+        return answered
 
     async def form(self, job: Job) -> str:
         """Make the job's match and assign its tickets; returns 'assigned', 'returned' or 'failed'.

@@ -54,7 +54,7 @@ def ticket_response(view: TicketView) -> pb.WatchTicketResponse:
         return pb.WatchTicketResponse(ticket_id=view.ticket_id, status=pb.TICKET_STATUS_WAITING)
     return pb.WatchTicketResponse(
         ticket_id=view.ticket_id, status=pb.TICKET_STATUS_ASSIGNED,
-        assignment=pb.Assignment(match_id=view.match_id, seat=view.seat),
+        assignment=pb.Assignment(match_id=view.match_id, seat=view.seat, tenure=view.tenure),
     )
 
 

@@ -4,7 +4,7 @@ Keys (all in the hash slot `{mm}`, so the scripts also run on Redis Cluster):
   tabletop:{mm}:t:<ticket>      hash: p player, g game, o options (canonical JSON),
                                 pool, lo/hi seat range, r rating, q queued (ms),
                                 s state (waiting|forming|assigned|failed|cancelled|expired),
-                                m match id, seat, err
+                                m match id, seat, h the seat's tenure (when formed in a batch), err
   tabletop:{mm}:pool:<pool>     sorted set of the pool's waiting tickets by queued time
   tabletop:{mm}:heard           sorted set of waiting tickets by when their watcher was last heard of
                                 (ms): queueing counts as heard, then each replica refreshes the tickets
@@ -16,7 +16,9 @@ Keys (all in the hash slot `{mm}`, so the scripts also run on Redis Cluster):
   tabletop:{mm}:bots            stream of bot-play jobs (consumer group `bots`)
   tabletop:{mm}:job:<match>     epoch of a formation job: bumped by each replica that takes it up
   tabletop:{mm}:events          stream of ticket changes (queued/assigned/failed/cancelled/expired)
-                                that every replica follows to wake its watchers
+                                that every replica follows to wake its watchers; an 'assigned' entry
+                                of ASSIGN_MANY carries each ticket's match and seat ('m', 'seat'),
+                                so its watchers are told without reading the ticket
   tabletop:{mm}:cmd:<id>        FindMatch command id -> ticket id (a day)
   tabletop:{mm}:botseq          counter behind bot player ids
   tabletop:{mm}:lock:<pool>     short lease: one replica groups a pool at a time
@@ -40,6 +42,7 @@ epoch, so the stale copy can never move the tickets again.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -80,6 +83,10 @@ def job_key(match_id: str) -> str:
     return f"{PREFIX}job:{match_id}"
 
 
+def lock_key(pool: str) -> str:
+    return f"{PREFIX}lock:{pool}"
+
+
 def live_key(game: str, player_id: str) -> str:
     return f"{PREFIX}live:{game}:{player_id}"
 
@@ -116,7 +123,7 @@ redis.call('ZADD', KEYS[2], ARGV[9], ARGV[1])
 redis.call('ZADD', KEYS[6], ARGV[9], ARGV[1])
 redis.call('SET', KEYS[7], ARGV[1], 'EX', 86400)
 redis.call('SADD', KEYS[3], ARGV[2])
-redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[11], '*', 'k', 'queued', 't', ARGV[1])
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[11], '*', 'k', 'queued', 't', ARGV[1], 'pool', ARGV[2])
 return {ARGV[1], 'new'}
 """
 
@@ -142,6 +149,103 @@ redis.call('XADD', KEYS[2], '*', 'm', ARGV[1], 'g', redis.call('HGET', KEYS[5], 
   'o', redis.call('HGET', KEYS[5], 'o'), 'pool', ARGV[3],
   't', table.concat(tickets, ','), 'p', table.concat(players, ','))
 return 1
+"""
+
+# Many groups of one pool in one call. KEYS: pool, jobs, botseq, heard, the pool's lease, then each
+# group's tickets. ARGV: pool, '1' to end the lease after, then per group: match_id, bots, ticket
+# count, ticket ids... Each group is claimed (as CLAIM does, with its own job entry) or skipped
+# whole; returns 1/0 per group.
+_CLAIM_MANY = """
+local done = {}
+local a, k = 3, 6
+while a <= #ARGV do
+  local match, bots, n = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local ok = 1
+  for i = 1, n do
+    if not redis.call('ZSCORE', KEYS[1], ARGV[a + 2 + i]) then ok = 0 break end
+  end
+  if ok == 1 then
+    local players, tickets = {}, {}
+    for i = 1, n do
+      local id = ARGV[a + 2 + i]
+      redis.call('ZREM', KEYS[1], id)
+      redis.call('ZREM', KEYS[4], id)
+      redis.call('HSET', KEYS[k + i - 1], 's', 'forming', 'm', match)
+      players[i] = redis.call('HGET', KEYS[k + i - 1], 'p')
+      tickets[i] = id
+    end
+    for b = 1, bots do players[n + b] = 'bot-' .. redis.call('INCR', KEYS[3]) end
+    redis.call('XADD', KEYS[2], '*', 'm', match, 'g', redis.call('HGET', KEYS[k], 'g'),
+      'o', redis.call('HGET', KEYS[k], 'o'), 'pool', ARGV[1],
+      't', table.concat(tickets, ','), 'p', table.concat(players, ','))
+  end
+  done[#done + 1] = ok
+  a, k = a + 3 + n, k + n
+end
+if ARGV[2] == '1' then redis.call('DEL', KEYS[5]) end
+return done
+"""
+
+# KEYS: ticket, heard. ARGV: ticket id, player, now (ms). The ticket's fields (HGETALL), and its
+# watcher heard of now if `player` queued it and it still waits (a watch opening: one round trip).
+_WATCHED = """
+local fields = redis.call('HGETALL', KEYS[1])
+if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'p') == ARGV[2] then
+  redis.call('ZADD', KEYS[2], 'XX', ARGV[3], ARGV[1])
+end
+return fields
+"""
+
+# KEYS: the jobs' epoch keys. ARGV: ttl. Each job's next epoch, as OWN, in one call.
+_OWN_MANY = """
+local epochs = {}
+for i = 1, #KEYS do
+  epochs[i] = redis.call('INCR', KEYS[i])
+  redis.call('EXPIRE', KEYS[i], ARGV[1])
+end
+return epochs
+"""
+
+# Many jobs' ASSIGN in one call, one events entry for all of them. KEYS: events, bots, then per
+# job: its epoch key and its tickets. ARGV: maxlen, ttl, then per job: match_id, bot seats, epoch,
+# ticket count, (ticket id, seat tenure)... Returns ASSIGN's answer per job (-1, 0, 1 or 2). The
+# events entry carries each assigned ticket's match ('m'), seat ('seat') and the seat's tenure
+# ('h'), so watchers need not read them.
+_ASSIGN_MANY = """
+local outcome, ids, matches, seats, tenures = {}, {}, {}, {}, {}
+local a, k = 3, 3
+while a <= #ARGV do
+  local match, bots, epoch, n = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
+  local r = 1
+  if redis.call('GET', KEYS[k]) ~= epoch then r = -1 end
+  if r == 1 then
+    for i = 1, n do
+      local t = KEYS[k + i]
+      if redis.call('HGET', t, 'm') ~= match then r = 0 break end
+      local s = redis.call('HGET', t, 's')
+      if s ~= 'forming' and s ~= 'assigned' then r = 0 break end
+    end
+  end
+  if r == 1 and redis.call('HGET', KEYS[k + 1], 's') == 'assigned' then r = 2 end
+  if r == 1 then
+    for i = 1, n do
+      redis.call('HSET', KEYS[k + i], 's', 'assigned', 'seat', i - 1, 'h', ARGV[a + 3 + n + i])
+      redis.call('EXPIRE', KEYS[k + i], ARGV[2])
+      ids[#ids + 1] = ARGV[a + 3 + i]
+      matches[#matches + 1] = match
+      seats[#seats + 1] = i - 1
+      tenures[#tenures + 1] = ARGV[a + 3 + n + i]
+    end
+    if bots ~= '' then redis.call('XADD', KEYS[2], '*', 'm', match, 'seats', bots) end
+  end
+  outcome[#outcome + 1] = r
+  a, k = a + 4 + 2 * n, k + 1 + n
+end
+if #ids > 0 then
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'k', 'assigned', 't', table.concat(ids, ','),
+    'm', table.concat(matches, ','), 'seat', table.concat(seats, ','), 'h', table.concat(tenures, ','))
+end
+return outcome
 """
 
 # KEYS: events, bots, job, tickets... ARGV: match_id, bot seats, epoch, ticket ids..., maxlen, ttl.
@@ -190,7 +294,7 @@ for i = 6, #KEYS do
 end
 if #moved > 0 then
   if ARGV[3] == 'waiting' then redis.call('SADD', KEYS[2], ARGV[2]) end
-  redis.call('XADD', KEYS[3], 'MAXLEN', '~', 20000, '*', 'k', ARGV[3], 't', table.concat(moved, ','))
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', 20000, '*', 'k', ARGV[3], 't', table.concat(moved, ','), 'pool', ARGV[2])
 end
 return #moved
 """
@@ -278,6 +382,8 @@ class TicketState:
     match_id: str = ""
     seat: int = -1
     error: str = ""
+    # The seat's tenure when its match was formed (0: not known).
+    tenure: int = 0
 
 
 @dataclass(frozen=True)
@@ -319,6 +425,10 @@ class TicketStore:
         self._expire = client.register_script(_EXPIRE)
         self._own = client.register_script(_OWN)
         self._abandon = client.register_script(_ABANDON)
+        self._claim_many = client.register_script(_CLAIM_MANY)
+        self._watched = client.register_script(_WATCHED)
+        self._own_many = client.register_script(_OWN_MANY)
+        self._assign_many = client.register_script(_ASSIGN_MANY)
 
     async def add(self, ticket_id: str, player_id: str, game: str, options: Mapping[str, str],
                   players: tuple[int, int], rating: float, command_id: str = "") -> str:
@@ -327,7 +437,8 @@ class TicketStore:
         return (await self.enqueue(ticket_id, player_id, game, options, players, rating, command_id))[0]
 
     async def enqueue(self, ticket_id: str, player_id: str, game: str, options: Mapping[str, str],
-                      players: tuple[int, int], rating: float, command_id: str = "") -> tuple[str, str]:
+                      players: tuple[int, int], rating: float, command_id: str = "",
+                      seen: str | None = None) -> tuple[str, str]:
         """Queue a ticket: (its id, how). `how` is 'new'; 'command' when the command id was
         used before (its ticket's id); 'live' when the player already has a ticket for the
         game that may still be placed (that ticket's id: one ticket per player and game)."""
@@ -336,8 +447,9 @@ class TicketStore:
         command = f"{PREFIX}cmd:{player_id}:{command_id}" if command_id else f"{PREFIX}cmd:{ticket_id}"
         live = live_key(game, player_id)
         for _ in range(8):
-            seen = await self._redis.get(live)
-            seen_id = seen.decode() if seen is not None else ""
+            # `seen`: the live ticket id the caller read just before (live_and_field), else read now.
+            seen_id = seen if seen is not None else _text(await self._redis.get(live) or b"")
+            seen = None
             args: list[str | int | float] = [
                 ticket_id, pool, player_id, game, canonical(options), players[0], players[1], rating,
                 int(time.time() * 1000), "1" if command_id else "0", EVENTS_MAXLEN, seen_id,
@@ -348,6 +460,15 @@ class TicketStore:
             if how != "retry":
                 return found, how
         raise Aborted("this player's tickets are changing too fast; retry", "matchmaker.contention")
+
+    async def live_and_field(self, game: str, player_id: str, key: str, field: str) -> tuple[str, bytes | None]:
+        """The player's live ticket id for `game` ("" if none), and field `field` of hash `key`
+        (another slot is fine: two plain reads), in one round trip."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.get(live_key(game, player_id))
+            pipe.hget(key, field)
+            live, value = await pipe.execute()
+        return (live.decode() if live is not None else ""), value
 
     async def heard(self, ticket_ids: Sequence[str]) -> None:
         """The watchers of `ticket_ids` are there now (tickets no longer waiting are left alone)."""
@@ -372,12 +493,13 @@ class TicketStore:
         return [_text(g) for g in gone]
 
     async def get(self, ticket_id: str) -> TicketState | None:
-        fields = await self._redis.hgetall(ticket_key(ticket_id))
-        if not fields:
-            return None
-        text = {k.decode(): v.decode() for k, v in fields.items()}
-        return TicketState(ticket_id, text.get("p", ""), text.get("g", ""), text.get("s", ""),
-                           text.get("m", ""), int(text.get("seat", "-1")), text.get("err", ""))
+        return _state(ticket_id, await self._redis.hgetall(ticket_key(ticket_id)))
+
+    async def get_heard(self, ticket_id: str, player_id: str) -> TicketState | None:
+        """`get`, and `heard` for the ticket if `player_id` queued it, in one round trip."""
+        now = int(time.time() * 1000)
+        flat = await self._watched(keys=[ticket_key(ticket_id), HEARD], args=[ticket_id, player_id, now])
+        return _state(ticket_id, dict(zip(flat[::2], flat[1::2])))
 
     async def request_of(self, ticket_id: str) -> tuple[str, int, int] | None:
         """(pool, players_min, players_max) a ticket asked for; None if it is gone."""
@@ -404,6 +526,17 @@ class TicketStore:
         """Each player's display name, "" for one who never gave one (or a bot)."""
         return await players.display_names(self._redis, player_ids)
 
+    async def display_names_many(self, player_ids: Sequence[str]) -> list[str]:
+        """`display_names` in one round trip (a pipeline), for many players at once."""
+        humans = [p for p in player_ids if not players.is_bot(p)]
+        if not humans:
+            return [""] * len(player_ids)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for player in humans:
+                pipe.hget(players.key(player), "name")
+            found = dict(zip(humans, await pipe.execute()))
+        return [_text(found[p]) if found.get(p) is not None else "" for p in player_ids]
+
     async def pools(self) -> list[str]:
         return sorted(p.decode() for p in await self._redis.smembers(POOLS))
 
@@ -419,14 +552,36 @@ class TicketStore:
 
     async def lease(self, pool: str, owner: str, ms: int) -> bool:
         """Try to become the one replica grouping `pool` for the next `ms`."""
-        return bool(await self._redis.set(f"{PREFIX}lock:{pool}", owner, nx=True, px=ms))
+        return bool(await self._redis.set(lock_key(pool), owner, nx=True, px=ms))
 
     async def unlease(self, pool: str) -> None:
-        await self._redis.delete(f"{PREFIX}lock:{pool}")
+        await self._redis.delete(lock_key(pool))
 
     async def waiting(self, pool: str, limit: int) -> list[Ticket]:
         """The oldest `limit` waiting tickets of a pool."""
-        ids = [i.decode() for i in await self._redis.zrange(pool_key(pool), 0, limit - 1)]
+        return await self._tickets(pool, [i.decode() for i in await self._redis.zrange(pool_key(pool), 0, limit - 1)])
+
+    async def lease_waiting(self, pool: str, owner: str, ms: int, limit: int) -> list[Ticket] | None:
+        """`lease` and then `waiting`, the lease and the ids in one round trip; None (nothing
+        read) when another replica holds the lease."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.set(lock_key(pool), owner, nx=True, px=ms)
+            pipe.zrange(pool_key(pool), 0, limit - 1)
+            leased, ids = await pipe.execute()
+        if not leased:
+            return None
+        return await self._tickets(pool, [i.decode() for i in ids])
+
+    async def claim_and_unlease(self, pool: str, groups: Sequence[tuple[str, Group]]) -> list[bool]:
+        """`claim_many` and then `unlease`, in one round trip."""
+        if not groups:
+            await self.unlease(pool)
+            return []
+        keys, args = _claims(pool, groups, unlease=True)
+        return [bool(int(done)) for done in await self._claim_many(keys=keys, args=args)]
+
+    async def _tickets(self, pool: str, ids: list[str]) -> list[Ticket]:
+        """The grouping's view of the waiting tickets `ids` of `pool` (one pipeline)."""
         if not ids:
             await self._prune(keys=[pool_key(pool), POOLS], args=[pool])
             return []
@@ -446,6 +601,14 @@ class TicketStore:
         keys = [pool_key(pool), JOBS, BOT_SEQ, HEARD, *(ticket_key(i) for i in ids)]
         return bool(await self._claim(keys=keys, args=[match_id, group.bots, pool, *ids]))
 
+    async def claim_many(self, pool: str, groups: Sequence[tuple[str, Group]]) -> list[bool]:
+        """Claim many (match id, group) of one pool in one round trip: each as `claim` does,
+        all or nothing per group; whether each was claimed."""
+        if not groups:
+            return []
+        keys, args = _claims(pool, groups, unlease=False)
+        return [bool(int(done)) for done in await self._claim_many(keys=keys, args=args)]
+
     async def expire(self, pool: str, queued_before: float, limit: int) -> list[str]:
         """End up to `limit` tickets waiting in `pool` since before `queued_before` (epoch seconds)."""
         cutoff = int(queued_before * 1000)
@@ -459,6 +622,33 @@ class TicketStore:
     async def own(self, job: Job) -> int:
         """Take the job up: its next epoch, which fences off every replica that held it before."""
         return int(await self._own(keys=[job_key(job.match_id)], args=[DONE_TTL]))
+
+    async def own_many(self, jobs: Sequence[Job]) -> list[int]:
+        """Take many jobs up in one round trip: each one's next epoch, as `own`."""
+        if not jobs:
+            return []
+        return [int(e) for e in await self._own_many(keys=[job_key(j.match_id) for j in jobs], args=[DONE_TTL])]
+
+    async def own_many_named(self, jobs: Sequence[Job]) -> tuple[list[int], list[str]]:
+        """`own_many`, and `display_names_many` of every job's players in seat order (all the
+        jobs' players one after the other), side by side."""
+        # Side by side, not one pipeline: a script in a Redis Cluster pipeline is never loaded.
+        epochs, names = await asyncio.gather(self.own_many(jobs),
+                                             self.display_names_many([p for job in jobs for p in job.players]))
+        return epochs, names
+
+    async def assign_many(self, jobs: Sequence[tuple[Job, int, Sequence[int]]]) -> list[int]:
+        """`assign` for many (job, epoch, each ticket's seat tenure) in one round trip: each job's
+        answer, -1 where the epoch is no longer the job's (nothing of that job moved)."""
+        if not jobs:
+            return []
+        keys = [EVENTS, BOTS]
+        args: list[str | int] = [EVENTS_MAXLEN, DONE_TTL]
+        for job, epoch, tenures in jobs:
+            keys += [job_key(job.match_id), *(ticket_key(i) for i in job.tickets)]
+            args += [job.match_id, ",".join(str(s) for s in job.bot_seats), epoch, len(job.tickets), *job.tickets,
+                     *(tenures[i] if i < len(tenures) else 0 for i in range(len(job.tickets)))]
+        return [int(r) for r in await self._assign_many(keys=keys, args=args)]
 
     async def ensure_owner(self, job: Job, epoch: int) -> None:
         """Raise Aborted if another replica has taken the job over (a hint: the scripts re-check)."""
@@ -487,6 +677,25 @@ class TicketStore:
         return _owned(job, int(await self._return(keys=keys, args=args)))
 
 
+def _claims(pool: str, groups: Sequence[tuple[str, Group]], unlease: bool) -> tuple[list[str], list[str | int]]:
+    """CLAIM_MANY's keys and arguments."""
+    keys = [pool_key(pool), JOBS, BOT_SEQ, HEARD, lock_key(pool)]
+    args: list[str | int] = [pool, "1" if unlease else "0"]
+    for match_id, group in groups:
+        ids = [t.ticket_id for t in group.tickets]
+        keys += [ticket_key(i) for i in ids]
+        args += [match_id, group.bots, len(ids), *ids]
+    return keys, args
+
+
+def _state(ticket_id: str, fields: Mapping[bytes, bytes]) -> TicketState | None:
+    if not fields:
+        return None
+    text = {k.decode(): v.decode() for k, v in fields.items()}
+    return TicketState(ticket_id, text.get("p", ""), text.get("g", ""), text.get("s", ""),
+                       text.get("m", ""), int(text.get("seat", "-1")), text.get("err", ""), int(text.get("h", "0")))
+
+
 def _owned(job: Job, outcome: int) -> int:
     if outcome < 0:
         raise Aborted(f"formation job {job.match_id} was taken over by another replica", SUPERSEDED)
@@ -495,6 +704,18 @@ def _owned(job: Job, outcome: int) -> int:
 
 def _text(value: bytes | str | int) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def placed_of(entry: Mapping[bytes, bytes]) -> dict[str, tuple[str, int, int]]:
+    """Ticket id -> (match id, seat, tenure) of an 'assigned' events entry that carries them
+    (assign_many's); empty for any other entry (its watchers read the ticket)."""
+    seats = entry.get(b"seat")
+    if entry.get(b"k") != b"assigned" or not seats:
+        return {}
+    ids, matches = entry[b"t"].decode().split(","), entry[b"m"].decode().split(",")
+    tenures = entry.get(b"h", b"").decode().split(",")
+    return {t: (m, int(s), int(tenures[i]) if i < len(tenures) and tenures[i] else 0)
+            for i, (t, m, s) in enumerate(zip(ids, matches, seats.decode().split(",")))}
 
 
 def ids_of(entry: Mapping[bytes, bytes]) -> Sequence[str]:

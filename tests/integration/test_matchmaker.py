@@ -638,3 +638,32 @@ async def test_the_cli_says_what_it_waits_for_and_ctrl_c_withdraws_the_ticket(
     assert waiting.returncode == 130, err
     assert "the ticket is withdrawn" in err
     assert (await _tickets(redis, [ticket]))[ticket]["s"] == "cancelled"
+
+
+async def test_ticket_calls_served_in_the_gateway_place_every_ticket_once_with_working_seat_tokens() -> None:
+    # TABLETOP_MATCHMAKER_TRANSPORT=inprocess: the gateway serves FindMatch/WatchTicket on Redis,
+    # the two replicas only group and form; assignments reach the watchers from the events stream
+    # with the seat's tenure, and the token minted from it is accepted by the match.
+    from gateway.client.api import Gateway, Seat
+
+    env = {**PIG, "TABLETOP_MATCHMAKER_TRANSPORT": "inprocess"}
+    running = Stack(games=("pig",), extra_env=env, matchmakers=2)
+    running.start()
+    try:
+        players = 20
+        found = await asyncio.gather(*(
+            queue(running.gateway_addr, "pig", 2, 2, {"target": "desk"}, f"desk-device-{i:08d}") for i in range(players)
+        ))
+        by_match: dict[str, list[int]] = {}
+        for seat in found:
+            by_match.setdefault(str(seat["match_id"]), []).append(int(seat["seat"]))
+        assert len({seat["ticket_id"] for seat in found}) == players
+        assert sorted(sorted(seats) for seats in by_match.values()) == [[0, 1]] * (players // 2)
+        # The token minted from the carried tenure is a working seat token.
+        async with Gateway(running.gateway_addr) as gateway:
+            for placed in found[:4]:
+                seat = Seat(str(placed["match_id"]), int(placed["seat"]), str(placed["token"]),
+                            str(placed["player_id"]))
+                await gateway.legal_actions(seat)  # a seat call: refused with a stale or wrong token
+    finally:
+        running.stop()

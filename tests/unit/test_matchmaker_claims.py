@@ -337,3 +337,55 @@ async def test_live_replicas_are_those_that_announced_themselves_within_the_ttl(
     # mm-a last announced at 10 s: at 14 s it is gone, and forgotten.
     assert await store.live_replicas("mm-b", 14_000, 3_000) == ["mm-b"]
     assert await client.zscore(mm.REPLICAS, "mm-a") is None
+
+
+async def test_many_groups_of_a_pass_are_claimed_in_one_call_each_whole_or_not_at_all(
+    client: aioredis.Redis,
+) -> None:
+    store = TicketStore(client)
+    a, b, c, d = await _queue(store, "gm", 2, 4)
+    pool = mm.pool_name("gm", {})
+    assert await store.cancel(d.ticket_id) == 1
+    assert await store.lease_waiting(pool, "r1", 5000, 10) is not None
+    assert await store.lease_waiting(pool, "r2", 5000, 10) is None  # leased by r1
+    done = await store.claim_and_unlease(pool, [("m1", Group((a, b))), ("m2", Group((c, d)))])
+    assert done == [True, False]
+    assert [t.ticket_id for t in await store.waiting(pool, 10)] == [c.ticket_id]
+    assert await store.lease_waiting(pool, "r2", 5000, 10) is not None  # the claim ended r1's lease
+    jobs = [Job.from_fields(f) for _, f in await client.xrange(mm.JOBS)]
+    assert [(j.match_id, set(j.tickets)) for j in jobs] == [("m1", {a.ticket_id, b.ticket_id})]
+
+
+async def test_a_batch_of_entries_is_handled_together_and_what_it_leaves_goes_one_by_one(
+    client: aioredis.Redis,
+) -> None:
+    stream = "tabletop:{mm}:test-batch"
+    for i in range(5):
+        await client.xadd(stream, {"n": str(i)})
+    batches: list[list[str]] = []
+    singles: list[str] = []
+
+    async def many(entries: list[tuple[str, Mapping[bytes, bytes]]]) -> dict[str, bool]:
+        batches.append([f[b"n"].decode() for _, f in entries])
+        # Finish the even ones, leave "1" to another replica, say nothing of "3".
+        return {i: True for i, f in entries if int(f[b"n"]) % 2 == 0} | {
+            i: False for i, f in entries if f[b"n"] == b"1"}
+
+    async def one(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+        singles.append(fields[b"n"].decode())
+
+    queue = WorkQueue(client, stream, "g", "c1", one, handle_many=many)
+    task = asyncio.create_task(queue.run())
+    try:
+        for _ in range(100):
+            if singles:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.05)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    assert batches == [["0", "1", "2", "3", "4"]]
+    assert singles == ["3"]
+    pending = await client.xpending_range(stream, "g", "-", "+", 10)
+    assert len(pending) == 1  # "1": left pending for the replica that holds it now

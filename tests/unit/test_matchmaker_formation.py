@@ -249,3 +249,63 @@ async def test_a_job_given_up_whose_match_was_formed_after_all_is_assigned(store
                                                players=[mpb.FormedPlayer(player_id=p) for p in job.players]))
     assert await former(match, store).give_up(job, "TimeoutError: late") == "assigned"
     assert await _states(store, job) == {"assigned"}
+
+
+class FakeBatch(FakeMatch):
+    """FakeMatch with FormMatches: each match formed as FormMatch forms it; `refuse` fails those."""
+
+    def __init__(self, refuse: frozenset[str] = frozenset()) -> None:
+        super().__init__()
+        self.refuse = refuse
+
+    async def FormMatches(self, request: mpb.FormMatchesRequest) -> mpb.FormMatchesResponse:
+        self.calls.append("FormMatches")
+        results = []
+        for item in request.matches:
+            if item.match_id in self.refuse:
+                results.append(mpb.FormMatchResult(error="UNAVAILABLE: down"))
+                continue
+            results.append(mpb.FormMatchResult(match=(await self.FormMatch(item)).match))
+        return mpb.FormMatchesResponse(results=results)
+
+
+async def test_many_jobs_are_formed_with_one_call_and_assigned_with_their_seats_and_tenures(
+    store: TicketStore,
+) -> None:
+    jobs = [await _claimed_job(store) for _ in range(3)]
+    match = FakeBatch()
+    answered = await Former(match, store, batch=match).form_many(jobs)
+    assert answered == {job.match_id: True for job in jobs}
+    assert match.calls.count("FormMatches") == 1
+    for job in jobs:
+        states = [await store.get(t) for t in job.tickets]
+        assert [(s.state, s.match_id, s.seat, s.tenure) for s in states if s] == [
+            ("assigned", job.match_id, seat, 1) for seat in range(3)
+        ]
+    # One events entry carries every assignment: watchers need not read their tickets.
+    (_, fields), = [e for e in await store._redis.xrange(mm.EVENTS) if e[1][b"k"] == b"assigned"]
+    placed = mm.placed_of(fields)
+    assert placed == {t: (job.match_id, seat, 1) for job in jobs for seat, t in enumerate(job.tickets)}
+
+
+async def test_a_job_the_batch_could_not_form_is_left_to_the_one_job_path(store: TicketStore) -> None:
+    ok, refused = await _claimed_job(store), await _claimed_job(store)
+    match = FakeBatch(refuse=frozenset({refused.match_id}))
+    answered = await Former(match, store, batch=match).form_many([ok, refused])
+    assert answered == {ok.match_id: True}  # the refused one: unanswered, formed alone by the caller
+    assert await _states(store, refused) == {"forming"}
+    assert await former(match, store).form(refused) == "assigned"
+
+
+async def test_a_batch_job_taken_over_by_another_replica_is_left_to_it(store: TicketStore) -> None:
+    job = await _claimed_job(store)
+    match = FakeBatch()
+
+    class Overtaken(FakeBatch):
+        async def FormMatches(self, request: mpb.FormMatchesRequest) -> mpb.FormMatchesResponse:
+            await store.own(job)  # another replica takes the job up meanwhile
+            return await match.FormMatches(request)
+
+    overtaken = Overtaken()
+    assert await Former(match, store, batch=overtaken).form_many([job]) == {job.match_id: False}
+    assert await _states(store, job) == {"forming"}  # nothing moved: the new owner assigns
