@@ -163,7 +163,7 @@ def _stage_progress(state: State) -> float:
         if goal is None:
             return -0.1
         # The beacon burns: whoever stands on its landmark at dusk escapes.
-        return -0.2 + 0.19 * _seek(state, {goal})
+        return -0.15 + 0.14 * _seek(state, {goal})
     counts = [o.count for o in stage.objectives if o.kind == "landmarks_investigated"]
     if counts:
         need = max(counts[0], 1)
@@ -182,7 +182,7 @@ def _stage_progress(state: State) -> float:
     # Find where the beacon goes, gather its materials on one survivor, carry them there.
     found = 1.0 if target else _explored(state)
     carry = _closeness(state, target, (carrier,)) if held >= 1.0 and target else 0.0
-    return 0.3 * found + 0.4 * held + 0.25 * carry
+    return 0.3 * found + 0.35 * held + 0.2 * carry
 
 
 _last: tuple[State | None, float] = (None, 0.0)
