@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from services.games.discover.board import neighbours
+from services.games.discover.content import load
 from services.games.discover.heuristic import _costs_to, evaluate
-from services.games.discover.state import State, Status
+from services.games.discover.state import RunEffects, Source, State, Status
+from services.games.discover.vocab import Damage, DamageType
 from tests.games.discover.builders import CAMP, day, landmark, reveal, survivor
 
 # Slots and tiles (content/island-1.json): tile 11 holds landmark 6, tile 14 landmark 5, both group B.
@@ -57,3 +59,21 @@ def test_the_beacon_materials_pooled_then_carried_to_landmark_5_then_lit() -> No
     assert evaluate(at_beacon, 0) < evaluate(away, 0) < evaluate(lit, 0) < 1.0
     escaped = survivor(lit, 0, status=Status.WON)
     assert evaluate(escaped, 0) == 1.0
+
+
+def test_a_survivor_hurt_by_exposure_scores_a_lit_fire_within_reach() -> None:
+    state = _open(day(1))
+    cold = survivor(state, 0, damage=(DamageType.EXPOSURE,))
+    out = replace(cold, fires={**cold.fires, CAMP: False})
+    assert state.fires.get(CAMP)
+    assert evaluate(out, 0) < evaluate(cold, 0) < evaluate(state, 0)
+
+
+def test_the_exposure_a_night_card_is_about_to_deal_counts_for_survivors_away_from_a_fire() -> None:
+    state = _open(day(2))
+    away = survivor(state, 1, space=landmark(state, 5))
+    key, cold_snap = next((k, c) for k, c in load(state.scenario).night.items() if c.name == "Cold Snap")
+    index = next(i for i, e in enumerate(cold_snap.effects) if isinstance(e, Damage))
+    step = RunEffects(0, Source.NIGHT, key, index, False)
+    assert evaluate(replace(state, agenda=(step,)), 0) == evaluate(state, 0)  # both at the camp fire
+    assert evaluate(replace(away, agenda=(step,)), 0) < evaluate(away, 0)

@@ -17,8 +17,10 @@ from functools import lru_cache
 from services.games.discover import state as st
 from services.games.discover.board import board, board_of, neighbours, slot_of
 from services.games.discover.content import load, m_formula
+from services.games.discover.effects import card_effects
+from services.games.discover.rules import lit_fire, sheltered, targets
 from services.games.discover.state import State, Status, Survivor
-from services.games.discover.vocab import Hex, PlaceItem
+from services.games.discover.vocab import Damage, DamageType, Hex, PlaceItem
 
 DAMAGE_LIMIT = st.HEALTH_DIALS + 1  # the fourth damage makes a casualty
 STAMINA_KEPT = 6  # a night gives 6-8 stamina (capped at 12): more than this left at dusk is mostly lost
@@ -31,14 +33,60 @@ def _stock(s: Survivor, resource: str, raw: str) -> float:
     return min(s.resources.get(resource, 0) + 0.5 * s.resources.get(raw, 0), 3) / 3
 
 
-def _health(s: Survivor) -> float:
-    """A survivor's standing in [0, 1]: undamaged and stocked for the nights' upkeep is best."""
+CURES = {DamageType.PHYSICAL: "medicine", DamageType.HUNGER: "food", DamageType.THIRST: "clean_water"}
+RELIEF = 0.4  # share of a damage's cost lifted while its cure is at hand
+
+
+def _pending(state: State) -> dict[int, int]:
+    """Damage the cards being resolved will still deal, by seat (a night's exposure comes after its
+    upkeep, a decision the search often stops at; the card is on the table for everyone to see)."""
+    due: dict[int, int] = {}
+    for step in state.agenda:
+        if not isinstance(step, st.RunEffects):
+            continue
+        for effect in card_effects(state, step)[step.index :]:
+            if isinstance(effect, Damage):
+                for seat in targets(state, step.seat, effect.target):
+                    due[seat] = due.get(seat, 0) + effect.amount
+    return due
+
+
+def _wounds(state: State, s: Survivor, due: dict[int, int]) -> float:
+    """Damage taken or about to be, each taken counted a little less while its cure is at hand (held,
+    or for exposure a lit fire or shelter near), so that a wounded survivor walks back to a fire to heal."""
+    spare = dict(s.resources)
+    total = float(due.get(s.seat, 0))
+    home = -1.0
+    for damage in s.damage:
+        cure = CURES.get(damage)
+        if cure is None:  # exposure
+            if home < 0:
+                home = _closeness(state, _homes(state), (s.seat,))
+            total += 1 - RELIEF * home
+        elif spare.get(cure, 0) > 0:
+            spare[cure] -= 1
+            total += 1 - RELIEF
+        else:
+            total += 1
+    return total
+
+
+def _homes(state: State) -> frozenset[Hex]:
+    spaces = board(state).spaces
+    return frozenset(h for h in spaces if lit_fire(state, h) or sheltered(state, h))
+
+
+def _health(state: State, s: Survivor, due: dict[int, int]) -> float:
+    """A survivor's standing in [0, 1]: undamaged and stocked for the nights' upkeep is best.
+
+    Each damage costs more than the one before (the fourth is a casualty), so a wounded
+    survivor heals and keeps out of harm's way first."""
     if s.status is Status.WON:
         return 1.0
     if s.status is Status.CASUALTY:
         return 0.0
     return (
-        0.63 * (1 - len(s.damage) / DAMAGE_LIMIT)
+        0.63 * (1 - min(_wounds(state, s, due) / DAMAGE_LIMIT, 1.0) ** 1.5)
         + 0.15 * _stock(s, "food", "meat")
         + 0.15 * _stock(s, "clean_water", "dirty_water")
         + 0.05 * min(s.resources.get("medicine", 0), 1)
@@ -201,7 +249,8 @@ def evaluate(state: State, seat: int) -> float:
     if state.won or any(s.status is Status.WON for s in state.survivors):
         value = 1.0
     else:
-        health = sum(_health(s) for s in state.survivors) / max(len(state.survivors), 1)
+        due = _pending(state)
+        health = sum(_health(state, s, due) for s in state.survivors) / max(len(state.survivors), 1)
         stages = max(len(load(state.scenario).stages), 1)
         progress = state.stages_done + _stage_progress(state)
         if "beacon" not in state.unlocked and state.stages_done + 1 < stages:
