@@ -77,3 +77,11 @@ def test_the_exposure_a_night_card_is_about_to_deal_counts_for_survivors_away_fr
     step = RunEffects(0, Source.NIGHT, key, index, False)
     assert evaluate(replace(state, agenda=(step,)), 0) == evaluate(state, 0)  # both at the camp fire
     assert evaluate(replace(away, agenda=(step,)), 0) < evaluate(away, 0)
+
+
+def test_investigating_the_landmark_needed_beats_standing_on_it() -> None:
+    state = _open(day(1, stage=2, stages_done=1, investigated=frozenset({1, 2})))
+    there = survivor(state, 0, space=landmark(state, 6))
+    done = replace(there, stage=3, stages_done=2, investigated=frozenset({1, 2, 6}), unlocked=frozenset({"beacon"}))
+    assert evaluate(state, 0) < evaluate(there, 0) < evaluate(done, 0)
+    assert evaluate(done, 0) - evaluate(there, 0) > evaluate(there, 0) - evaluate(state, 0)

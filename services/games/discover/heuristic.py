@@ -202,7 +202,7 @@ def _materials(state: State) -> tuple[float, int]:
 
 
 def _stage_progress(state: State) -> float:
-    """Progress in [0, 1) within the current stage of the quest (its goal met counts as most of it)."""
+    """Progress in [0, 1) within the current stage: reaching a goal counts for less than meeting it."""
     spec = load(state.scenario)
     stage = spec.stages[state.stage]
     goal = stage.win_at_landmark
@@ -211,17 +211,17 @@ def _stage_progress(state: State) -> float:
         if goal is None:
             return -0.1
         # The beacon burns: whoever stands on its landmark at dusk escapes.
-        return -0.15 + 0.14 * _seek(state, {goal})
+        return -0.05 + 0.04 * _seek(state, {goal})
     counts = [o.count for o in stage.objectives if o.kind == "landmarks_investigated"]
     if counts:
         need = max(counts[0], 1)
         done = min(len(state.investigated), need)
         fresh = {lm for lm in landmarks if lm not in state.investigated}
         step = _seek(state, fresh) if fresh else _seek(state, {-1})
-        return 0.9 * (done + 0.9 * step) / need
+        return 0.9 * (done + 0.5 * step) / need
     named = {o.landmark for o in stage.objectives if o.landmark and o.kind == "landmark_investigated"}
     if named:
-        return 0.9 * _seek(state, named)
+        return 0.6 * _seek(state, named)
     place = [o.landmark for o in stage.objectives if o.kind == "item_at_landmark" and o.landmark]
     if not place:
         return 0.0
@@ -230,7 +230,7 @@ def _stage_progress(state: State) -> float:
     # Find where the beacon goes, gather its materials on one survivor, carry them there.
     found = 1.0 if target else _explored(state)
     carry = _closeness(state, target, (carrier,)) if held >= 1.0 and target else 0.0
-    return 0.3 * found + 0.35 * held + 0.2 * carry
+    return 0.25 * found + 0.3 * held + 0.15 * carry
 
 
 _last: tuple[State | None, float] = (None, 0.0)
