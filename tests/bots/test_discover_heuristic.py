@@ -46,15 +46,16 @@ def test_a_step_toward_the_landmark_needed_scores() -> None:
 
 def test_the_beacon_materials_pooled_then_carried_to_landmark_5_then_lit() -> None:
     state = _open(day(2, stage=3, stages_done=2, unlocked=frozenset({"beacon"})))
-    cost = {"wood": 2, "salvage": 1, "stone": 1}
-    split = survivor(survivor(state, 0, resources={"wood": 2}), 1, resources={"salvage": 1, "stone": 1})
+    held = state.survivors[0].resources  # the starting food and water, the same for both
+    cost = {**held, "wood": 2, "salvage": 1, "stone": 1}
+    split = survivor(survivor(state, 0, resources={**held, "wood": 2}), 1, resources={**held, "salvage": 1, "stone": 1})
     pooled = survivor(state, 0, resources=cost)
     assert evaluate(state, 0) < evaluate(split, 0) < evaluate(pooled, 0)
     nearer = _toward(pooled, 0, 5)
     at_beacon = survivor(pooled, 0, space=landmark(state, 5))
     assert evaluate(pooled, 0) < evaluate(nearer, 0) < evaluate(at_beacon, 0)
     lit = replace(at_beacon, stage_complete=True, stages_done=3, placed={20: landmark(state, 5)})
-    lit = survivor(lit, 0, resources={})
+    lit = survivor(lit, 0, resources=held)
     away = survivor(lit, 0, space=CAMP)
     assert evaluate(at_beacon, 0) < evaluate(away, 0) < evaluate(lit, 0) < 1.0
     escaped = survivor(lit, 0, status=Status.WON)

@@ -25,12 +25,13 @@ from services.games.discover.vocab import Damage, DamageType, Hex, PlaceItem
 DAMAGE_LIMIT = st.HEALTH_DIALS + 1  # the fourth damage makes a casualty
 STAMINA_KEPT = 6  # a night gives 6-8 stamina (capped at 12): more than this left at dusk is mostly lost
 REACH = 18.0  # stamina (printed terrain costs) beyond which a place counts as far away
-BEACON_GOODS = ("wood", "salvage", "stone")
 
 
 def _stock(s: Survivor, resource: str, raw: str) -> float:
-    """Up to three nights of one upkeep (food, clean water); raw meat or dirty water counts half."""
-    return min(s.resources.get(resource, 0) + 0.5 * s.resources.get(raw, 0), 3) / 3
+    """Up to three nights of one upkeep (food, clean water), tonight's the most; raw meat or dirty
+    water counts half."""
+    held = s.resources.get(resource, 0) + 0.5 * s.resources.get(raw, 0)
+    return 0.6 * min(held, 1) + 0.2 * min(max(held - 1, 0), 2)
 
 
 CURES = {DamageType.PHYSICAL: "medicine", DamageType.HUNGER: "food", DamageType.THIRST: "clean_water"}
@@ -165,7 +166,8 @@ def _explored(state: State) -> float:
     slots = len(load(state.scenario).slots)
     explored = (len(state.tiles) - 1) / max(slots - 1, 1)
     edge = _edge(state.scenario, _tiles(state))
-    return 0.7 * explored + 0.3 * _closeness(state, edge, state.active()) * (1 - explored)
+    # The first tiles turned count the most (the landmark sought is likelier on them than on the last).
+    return 0.8 * (1 - (1 - explored) ** 2) + 0.2 * _closeness(state, edge, state.active()) * (1 - explored)
 
 
 # ---------------------------------------------------------------- the quest
@@ -239,9 +241,10 @@ _last: tuple[State | None, float] = (None, 0.0)
 def evaluate(state: State, seat: int) -> float:
     """The team's shared standing in [0, 1] (the same for every seat: shared fate).
 
-    Half how healthy and supplied the survivors are (a casualty scores 0), half
-    the quest: stages done and the progress within the current one; a survivor
-    who escaped is a won game.
+    Two fifths how healthy and supplied the survivors are (a casualty scores 0),
+    three fifths the quest: stages done and the progress within the current one,
+    worth less with fewer survivors left to carry it; a survivor who escaped is a
+    won game.
     """
     global _last
     if _last[0] is state:
