@@ -41,6 +41,7 @@ from services.games.discover.vocab import DamageType, Hex
 
 FOOD_WANTED = 2  # per survivor: enough for two hungry nights
 WATER_WANTED = 2
+STOCKED = 4  # food (or meat) and water held beyond which a survivor stops gathering features and explores
 
 
 def goal_policy(rng: random.Random) -> Policy[State, act.Action]:
@@ -124,9 +125,9 @@ def _turn(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
     hand_over = _hand_over(state, seat, legal)
     if hand_over is not None:
         return hand_over
-    found = _first(legal, act.UseQuestAction)
-    if found is not None:
-        return found
+    quest = [a for a in legal if isinstance(a, act.UseQuestAction) and _worth_quest_action(state, seat, a.action)]
+    if quest:
+        return max(quest, key=lambda a: a.action == "beacon")
     loot = [a for a in legal if isinstance(a, act.Loot) and _worth_looting(state, seat, a)]
     if loot:
         return loot[0]
@@ -138,7 +139,8 @@ def _turn(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
     landmark = board(state).spaces[me.space].landmark
     if act.Investigate() in legal and landmark is not None and _worth_investigating(state, landmark):
         return act.Investigate()
-    if act.Gather() in legal and (me.space in state.features or _short_of_water(state, seat)):
+    feature_here = me.space in state.features and _wants_feature(state, seat)
+    if act.Gather() in legal and (feature_here or _short_of_water(state, seat)):
         return act.Gather()
     if act.Gather() in legal and _water_here(state, me.space) and me.stamina > 8:
         return act.Gather()
@@ -224,6 +226,14 @@ def _worth_investigating(state: State, landmark: int) -> bool:
     return landmark not in state.investigated or landmark in wanted
 
 
+def _wants_feature(state: State, seat: int) -> bool:
+    """Gather features while supplies are short or the beacon wants materials; a stocked survivor explores."""
+    held = state.survivors[seat].resources
+    food = held.get("food", 0) + held.get("meat", 0)
+    water = held.get("clean_water", 0) + held.get("dirty_water", 0)
+    return food < STOCKED or water < STOCKED or _beacon_due(state)
+
+
 def _water_here(state: State, space: Hex) -> bool:
     return board(state).spaces[space].water is not None
 
@@ -268,9 +278,9 @@ def _goal(state: State, seat: int) -> Hex | None:
     costs = _costs(state, seat, me.space)
     if stage.win_at_landmark and state.stage_complete and stage.win_at_landmark in landmarks:
         return landmarks[stage.win_at_landmark]
-    for action in state.unlocked:
+    for action in sorted(state.unlocked, key=lambda a: a != "beacon"):
         spec = load(state.scenario).card_actions[action]
-        if spec.landmark in landmarks and _can_afford_quest(state, seat, action):
+        if spec.landmark in landmarks and _worth_quest_action(state, seat, action):
             return landmarks[spec.landmark]
     out_of = not me.resources.get("food", 0) or not me.resources.get("clean_water", 0)
     supplies = _supplies_goal(state, seat, costs)
@@ -291,6 +301,7 @@ def _goal(state: State, seat: int) -> Hex | None:
     fresh = [h for lm, h in landmarks.items() if lm not in state.investigated and h in costs]
     targets = [landmarks[w] for w in wanted if landmarks[w] in costs] + fresh
     features = [h for h in costs if h in state.features and not _enemy_at(state, h)]
+    features = features if _wants_feature(state, seat) else []
     pool = features + targets
     if pool:
         return min(pool, key=lambda h: costs[h])
@@ -348,6 +359,15 @@ def _home(state: State, seat: int) -> tuple[Hex, int] | None:
         return None
     best = min(homes, key=lambda h: costs[h])
     return best, costs[best]
+
+
+def _worth_quest_action(state: State, seat: int, action: str) -> bool:
+    """Affordable, and (but for the beacon) paid without what the beacon still needs."""
+    if not _can_afford_quest(state, seat, action):
+        return False
+    if action == "beacon" or not _beacon_due(state):
+        return True
+    return not any(r in BEACON_GOODS for r, _ in quest_cost(state, action))
 
 
 def _can_afford_quest(state: State, seat: int, action: str) -> bool:

@@ -63,6 +63,7 @@ class Node:
     value: float = 0.0
     available: int = 0
     score: float = 0.0
+    after_chance: bool = False  # chance acted between the parent's move and this one (in some iteration)
     children: dict[Hashable, Node] = field(default_factory=dict)
 
     def ucb(self, exploration: float) -> float:
@@ -70,8 +71,9 @@ class Node:
 
     def rescore(self) -> None:
         """The node's worth to its mover: the best of its children where the same seat moves on
-        (it will pick that one: a turn of several steps is planned as one), else its mean."""
-        own = [c.score for c in self.children.values() if c.mover == self.mover and c.visits]
+        with no chance in between (it will pick that one: a turn of several steps is planned as
+        one), else its mean. After a draw or a roll the best child is only the luckiest sample."""
+        own = [c.score for c in self.children.values() if c.mover == self.mover and c.visits and not c.after_chance]
         self.score = max(own) if own else self.value / self.visits
 
 
@@ -122,12 +124,13 @@ class Search:
         piles = {name: list(cards) for name, cards in det.piles.items()}
         chance = LocalChance(self.rng.getrandbits(256).to_bytes(32, "big"), 0, piles)
         state, node, path, depth, rollout = det.state, root, [root], 0, 0
-        expanding = True
+        expanding, chanced = True, False
         while depth < self.budget.depth:
             turn = self.engine.to_move(state)
             if turn.chance is not None:
                 state = self._apply(state, CHANCE_SEAT, chance.resolve(turn.chance))
                 depth += 1
+                chanced = True
                 continue
             if not turn.seats:
                 break
@@ -135,6 +138,7 @@ class Search:
             actions = legal if depth == 0 else self._legal_actions(state, mover)
             if expanding:
                 action, node, expanding = self._descend(node, mover, actions)
+                node.after_chance |= chanced
                 path.append(node)
             else:
                 rollout += 1
@@ -143,6 +147,7 @@ class Search:
                 action = actions[self.rng.randrange(len(actions))]
             state = self._apply(state, mover, action)
             depth += 1
+            chanced = False
         rewards = self._rewards(state)
         for visited in reversed(path):
             visited.visits += 1

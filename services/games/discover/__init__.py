@@ -2,7 +2,7 @@
 1 to 4 players, a pure rules engine (see RULES.md) declared to the platform once as `GAME`."""
 
 from services.games.common.host import GameDeclaration, Sample
-from services.games.discover import decide, determinize, evolve, flow, legal, result, setup, view, visibility
+from services.games.discover import decide, determinize, evolve, flow, heuristic, legal, result, setup, view, visibility
 
 GAME = GameDeclaration(
     name="discover",
@@ -29,7 +29,7 @@ GAME = GameDeclaration(
     codec="services.games.discover.codec",
     samples=(Sample(seats=1, seed=1), Sample(seats=3, seed=2)),
     determinize=determinize.determinize,
-    evaluate=determinize.evaluate,
+    evaluate=heuristic.evaluate,
 )
 ENGINE = GAME.engine
 

@@ -50,6 +50,11 @@ def _board(scenario: str, tiles: tuple[tuple[int, int], ...]) -> Board:
     return Board(spaces, landmarks, camp)
 
 
+def board_of(scenario: str, tiles: tuple[tuple[int, int], ...]) -> Board:
+    """The revealed part of a map from its (slot, tile) pairs, sorted (cached)."""
+    return _board(scenario, tiles)
+
+
 def board(state: State) -> Board:
     """The revealed part of the map (cached per set of revealed tiles)."""
     return _board(state.scenario, tuple(sorted(state.tiles.items())))

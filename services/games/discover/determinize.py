@@ -31,11 +31,10 @@ from collections.abc import Iterable, Sequence
 
 from services.games.common.host import Determinization, Rng
 from services.games.discover import state as st
-from services.games.discover.content import Content, load, m_formula
+from services.games.discover.content import Content, load
 from services.games.discover.setup import card_id, card_number
-from services.games.discover.state import Enemy, Source, State, Status, Survivor, Trade
+from services.games.discover.state import Enemy, Source, State, Survivor, Trade
 from services.games.discover.view import SurvivorView, View
-from services.games.discover.vocab import PlaceItem
 
 
 def _pick(rng: Rng, cards: Sequence[str], count: int) -> list[str]:
@@ -225,67 +224,4 @@ def determinize(view: View, seat: int, rng: Rng) -> Determinization[State]:
     return Determinization(state, kept)
 
 
-# ---------------------------------------------------------------- heuristic
-
-DAMAGE_LIMIT = st.HEALTH_DIALS + 1  # the fourth damage makes a casualty
-
-
-def _stock(s: Survivor, resource: str, raw: str) -> float:
-    """Up to three nights of one upkeep (food, clean water); raw meat or dirty water counts half."""
-    return min(s.resources.get(resource, 0) + 0.5 * s.resources.get(raw, 0), 3) / 3
-
-
-def _health(s: Survivor) -> float:
-    """A survivor's standing in [0, 1]: undamaged and stocked for the nights' upkeep is best."""
-    if s.status is Status.WON:
-        return 1.0
-    if s.status is Status.CASUALTY:
-        return 0.0
-    return (
-        0.55 * (1 - len(s.damage) / DAMAGE_LIMIT)
-        + 0.15 * _stock(s, "food", "meat")
-        + 0.15 * _stock(s, "clean_water", "dirty_water")
-        + 0.05 * min(s.resources.get("medicine", 0), 1)
-        + 0.1 * s.stamina / st.STAMINA_MAX
-    )
-
-
-def _stage_progress(state: State) -> float:
-    """Partial progress in [0, 1] toward the current stage's goal, so a search can tell steps apart.
-
-    Landmarks investigated toward a count; then, once a quest card action is unlocked, how
-    much of its cost the best-stocked survivor holds (the materials must meet on one survivor).
-    """
-    if state.stage_complete:
-        return 0.0
-    spec = load(state.scenario)
-    counts = [o.count for o in spec.stages[state.stage].objectives if o.kind == "landmarks_investigated"]
-    if counts:
-        return min(len(state.investigated) / max(counts[0], 1), 1.0)
-    due = [a for a in sorted(state.unlocked) if any(isinstance(e, PlaceItem) for e in spec.card_actions[a].effects)]
-    if not due or not state.active():
-        return 0.0
-    cost = [(r, m_formula(f, state.players)) for r, f in spec.card_actions[due[0]].cost]
-    total = sum(n for _, n in cost) or 1
-    held = (sum(min(state.survivors[s].resources.get(r, 0), n) for r, n in cost) for s in state.active())
-    return max(held) / total
-
-
-def evaluate(state: State, seat: int) -> float:
-    """The team's shared standing in [0, 1] (the same for every seat: shared fate).
-
-    Mostly how healthy and supplied the survivors are (a casualty scores 0),
-    then progress in the quest (stages done, clues, the stage's goal met), and
-    a little the days survived.
-    """
-    if state.won:
-        return 1.0
-    health = sum(_health(s) for s in state.survivors) / max(len(state.survivors), 1)
-    stages = max(len(load(state.scenario).stages), 1)
-    done = state.stages_done + 0.5 * state.stage_complete
-    quest = (done + 0.4 * _stage_progress(state) + min(state.clues, 6) / 12) / stages
-    days = state.day / max(state.max_days, 1)
-    return 0.6 * health + 0.3 * min(quest, 1.0) + 0.05 * min(days, 1.0)
-
-
-__all__ = ["determinize", "evaluate"]
+__all__ = ["determinize"]

@@ -63,7 +63,7 @@ def test_stage_two_wakes_the_watcher_and_unlocks_the_beacon() -> None:
     ]
 
 
-@pytest.mark.parametrize(("seats", "wood"), [(1, 2), (3, 4)])
+@pytest.mark.parametrize(("seats", "wood"), [(1, 1), (3, 3)])  # the beacon costs M wood
 def test_m_is_the_number_of_players_who_started(seats: int, wood: int) -> None:
     state = day(seats)
     state = survivor(state, 0, status=Status.CASUALTY)  # casualties still count in M
