@@ -18,6 +18,9 @@ from services.games.common import chance, protocodec
 from services.games.common.engine import Outcome, ToMove, Visibility
 from services.rules.app import EngineHost, Position
 
+# Packed legal actions kept per rules service (each a few dozen bytes).
+ACTION_CACHE = 8192
+
 
 def pack(message: Message) -> any_pb2.Any:
     packed = any_pb2.Any()
@@ -57,6 +60,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
     def __init__(self, host: EngineHost) -> None:
         self._host = host
         self._game = host.entry.name
+        self._actions: dict[object, any_pb2.Any] = {}
 
     def _data(self, state: pb.EngineState) -> bytes:
         if state.game != self._game:
@@ -152,9 +156,8 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
     ) -> pb.ListLegalActionsResponse:
         state = self._host.state(self._data(request.state))
         actions = self._host.engine.legal_actions(state, request.seat)
-        codec = self._host.codec
         return pb.ListLegalActionsResponse(
-            actions=[pack(codec.encode_action(a)) for a in actions],
+            actions=[self._packed_action(a) for a in actions],
             passes=pass_indices(self._host.engine.passes, [type(a).__name__ for a in actions]),
         )
 
@@ -168,20 +171,35 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         position = self._host.position(self._data(request.state), request.seat_count)
         return pb.GetPositionResponse(position=self._position_message(position))
 
+    def _packed_action(self, action: object) -> any_pb2.Any:
+        """An action as its packed message. Legal actions repeat from one position to the
+        next (the same placement, the same card), and an action is a value: each one
+        is encoded once and kept (the kept message is only ever copied from)."""
+        try:
+            packed = self._actions.get(action)
+        except TypeError:  # not hashable: a dict or list inside
+            return pack(self._host.codec.encode_action(action))
+        if packed is None:
+            packed = self._actions[action] = pack(self._host.codec.encode_action(action))
+            if len(self._actions) > ACTION_CACHE:
+                self._actions.pop(next(iter(self._actions)))
+        return packed
+
     def _position_message(self, position: Position) -> pb.Position:
         codec = self._host.codec
-        message = pb.Position(
-            seats=[
-                pb.SeatPosition(
-                    seat=part.seat,
-                    view=pack(codec.encode_view(part.view)),
-                    legal_actions=[pack(codec.encode_action(a)) for a in part.legal_actions],
-                )
-                for part in position.seats
-            ]
-        )
-        if position.spectator_view is not None:
-            message.spectator_view.CopyFrom(pack(codec.encode_view(position.spectator_view)))
+        with protocodec.sharing():  # the views of one state share their public parts
+            message = pb.Position(
+                seats=[
+                    pb.SeatPosition(
+                        seat=part.seat,
+                        view=pack(codec.encode_view(part.view)),
+                        legal_actions=[self._packed_action(a) for a in part.legal_actions],
+                    )
+                    for part in position.seats
+                ]
+            )
+            if position.spectator_view is not None:
+                message.spectator_view.CopyFrom(pack(codec.encode_view(position.spectator_view)))
         return message
 
 

@@ -24,11 +24,13 @@ the shell turns into INVALID_ARGUMENT.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
@@ -123,6 +125,26 @@ def _fill(message: Message, value: object) -> None:
             slot.write(message, item)
 
 
+# Within `sharing()`: (id of a tuple, message type, field) -> the tuple, the field it was
+# first encoded into and that field's message.
+_SHARED: ContextVar[dict[tuple[int, MessageShape, str], tuple[object, typing.Any, Message]] | None] = ContextVar(
+    "protocodec_shared", default=None
+)
+
+
+@contextlib.contextmanager
+def sharing() -> Iterator[None]:
+    """Encodings made within share their repeated message fields by identity: a field
+    holding the very tuple an earlier one held is copied from it, not encoded again.
+    The views of one state share their public parts so (a position encodes every
+    seat's view); a tuple is a value, so the copy is what encoding it would give."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 @dataclasses.dataclass(frozen=True)
 class _Out:
     """How to write one dataclass field into its proto field."""
@@ -143,6 +165,14 @@ class _Out:
             target = getattr(message, self.name)
             assert isinstance(item, Iterable)
             if self.nested:
+                shared = _SHARED.get()
+                if shared is not None:
+                    key = (id(item), message.DESCRIPTOR, self.name)
+                    seen = shared.get(key)
+                    if seen is not None and seen[0] is item:
+                        target.MergeFrom(seen[1])
+                        return
+                    shared[key] = (item, target, message)  # the message too: it owns `target`
                 for element in _ordered(item):
                     _fill_any(target.add(), element)
             elif self.enum is not None:

@@ -133,10 +133,26 @@ def _board(state: State) -> tuple[tuple[SpaceView, ...], tuple[RegionView, ...]]
     return spaces, regions
 
 
+# The public parts of the last state viewed: the views of one state (a position holds
+# every seat's) share them, so each is built once and encoded once (protocodec.sharing).
+_public: tuple[State | None, tuple[tuple[SpaceView, ...], tuple[RegionView, ...], tuple[PlayerView, ...]]] = (
+    None,
+    ((), (), ()),
+)
+
+
+def _shared(state: State) -> tuple[tuple[SpaceView, ...], tuple[RegionView, ...], tuple[PlayerView, ...]]:
+    global _public
+    if _public[0] is not state:
+        spaces, regions = _board(state)
+        _public = (state, (spaces, regions, tuple(_player(state, s) for s in range(state.seats))))
+    return _public[1]
+
+
 def view(state: State, viewer: int | None) -> View:
     """Everything public, plus the viewer's hand and unrevealed choices."""
     mine = state.player(viewer) if viewer is not None and 0 <= viewer < state.seats else None
-    spaces, regions = _board(state)
+    spaces, regions, players = _shared(state)
     choice = mine.choice if mine is not None else None
     return View(
         viewer=viewer,
@@ -151,7 +167,7 @@ def view(state: State, viewer: int | None) -> View:
         spaces=spaces,
         regions=regions,
         markers=tuple(MarkerView(a, m, area(m)) for a, m in zip(ANIMALS, state.markers)),
-        players=tuple(_player(state, s) for s in range(state.seats)),
+        players=players,
         draw_pile=state.pile,
         draw_pile_size=state.pile_size,
         discard=state.discard,
