@@ -13,7 +13,8 @@ chosen in gateway/views.py, after the caller's seat token has been checked.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Hashable
+from typing import TypeVar
 
 from google.protobuf import any_pb2
 from tabletop.match.v1 import match_service_pb2 as mpb
@@ -23,6 +24,8 @@ from services.common.ports import MatchPort
 
 # Positions kept: a few per match followed (a watcher asks for the newest).
 CACHE_SIZE = 4096
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 
 class Positions:
@@ -72,15 +75,7 @@ class Positions:
                 brought = await asyncio.shield(submit)
                 if brought is not None and brought.match.version >= version:
                     return brought
-        pending = self._known.get(key)
-        if pending is None:
-            pending = asyncio.ensure_future(self._fetch(match_id))
-            self._keep(key, pending)
-        try:
-            known = await asyncio.shield(pending)
-        except ServiceError:
-            self._known.pop(key, None)
-            raise
+        known = await fetched_once(self._known, key, lambda: self._fetch(match_id), self._size)
         if known.match.version < version:  # from a replica that had not caught up yet
             self._known.pop(key, None)
             known = await self._fetch(match_id)
@@ -92,24 +87,35 @@ class Positions:
         spectator this gateway serves, for that version exactly."""
         if known.position.HasField("spectator_view"):
             return known.position.spectator_view
+        request = mpb.GetViewRequest(match_id=known.match.match_id, at_version=known.match.version)
         key = (known.match.match_id, known.match.version)
-        pending = self._spectators.get(key)
-        if pending is None:
-            request = mpb.GetViewRequest(match_id=known.match.match_id, at_version=known.match.version)
-            pending = self._spectators[key] = asyncio.ensure_future(self._match.GetView(request))
-            while len(self._spectators) > self._size:
-                self._spectators.pop(next(iter(self._spectators)))
-        try:
-            return (await asyncio.shield(pending)).view
-        except ServiceError:
-            self._spectators.pop(key, None)
-            raise
+        return (await fetched_once(self._spectators, key, lambda: self._match.GetView(request), self._size)).view
 
     async def _fetch(self, match_id: str) -> mpb.GetPositionResponse:
         self.fetches += 1
         return await self._match.GetPosition(mpb.GetPositionRequest(match_id=match_id))
 
     def _keep(self, key: tuple[str, int], known: asyncio.Future[mpb.GetPositionResponse]) -> None:
-        self._known[key] = known
-        while len(self._known) > self._size:
-            self._known.pop(next(iter(self._known)))
+        _bounded(self._known, key, known, self._size)
+
+
+async def fetched_once(
+    cache: dict[K, asyncio.Future[V]], key: K, fetch: Callable[[], Awaitable[V]], size: int
+) -> V:
+    """`fetch()`'s answer for `key`, asked once however many wait for it (the newest
+    `size` answers are kept); a failed fetch is forgotten, so the next caller asks again."""
+    pending = cache.get(key)
+    if pending is None:
+        pending = asyncio.ensure_future(fetch())
+        _bounded(cache, key, pending, size)
+    try:
+        return await asyncio.shield(pending)
+    except ServiceError:
+        cache.pop(key, None)
+        raise
+
+
+def _bounded(cache: dict[K, V], key: K, value: V, size: int) -> None:
+    cache[key] = value
+    while len(cache) > size:
+        cache.pop(next(iter(cache)))

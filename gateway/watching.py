@@ -16,6 +16,7 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 from gateway import validate, views
 from gateway.callers import CallContext, Callers, holder, still_holding
 from gateway.play import Moves
+from gateway.positions import fetched_once
 from gateway.subscriptions import Subscriptions
 from services.common.errors import PermissionDenied, ServiceError, Unauthenticated
 from services.common.event_store import EventStore
@@ -135,21 +136,11 @@ class Watching:
 
     async def _summary_at(self, match_id: str, version: int) -> mpb.MatchSummary:
         """The match summary once it has reached `version`, fetched once for all watchers."""
-        key = (match_id, version)
-        pending = self._summaries.get(key)
-        if pending is None:
-            pending = asyncio.ensure_future(self._match.GetMatch(mpb.GetMatchRequest(match_id=match_id)))
-            self._summaries[key] = pending
-            while len(self._summaries) > SUMMARY_CACHE:
-                self._summaries.pop(next(iter(self._summaries)))
-        try:
-            summary = (await asyncio.shield(pending)).match
-        except ServiceError:
-            self._summaries.pop(key, None)
-            raise
+        key, request = (match_id, version), mpb.GetMatchRequest(match_id=match_id)
+        summary = (await fetched_once(self._summaries, key, lambda: self._match.GetMatch(request), SUMMARY_CACHE)).match
         if summary.version < version:  # fetched from a replica that had not caught up yet
             self._summaries.pop(key, None)
-            summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=match_id))).match
+            summary = (await self._match.GetMatch(request)).match
         return summary
 
     async def Play(

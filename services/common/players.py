@@ -8,7 +8,6 @@ read it here first), and the gateway shows it beside ratings. A key per player,
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 
 from services.common.redis_commands import Commands
@@ -33,9 +32,20 @@ async def set_display_name(redis: Commands, player_id: str, name: str) -> None:
 
 
 async def display_names(redis: Commands, player_ids: Sequence[str]) -> list[str]:
-    """Each player's display name, "" for one who never gave one (or a bot)."""
-    found = await asyncio.gather(*(redis.hget(key(p), "name") for p in player_ids))
-    return [n.decode() if isinstance(n, bytes) else (n or "") for n in found]
+    """Each player's display name, "" for one who never gave one (or a bot), in one
+    round trip however many are asked (the matchmaker asks a formation batch's at once)."""
+    humans = [p for p in player_ids if not is_bot(p)]
+    if not humans:
+        return [""] * len(player_ids)
+    async with redis.pipeline(transaction=False) as pipe:
+        for player in humans:
+            pipe.hget(key(player), "name")
+        found = dict(zip(humans, await pipe.execute(), strict=True))
+    return [_text(found.get(p)) for p in player_ids]
+
+
+def _text(name: object) -> str:
+    return name.decode() if isinstance(name, bytes) else str(name or "")
 
 
 def valid_display_name(name: str) -> bool:

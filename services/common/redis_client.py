@@ -64,11 +64,11 @@ def connect(
         # Typed as the one-server client its callers are written against: every
         # call touches keys of one hash tag, so the cluster client serves it alike.
         return cast(aioredis.Redis, RedisCluster.from_url(url, **options))  # type: ignore[no-untyped-call]
-    pool = UnprobedPool.from_url(url, timeout=pool_timeout, **options)
+    pool = IdleProbingPool.from_url(url, timeout=pool_timeout, **options)
     return aioredis.Redis(connection_pool=pool)
 
 
-class UnprobedPool(aioredis.BlockingConnectionPool):
+class IdleProbingPool(aioredis.BlockingConnectionPool):
     """The bounded pool, probing only connections that have sat idle.
 
     redis-py 7.0 tries a non-blocking read on a connection before each command

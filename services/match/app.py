@@ -61,9 +61,8 @@ class Submitted:
     duplicate: bool
     match: Match | None = None
     position: rpb.Position | None = None
-    # What the action appended (versions version - len + 1 .. version), and under which command.
+    # What the action appended (versions version - len + 1 .. version).
     appended: tuple[NewEvent, ...] = ()
-    command_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -251,7 +250,7 @@ class MatchApp:
         if written.match is None:
             return Submitted(written.version, True)
         position = await self._position_of(written.match)
-        return Submitted(written.version, False, written.match, position, written.appended, command_id)
+        return Submitted(written.version, False, written.match, position, written.appended)
 
     def now_ms(self) -> int:
         """The wall clock deadlines are kept in (unix ms)."""

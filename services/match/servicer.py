@@ -68,7 +68,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             response.match.CopyFrom(summary(done.match))
             if done.position is not None:
                 response.position.CopyFrom(done.position)
-            response.appended.extend([log_entry.entry(event, done.command_id) for event in done.appended])
+            response.appended.extend([log_entry.entry(event, request.command_id) for event in done.appended])
         return response
 
     async def UndoActions(self, request: pb.UndoActionsRequest, context: object) -> pb.UndoActionsResponse:

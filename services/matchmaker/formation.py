@@ -66,6 +66,22 @@ def _tenures(job: Job, match: mpb.MatchSummary) -> list[int]:
     return [held.get(seat, 0) for seat in range(len(job.tickets))]
 
 
+def _form_request(job: Job, names: Sequence[str]) -> mpb.FormMatchRequest:
+    """The job's FormMatch, its command id derived from the job (a retry answers the first)."""
+    return mpb.FormMatchRequest(
+        match_id=job.match_id, game=job.game, config=job.options, command_id=f"{job.match_id}:form",
+        players=[mpb.FormedPlayer(player_id=p, display_name=n) for p, n in zip(job.players, names)],
+    )
+
+
+def _assigned(job: Job, outcome: int, elapsed: float) -> None:
+    """Count an assignment (0: the tickets had gone, the match stays unused)."""
+    FORM_SECONDS.observe(elapsed)
+    FORMED.labels(job.game, "assigned" if outcome else "lost").inc()
+    if outcome == 0:
+        log.warning("formation_lost", match_id=job.match_id)
+
+
 class BatchFormPort(Protocol):
     """The match service's many-matches call (FormMatches)."""
 
@@ -93,12 +109,8 @@ class Former:
         epochs, names = await self._store.own_many_named(jobs)
         requests, at = [], 0
         for job in jobs:
-            seated = names[at:at + len(job.players)]
+            requests.append(_form_request(job, names[at:at + len(job.players)]))
             at += len(job.players)
-            requests.append(mpb.FormMatchRequest(
-                match_id=job.match_id, game=job.game, config=job.options, command_id=f"{job.match_id}:form",
-                players=[mpb.FormedPlayer(player_id=p, display_name=n) for p, n in zip(job.players, seated)],
-            ))
         try:
             reply = await self._batch.FormMatches(mpb.FormMatchesRequest(matches=requests))
         except ServiceError as error:
@@ -113,10 +125,7 @@ class Former:
             if outcome < 0:
                 answered[job.match_id] = False  # superseded: the job is the new owner's
                 continue
-            FORM_SECONDS.observe(elapsed)
-            FORMED.labels(job.game, "assigned" if outcome else "lost").inc()
-            if outcome == 0:
-                log.warning("formation_lost", match_id=job.match_id)
+            _assigned(job, outcome, elapsed)
             answered[job.match_id] = True
         log.info("matches_formed", jobs=len(jobs), formed=len(formed), assigned=sum(answered.values()))
         return answered
@@ -159,10 +168,7 @@ class Former:
 
     async def _assign(self, job: Job, epoch: int, started: float) -> str:
         outcome = await self._store.assign(job, epoch)
-        FORM_SECONDS.observe(asyncio.get_running_loop().time() - started)
-        FORMED.labels(job.game, "assigned" if outcome else "lost").inc()
-        if outcome == 0:
-            log.warning("formation_lost", match_id=job.match_id)
+        _assigned(job, outcome, asyncio.get_running_loop().time() - started)
         return "assigned"
 
     async def _unwind(self, job: Job, epoch: int, state: str, error: str = "") -> str | None:
@@ -207,9 +213,6 @@ class Former:
 
     async def _make(self, job: Job) -> None:
         names = await self._store.display_names(job.players)
-        formed = await self._match.FormMatch(mpb.FormMatchRequest(
-            match_id=job.match_id, game=job.game, config=job.options, command_id=f"{job.match_id}:form",
-            players=[mpb.FormedPlayer(player_id=p, display_name=n) for p, n in zip(job.players, names)],
-        ))
+        formed = await self._match.FormMatch(_form_request(job, names))
         log.info("match_formed", match_id=job.match_id, game=job.game, seats=len(job.players),
                  bots=len(job.bot_seats), version=formed.match.version)

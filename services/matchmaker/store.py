@@ -523,19 +523,8 @@ class TicketStore:
         return [(entry_id.decode(), fields) for _, entries in reply or () for entry_id, fields in entries]
 
     async def display_names(self, player_ids: Sequence[str]) -> list[str]:
-        """Each player's display name, "" for one who never gave one (or a bot)."""
+        """Each player's display name, "" for one who never gave one (or a bot), in one round trip."""
         return await players.display_names(self._redis, player_ids)
-
-    async def display_names_many(self, player_ids: Sequence[str]) -> list[str]:
-        """`display_names` in one round trip (a pipeline), for many players at once."""
-        humans = [p for p in player_ids if not players.is_bot(p)]
-        if not humans:
-            return [""] * len(player_ids)
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for player in humans:
-                pipe.hget(players.key(player), "name")
-            found = dict(zip(humans, await pipe.execute()))
-        return [_text(found[p]) if found.get(p) is not None else "" for p in player_ids]
 
     async def pools(self) -> list[str]:
         return sorted(p.decode() for p in await self._redis.smembers(POOLS))
@@ -630,11 +619,11 @@ class TicketStore:
         return [int(e) for e in await self._own_many(keys=[job_key(j.match_id) for j in jobs], args=[DONE_TTL])]
 
     async def own_many_named(self, jobs: Sequence[Job]) -> tuple[list[int], list[str]]:
-        """`own_many`, and `display_names_many` of every job's players in seat order (all the
+        """`own_many`, and `display_names` of every job's players in seat order (all the
         jobs' players one after the other), side by side."""
         # Side by side, not one pipeline: a script in a Redis Cluster pipeline is never loaded.
         epochs, names = await asyncio.gather(self.own_many(jobs),
-                                             self.display_names_many([p for job in jobs for p in job.players]))
+                                             self.display_names([p for job in jobs for p in job.players]))
         return epochs, names
 
     async def assign_many(self, jobs: Sequence[tuple[Job, int, Sequence[int]]]) -> list[int]:

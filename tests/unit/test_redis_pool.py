@@ -15,7 +15,7 @@ async def test_a_connection_closed_while_idle_is_replaced_before_the_next_comman
     client = redis_client.connect(redis_url, max_connections=4, name="pool-test")
     admin = aioredis.Redis.from_url(redis_url)
     try:
-        assert isinstance(client.connection_pool, redis_client.UnprobedPool)
+        assert isinstance(client.connection_pool, redis_client.IdleProbingPool)
         await client.set("pool-test", "1")
         killed = await admin.client_kill_filter(_type="normal", skipme=True)
         assert killed >= 1, "the pooled connection was closed by the server"
