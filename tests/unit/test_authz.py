@@ -118,9 +118,10 @@ def test_whole_positions_travel_only_from_the_rules_to_the_match_and_from_the_ma
     assert {c for c in pki.IDENTITIES if authz.allowed(f"/{authz.MATCH}/GetPosition", c)} == {"gateway"}
 
 
-def test_only_the_matchmaker_forms_started_matches_in_one_write() -> None:
+@pytest.mark.parametrize("rpc", ["FormMatch", "FormMatches"])
+def test_only_the_matchmaker_forms_started_matches_in_one_write(rpc: str) -> None:
     # A player's client reaches the match only through the gateway, which seats one
     # player at a time; forming a whole table for others is the matchmaker's alone.
-    method = f"/{authz.MATCH}/FormMatch"
+    method = f"/{authz.MATCH}/{rpc}"
     assert authz.allowed(method, "matchmaker")
     assert not any(authz.allowed(method, caller) for caller in ("gateway", "dice", "deck", "rules", "match"))
