@@ -111,8 +111,9 @@ def end_of_day(state: State) -> list[ev.Event]:
     out.extend(ev.SurvivorWon(seat) for seat in winners)
     remaining = tuple(s for s in state.active() if s not in winners)
     if not remaining:
-        won = bool(winners) or _game_over(state, "").won
-        return [*out, ev.GameEnded(won, "no survivor is left on the map")]
+        if winners:
+            return [*out, ev.GameEnded(True, "the survivors left on the map escaped by the signal fire")]
+        return [*out, ev.GameEnded(_game_over(state, "").won, "no survivor is left on the map")]
     if state.leader in winners:
         out.append(ev.LeaderChanged(left_of(state, state.leader, remaining)))
     return [*out, ev.StepsQueued((st.DrawNight(), st.NightHealing(), st.PassLeader(), st.StartDay()))]

@@ -30,6 +30,8 @@ from tests.games.discover.builders import (
 
 HURT = (DamageType.PHYSICAL, DamageType.HUNGER, DamageType.THIRST)
 
+ESCAPED = "the survivors left on the map escaped by the signal fire"
+
 
 def _at_landmark_one(investigated: frozenset[int]) -> st.State:
     state = reveal(day(1, investigated=investigated), 1, 2)  # landmark 1
@@ -90,7 +92,7 @@ def test_a_card_action_away_from_its_landmark_is_refused() -> None:
 def test_survivors_on_the_final_objective_at_the_end_of_the_day_win_and_the_game_ends() -> None:
     state, _ = act(_final_stage(), 0, a.UseQuestAction("beacon"))
     state, events = act(state, 0, a.EndTurn())
-    assert game_events(events)[-3:] == [ev.DayEnded(1), ev.SurvivorWon(0), ev.GameEnded(True, events[-1].reason)]
+    assert game_events(events)[-3:] == [ev.DayEnded(1), ev.SurvivorWon(0), ev.GameEnded(True, ESCAPED)]
     assert ENGINE.result(state) == Outcome((1,), (2,), ENGINE.result(state).detail, cooperative_win=True)  # type: ignore[union-attr]
 
 
