@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from services.games.discover.board import neighbours
+from services.games.discover.board import board, neighbours
 from services.games.discover.content import load
 from services.games.discover.heuristic import _costs_to, evaluate
-from services.games.discover.state import RunEffects, Source, State, Status
+from services.games.discover.state import Combat, CombatStage, RunEffects, Source, State, Status
 from services.games.discover.vocab import Damage, DamageType
-from tests.games.discover.builders import CAMP, day, landmark, reveal, survivor
+from tests.games.discover.builders import CAMP, SOUTH, day, enemy, landmark, reveal, survivor
 
 # Slots and tiles (content/island-1.json): tile 11 holds landmark 6, tile 14 landmark 5, both group B.
 LANDMARK_6_TILE, LANDMARK_5_TILE = 11, 14
@@ -86,3 +86,61 @@ def test_investigating_the_landmark_needed_beats_standing_on_it() -> None:
     done = replace(there, stage=3, stages_done=2, investigated=frozenset({1, 2, 6}), unlocked=frozenset({"beacon"}))
     assert evaluate(state, 0) < evaluate(there, 0) < evaluate(done, 0)
     assert evaluate(done, 0) - evaluate(there, 0) > evaluate(there, 0) - evaluate(state, 0)
+
+
+def test_a_fight_under_way_counts_its_expected_damage() -> None:
+    """A search stopping where a fight starts must not score the fight as free: the harder the
+    enemy hits, the worse; a rolled red die below its attack is no damage at all."""
+    content = load("island-1")
+    plain = [e for e in content.enemies.values() if not e.lethal]
+    hard = max(plain, key=lambda e: (e.attack is not None, -(e.attack or 13)))
+    mild = min(plain, key=lambda e: (e.attack is not None, -(e.attack or 13)))
+    assert hard.attack is not None and (mild.attack is None or mild.attack > hard.attack)
+    state = _open(day(1))
+
+    def fighting(spec_number: int, stage: CombatStage, red: int = 0) -> State:
+        there = enemy(state, "X9", spec_number, SOUTH)
+        fight = Combat(0, "X9", stage, (), (), 0, red, 0, 0, (), "")
+        return replace(survivor(there, 0, space=SOUTH), combat=fight)
+
+    calm = survivor(state, 0, space=SOUTH)
+    assert evaluate(fighting(hard.number, CombatStage.READY), 0) < evaluate(fighting(mild.number, CombatStage.READY), 0)
+    assert evaluate(fighting(hard.number, CombatStage.READY), 0) < evaluate(calm, 0)
+    missed = fighting(hard.number, CombatStage.MODIFY, red=hard.attack - 1)
+    struck = fighting(hard.number, CombatStage.MODIFY, red=hard.attack)
+    assert evaluate(struck, 0) < evaluate(fighting(hard.number, CombatStage.READY), 0) < evaluate(missed, 0)
+
+
+def test_ending_the_day_away_from_a_fire_risks_the_nights_exposure() -> None:
+    """Out at landmark 5 with the stamina to walk back, the night's exposure is not counted yet
+    while the survivor may still act; once its turn is over, it is."""
+    state = _open(day(1))
+    out = survivor(state, 0, space=landmark(state, 5), stamina=12)
+    done_for_the_day = replace(out, turn_order=())
+    assert evaluate(done_for_the_day, 0) < evaluate(out, 0)
+    back_home = replace(survivor(state, 0, stamina=12), turn_order=())
+    assert evaluate(replace(back_home, turn_order=(0,)), 0) == evaluate(back_home, 0)
+
+
+def test_paying_an_upkeep_beats_suffering_it_and_a_held_cure_is_spent_to_heal() -> None:
+    state = _open(day(1))
+    held = dict(state.survivors[0].resources)
+    assert held.get("food", 0) >= 1
+    paid = survivor(state, 0, resources={**held, "food": held["food"] - 1})
+    suffered = survivor(state, 0, damage=(DamageType.HUNGER,))
+    assert evaluate(suffered, 0) < evaluate(paid, 0)
+    # Healing the hunger with the food held (Recover) is the same position as having paid.
+    assert paid.survivors[0].damage == () and suffered.survivors[0].resources == held
+
+
+def test_a_thirsty_survivor_without_water_scores_a_step_toward_a_water_source() -> None:
+    state = _open(day(1))
+    dry = {r: n for r, n in state.survivors[0].resources.items() if r != "clean_water"}
+    spaces = board(state).spaces
+    sources = frozenset(h for h, s in spaces.items() if s.water == "clean")
+    assert sources
+    costs = _costs_to(state.scenario, tuple(sorted(state.tiles.items())), sources)
+    start = max((h for h in costs if costs[h] <= 8), key=lambda h: costs[h])
+    step = min((n for n in neighbours(start) if n in costs), key=lambda n: costs[n])
+    thirsty = survivor(state, 0, resources=dry, damage=(DamageType.THIRST,), space=start)
+    assert evaluate(thirsty, 0) < evaluate(survivor(thirsty, 0, space=step), 0)

@@ -16,32 +16,62 @@ from functools import lru_cache
 
 from services.games.discover import state as st
 from services.games.discover.board import board, board_of, neighbours, slot_of
-from services.games.discover.content import load, m_formula
+from services.games.discover.content import EnemySpec, load, m_formula
 from services.games.discover.effects import card_effects
 from services.games.discover.rules import lit_fire, sheltered, targets
-from services.games.discover.state import State, Status, Survivor
-from services.games.discover.vocab import Damage, DamageType, Hex, PlaceItem
+from services.games.discover.state import CombatStage, Phase, State, Status, Survivor
+from services.games.discover.vocab import Damage, DamageType, Gain, Hex, PlaceItem
 
 DAMAGE_LIMIT = st.HEALTH_DIALS + 1  # the fourth damage makes a casualty
 STAMINA_KEPT = 6  # a night gives 6-8 stamina (capped at 12): more than this left at dusk is mostly lost
 REACH = 18.0  # stamina (printed terrain costs) beyond which a place counts as far away
 
 
-def _stock(s: Survivor, resource: str, raw: str) -> float:
-    """Up to three nights of one upkeep (food, clean water), tonight's the most; raw meat or dirty
-    water counts half."""
-    held = s.resources.get(resource, 0) + 0.5 * s.resources.get(raw, 0)
-    return 0.6 * min(held, 1) + 0.2 * min(max(held - 1, 0), 2)
+# Share of the night cards that ask each upkeep (island-1: food on 4 of 10, clean water on 5 of 10).
+UPKEEP = (("food", "meat", 0.4), ("clean_water", "dirty_water", 0.5))
+
+
+def _upkeep_risk(state: State, s: Survivor) -> float:
+    """Expected damage from the coming nights' upkeep: tonight's in full where nothing is held to pay
+    it (less with a source of it near), the next two nights' a little; raw meat or dirty water counts
+    half. A unit of food or water is so worth less than the damage it would heal now, and paying an
+    upkeep beats suffering it."""
+    risk = 0.0
+    for resource, raw, odds in UPKEEP:
+        held = s.resources.get(resource, 0) + 0.5 * s.resources.get(raw, 0)
+        if held < 1:
+            risk += odds * (1 - held) * (1 - SOURCE_RELIEF * _nearness(state, s.seat, resource))
+        risk += 0.2 * odds * max(0.0, 2 - max(held - 1, 0.0))
+    return risk
 
 
 CURES = {DamageType.PHYSICAL: "medicine", DamageType.HUNGER: "food", DamageType.THIRST: "clean_water"}
-RELIEF = 0.4  # share of a damage's cost lifted while its cure is at hand
+RELIEF = 0.15  # share of a damage's cost lifted while its cure is at hand (it still costs the cure and stamina)
+SOURCE_RELIEF = 0.5  # share of a missing upkeep's or cure's cost lifted by a sure source of it close by
 
 
-def _pending(state: State) -> dict[int, int]:
+NIGHT_EXPOSURE = 0.2  # about one night card in five harms the survivors out in the open (island-1: 2 of 10)
+
+
+def _pending(state: State) -> dict[int, float]:
     """Damage the cards being resolved will still deal, by seat (a night's exposure comes after its
-    upkeep, a decision the search often stops at; the card is on the table for everyone to see)."""
-    due: dict[int, int] = {}
+    upkeep, a decision the search often stops at; the card is on the table for everyone to see).
+    By day, the night to come: a survivor who ends the day away from a lit fire or a shelter risks its
+    exposure, which only a fire or a shelter heals; one still to act with the stamina to walk back to
+    one is not counted, so that the search may range out and come back."""
+    due: dict[int, float] = {}
+    if state.phase is Phase.DAY:
+        homes = _homes(state)
+        costs = _costs_to(state.scenario, _tiles(state), homes) if homes else {}
+        for seat in state.active():
+            survivor = state.survivors[seat]
+            back = costs.get(survivor.space)
+            if back == 0 or (back is not None and seat in state.turn_order and back <= survivor.stamina):
+                continue
+            due[seat] = NIGHT_EXPOSURE
+    seat, hurt = _combat_due(state)
+    if hurt:
+        due[seat] = due.get(seat, 0) + hurt
     for step in state.agenda:
         if not isinstance(step, st.RunEffects):
             continue
@@ -52,7 +82,41 @@ def _pending(state: State) -> dict[int, int]:
     return due
 
 
-def _wounds(state: State, s: Survivor, due: dict[int, int]) -> float:
+def _at_least(face: int) -> float:
+    """The chance that a d12 shows `face` or more."""
+    return min(1.0, max(0.0, (13 - face) / 12))
+
+
+def _fight(spec: EnemySpec, damage: int, red: int | None) -> float:
+    """Expected damage to the combatant of a fight with `spec` already dealt `damage`; `red` is the red
+    die already rolled (with its modifiers), None before the roll. A lethal enemy fights on until
+    defeated (rulebook "Enemigos letales"): one hit per round on average over the rounds it takes."""
+    hit = 0.0 if spec.attack is None else _at_least(spec.attack)
+    now = hit if red is None else float(spec.attack is not None and red >= spec.attack)
+    if not spec.lethal:
+        return now
+    rounds = (spec.health - damage) / max(_at_least(spec.defence), 1 / 12)
+    return min(now + max(rounds - 1, 0.0) * hit, float(DAMAGE_LIMIT))
+
+
+def _combat_due(state: State) -> tuple[int, float]:
+    """The combatant and the damage the combat in progress should still deal it, so that a search
+    stopping where a fight starts (a Move into a monster's space, a token turned over) does not score
+    the fight as free. A face-down monster counts as the mean of the tokens it may be."""
+    combat = state.combat
+    if combat is None or combat.stage is CombatStage.RETREAT:
+        return -1, 0.0
+    enemy = state.enemy(combat.enemy)
+    content = load(state.scenario)
+    rolled = combat.stage is CombatStage.MODIFY or (combat.stage is CombatStage.REROLL and combat.reroll != "red")
+    red = combat.red + combat.red_mod if rolled else None
+    if enemy.number:
+        return combat.seat, _fight(content.enemies[enemy.number], enemy.damage, red)
+    tokens = list(content.monster_tokens.values())
+    return combat.seat, sum(_fight(content.enemies[n], 0, None) for n in tokens) / max(len(tokens), 1)
+
+
+def _wounds(state: State, s: Survivor, due: dict[int, float]) -> float:
     """Damage taken or about to be, each taken counted a little less while its cure is at hand (held,
     or for exposure a lit fire or shelter near), so that a wounded survivor walks back to a fire to heal."""
     spare = dict(s.resources)
@@ -67,8 +131,8 @@ def _wounds(state: State, s: Survivor, due: dict[int, int]) -> float:
         elif spare.get(cure, 0) > 0:
             spare[cure] -= 1
             total += 1 - RELIEF
-        else:
-            total += 1
+        else:  # walking toward the cure (water, food) is worth a little
+            total += 1 - RELIEF * SOURCE_RELIEF * _nearness(state, s.seat, cure)
     return total
 
 
@@ -77,21 +141,21 @@ def _homes(state: State) -> frozenset[Hex]:
     return frozenset(h for h in spaces if lit_fire(state, h) or sheltered(state, h))
 
 
-def _health(state: State, s: Survivor, due: dict[int, int]) -> float:
+def _health(state: State, s: Survivor, due: dict[int, float]) -> float:
     """A survivor's standing in [0, 1]: undamaged and stocked for the nights' upkeep is best.
 
-    Each damage costs more than the one before (the fourth is a casualty), so a wounded
-    survivor heals and keeps out of harm's way first."""
+    Damage taken, due, or expected from the nights' upkeep are counted together, each costing
+    more than the one before (the fourth is a casualty), so a wounded survivor heals and keeps
+    out of harm's way first."""
     if s.status is Status.WON:
         return 1.0
     if s.status is Status.CASUALTY:
         return 0.0
+    wounds = _wounds(state, s, due) + _upkeep_risk(state, s)
     return (
-        0.63 * (1 - min(_wounds(state, s, due) / DAMAGE_LIMIT, 1.0) ** 1.5)
-        + 0.15 * _stock(s, "food", "meat")
-        + 0.15 * _stock(s, "clean_water", "dirty_water")
+        0.9 * (1 - min(wounds / DAMAGE_LIMIT, 1.0) ** 1.5)
         + 0.05 * min(s.resources.get("medicine", 0), 1)
-        + 0.02 * min(s.stamina, STAMINA_KEPT) / STAMINA_KEPT
+        + 0.05 * min(s.stamina, STAMINA_KEPT) / STAMINA_KEPT
     )
 
 
@@ -203,6 +267,59 @@ def _materials(state: State) -> tuple[float, int]:
     return (own(carrier) + 0.5 * others) / total, carrier
 
 
+@lru_cache(maxsize=8)
+def _yields(scenario: str) -> dict[str, dict[str, float]]:
+    """By feature pool, the chance that one of its face-down tokens brings each resource: the token's
+    face, or a gain on the exploration card it leads to (public content: the pools' make-up is printed)."""
+    spec = load(scenario)
+    pools: dict[str, list[str]] = {}
+    for pool, face in spec.features.values():
+        pools.setdefault(pool, []).append(face)
+    out: dict[str, dict[str, float]] = {}
+    for pool, faces in pools.items():
+        chance: dict[str, float] = {}
+        for face in faces:
+            kind, _, number = face.partition(":")
+            gains = {kind}
+            if kind == "explore":
+                card = spec.exploration[int(number)]
+                gains = {e.resource for e in (*card.first_time, *card.always) if isinstance(e, Gain)}
+            for resource in gains:
+                chance[resource] = chance.get(resource, 0.0) + 1 / len(faces)
+        out[pool] = chance
+    return out
+
+
+def _nearness(state: State, seat: int, resource: str) -> float:
+    """In [0, 1]: how near `seat` is to where `resource` may be had, weighted by the chance of having it
+    there: a face-down token whose pool may bring it, or for water a water source (a dirty one counts
+    half: it must be boiled at a fire)."""
+    chances = _yields(state.scenario)
+    by_chance: dict[float, set[Hex]] = {}
+    for space, pool in state.features.items():
+        p = chances.get(pool, {}).get(resource, 0.0)
+        if p > 0:
+            by_chance.setdefault(p, set()).add(space)
+    if resource == "clean_water":
+        for space, info in board(state).spaces.items():
+            if info.water is not None:
+                by_chance.setdefault(1.0 if info.water == "clean" else 0.5, set()).add(space)
+    return max((p * _closeness(state, frozenset(spaces), (seat,)) for p, spaces in by_chance.items()), default=0.0)
+
+
+def _prospect(state: State, carrier: int) -> float:
+    """In [0, 1): for the beacon's first missing material, the carrier's chance-weighted nearness to
+    where it may be had. Worth less than holding the material (the caller weighs it so), so that
+    turning a token over pays on average even when it brings nothing."""
+    if carrier < 0:
+        return 0.0
+    held = state.survivors[carrier].resources
+    missing = [r for r, n in _beacon_cost(state) if held.get(r, 0) < n]
+    if not missing:
+        return 0.0
+    return _nearness(state, carrier, missing[0]) / max(len(_beacon_cost(state)), 1)
+
+
 def _stage_progress(state: State) -> float:
     """Progress in [0, 1) within the current stage: reaching a goal counts for less than meeting it."""
     spec = load(state.scenario)
@@ -232,7 +349,7 @@ def _stage_progress(state: State) -> float:
     # Find where the beacon goes, gather its materials on one survivor, carry them there.
     found = 1.0 if target else _explored(state)
     carry = _closeness(state, target, (carrier,)) if held >= 1.0 and target else 0.0
-    return 0.25 * found + 0.3 * held + 0.15 * carry
+    return 0.25 * found + 0.3 * held + 0.15 * carry + 0.3 * _prospect(state, carrier)
 
 
 _last: tuple[State | None, float] = (None, 0.0)
@@ -258,7 +375,7 @@ def evaluate(state: State, seat: int) -> float:
         progress = state.stages_done + _stage_progress(state)
         if "beacon" not in state.unlocked and state.stages_done + 1 < stages:
             # Materials gathered early shorten the last stage.
-            progress += 0.1 * _materials(state)[0]
+            progress += 0.2 * _materials(state)[0]
         clues = min(state.clues, 6) / 200
         value = 0.4 * health + 0.6 * min(progress / stages + clues, 0.999) * (0.3 + 0.7 * _alive(state))
     _last = (state, value)
