@@ -41,6 +41,8 @@ class Budget:
     where it stops. A heuristic that tells good from bad within a move or two
     needs no rollout (its noise would only blur it). `exploration` is UCB1's
     constant, small because heuristic values differ by little between siblings.
+    Where the game declares a plan, the root tries the plan's action first and plays
+    it unless another action scores more than `plan_margin` above it.
     """
 
     iterations: int = 40
@@ -48,6 +50,7 @@ class Budget:
     depth: int = 24
     rollout: int = 0
     exploration: float = 0.1
+    plan_margin: float = 0.02
 
 
 # Sized so that an El Dorado match of two search bots ends in well under two minutes on two cores.
@@ -109,14 +112,31 @@ class Search:
             return legal[0]
         root = Node(mover=seat)
         self._legal.clear()
+        planned = self._planned(view, seat, legal)
+        if planned is not None:
+            root.children[planned] = Node(mover=seat)
         deadline = None if self.budget.millis is None else time.perf_counter() + self.budget.millis / 1000
         done = 0
         while done < self.budget.iterations and (deadline is None or time.perf_counter() < deadline):
             self._iterate(root, view, seat, legal)
             done += 1
         self.iterations = done
-        ranked = [(root.children[a].score, root.children[a].visits) if a in root.children else (-1.0, 0) for a in legal]
+        ranked = [self._rank(root, a, planned) for a in legal]
         return legal[ranked.index(max(ranked))]
+
+    def _planned(self, view: object, seat: int, legal: Sequence[Any]) -> Any:
+        """The game's plan for `seat`, asked about one determinization of its view; None without a plan."""
+        if self.game.plan is None or self.game.determinize is None:
+            return None
+        action = self.game.plan(self.game.determinize(view, seat, self.rng).state, seat, legal, self.rng)
+        return action if action in legal else None
+
+    def _rank(self, root: Node, action: Any, planned: Any) -> tuple[float, int]:
+        child = root.children.get(action)
+        if child is None or not child.visits:
+            return (-1.0, 0)
+        bonus = self.budget.plan_margin if planned is not None and action == planned else 0.0
+        return (child.score + bonus, child.visits)
 
     def _iterate(self, root: Node, view: object, seat: int, legal: Sequence[Any]) -> None:
         assert self.game.determinize is not None
@@ -160,6 +180,9 @@ class Search:
             child = node.children.get(action)
             if child is not None:
                 child.available += 1
+        unvisited = [a for a in actions if a in node.children and not node.children[a].visits]
+        if unvisited:  # the plan's action, put at the root before the first iteration
+            return unvisited[0], node.children[unvisited[0]], False
         untried = [a for a in actions if a not in node.children]
         if untried:
             action = untried[self.rng.randrange(len(untried))]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -82,3 +83,29 @@ def test_budgets_parse(text: str, iterations: int, millis: float | None) -> None
 def test_bad_budgets_are_refused(text: str) -> None:
     with pytest.raises(ValueError):
         parse_budget(text)
+
+
+def _planning(action: object, evaluate: object = None) -> object:
+    """Pig with a plan that always names `action` (and, if given, another heuristic)."""
+    changes: dict[str, object] = {"plan": lambda state, seat, legal, rng: action}
+    if evaluate is not None:
+        changes["evaluate"] = evaluate
+    return replace(GAME, **changes)
+
+
+def test_the_plans_action_is_played_where_the_search_finds_nothing_better() -> None:
+    view, legal = _position()
+    flat = lambda state, seat: 0.5  # noqa: E731 - every position looks the same
+    for planned in legal:
+        search = Search(_planning(planned, flat), 2, random.Random(1), BUDGET)
+        assert search.choose(view, 0, legal) == planned
+
+
+def test_the_search_overrides_a_plan_it_finds_clearly_worse() -> None:
+    """Holding now reaches the target and wins; rolling on risks a one: worse by far more than the margin."""
+    state = pig.State(seats=2, scores=(4, 10), bonuses=("2", "5"), bag_ready=True, turn_total=pig.TARGET - 4)
+    view, legal = GAME.view(state, 0), list(GAME.engine.legal_actions(state, 0))
+    assert pig.Hold() in legal and pig.Roll() in legal
+    search = Search(_planning(pig.Roll()), 2, random.Random(1), BUDGET)
+    assert search.choose(view, 0, legal) == pig.Hold()
+    assert Search(_planning(pig.Hold()), 2, random.Random(1), BUDGET).choose(view, 0, legal) == pig.Hold()

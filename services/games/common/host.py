@@ -131,6 +131,10 @@ class GameDeclaration(Generic[S, A, E]):
     determinize: Callable[[Any, int, Rng], Determinization[S]] | None = None
     # How good `state` looks for `seat`, in [0, 1]: scores a search's cut-off rollouts.
     evaluate: Callable[[S, int], float] | None = None
+    # A plan for `seat`: one of `legal` chosen from a whole state. The search asks it about a
+    # determinization of its seat's view (never the state) and plays it unless its own
+    # estimates find a clearly better action; None: the search has no plan to check.
+    plan: Callable[[S, int, Sequence[A], Rng], A] | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_seats <= self.max_seats:

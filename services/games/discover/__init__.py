@@ -2,7 +2,19 @@
 1 to 4 players, a pure rules engine (see RULES.md) declared to the platform once as `GAME`."""
 
 from services.games.common.host import GameDeclaration, Sample
-from services.games.discover import decide, determinize, evolve, flow, heuristic, legal, result, setup, view, visibility
+from services.games.discover import (
+    decide,
+    determinize,
+    evolve,
+    flow,
+    heuristic,
+    legal,
+    playbook,
+    result,
+    setup,
+    view,
+    visibility,
+)
 
 GAME = GameDeclaration(
     name="discover",
@@ -30,6 +42,7 @@ GAME = GameDeclaration(
     samples=(Sample(seats=1, seed=1), Sample(seats=3, seed=2)),
     determinize=determinize.determinize,
     evaluate=heuristic.evaluate,
+    plan=playbook.plan,
 )
 ENGINE = GAME.engine
 
