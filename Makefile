@@ -56,7 +56,7 @@ lint: $(GEN) ## ruff, mypy strict, proto style check
 	$(PY) -m mypy services gateway
 	$(PY) tools/proto_lint.py
 
-bots-eval: $(GEN) ## search bots against random bots in process, every game: win rates with 95% Wilson intervals (BOTS_EVAL_GAMES, BOTS_EVAL_BUDGET)
+bots-eval: $(GEN) ## search bots against random bots in process, every game: win rates with 95% Wilson intervals (BOTS_EVAL_GAMES, BOTS_EVAL_BUDGET, BOTS_EVAL_ONLY, BOTS_EVAL_JOBS)
 	PYTHONHASHSEED=0 $(PY) -m services.bots.eval
 
 bench: $(GEN) ## CPU ms/action, actions/s, p50/p99 in both shapes, replay, boardgame.io beside them; ratios to an in-run baseline (BENCH_QUICK=1: smaller)

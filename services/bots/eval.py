@@ -7,7 +7,9 @@ win rate of all-search teams and of all-random teams at each player count, and
 (wins being rare) the mean days survived and quest stages completed.
 BOTS_EVAL_GAMES games per row (default 10), BOTS_EVAL_BUDGET per decision
 (default services/bots/search.py DEFAULT_BUDGET; iterations, or "200ms");
-BOTS_EVAL_ONLY (e.g. "discover") limits the run to some games.
+BOTS_EVAL_ONLY (e.g. "discover") limits the run to some games; BOTS_EVAL_JOBS games
+are played at once in worker processes (default: one per core; the figures do not
+depend on it, every game being seeded).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +35,7 @@ COMPETITIVE = ("el_dorado", "la_isla")
 COOPERATIVE = ("discover",)
 
 
-@dataclass
+@dataclass(eq=False)  # a row is a key by identity while its games come in
 class Row:
     game: str
     players: str
@@ -59,47 +62,89 @@ def _policies(kinds: Sequence[str], game: GameDeclaration[Any, Any, Any], seed: 
     return [make_policy(kind, game, len(kinds), f"{seed}:{s}", budget) for s, kind in enumerate(kinds)]
 
 
-def _record(row: Row, kinds: Sequence[str], game: GameDeclaration[Any, Any, Any], seed: int, budget: Budget,
-            scored: Sequence[int]) -> None:
+@dataclass(frozen=True)
+class Played:
+    """One game's figures, as a worker process sends them back."""
+
+    wins: float
+    decisions: int
+    seconds: float
+    reason: str
+    days: int
+    stages: int
+
+
+def _play(name: str, kinds: tuple[str, ...], seed: int, budget: Budget, scored: tuple[int, ...]) -> Played:
+    game = registry.declaration(name)
     started = time.perf_counter()
     played = play(game, {}, _policies(kinds, game, seed, budget), seed)
-    row.seconds += time.perf_counter() - started
-    row.games += 1
-    row.decisions += played.decisions
     outcome = played.outcome
     if outcome is not None and outcome.cooperative_win is not None:
-        row.wins += 1.0 if outcome.cooperative_win else 0.0
+        wins = 1.0 if outcome.cooperative_win else 0.0
     else:
-        row.wins += sum(won(outcome, s) for s in scored)
-    if outcome is not None:
-        row.days += int(outcome.detail.get("days", "0") or 0)
-        row.stages += int(outcome.detail.get("stages_completed", "0") or 0)
+        wins = sum(won(outcome, s) for s in scored)
+    detail = outcome.detail if outcome is not None else {}
+    return Played(
+        wins,
+        played.decisions,
+        time.perf_counter() - started,
+        detail.get("reason", "") if outcome is not None else "unfinished",
+        int(detail.get("days", "0") or 0),
+        int(detail.get("stages_completed", "0") or 0),
+    )
+
+
+def _record(row: Row, played: Played) -> None:
+    row.games += 1
+    row.wins += played.wins
+    row.decisions += played.decisions
+    row.seconds += played.seconds
+    row.days += played.days
+    row.stages += played.stages
     reasons = row.reasons = row.reasons or Counter()
-    reasons[(outcome.detail.get("reason", "") if outcome else "unfinished")] += 1
+    reasons[played.reason] += 1
 
 
-def competitive(name: str, games: int, budget: Budget) -> Row:
+Job = tuple[Row, tuple[str, tuple[str, ...], int, Budget, tuple[int, ...]]]
+
+
+def competitive(name: str, games: int, budget: Budget) -> list[Job]:
     """Search in one of two seats, alternating, against random."""
-    game = registry.declaration(name)
     row = Row(name, "2", "search vs random")
+    jobs: list[Job] = []
     for i in range(games):
         seat = i % 2
         kinds = ["random", "random"]
         kinds[seat] = "search"
-        _record(row, kinds, game, 1000 + i, budget, [seat])
-    return row
+        jobs.append((row, (name, tuple(kinds), 1000 + i, budget, (seat,))))
+    return jobs
 
 
-def cooperative(name: str, games: int, budget: Budget) -> list[Row]:
+def cooperative(name: str, games: int, budget: Budget) -> list[Job]:
     """All-search and all-random teams at every player count."""
     game = registry.declaration(name)
-    rows = []
+    jobs: list[Job] = []
     for players in range(game.min_seats, game.max_seats + 1):
         for kind in ("search", "random") if game.determinize is not None else ("random",):
             row = Row(name, str(players), f"all {kind}")
-            for i in range(games):
-                _record(row, [kind] * players, game, 2000 + i, budget, [])
-            rows.append(row)
+            jobs.extend((row, (name, (kind,) * players, 2000 + i, budget, ())) for i in range(games))
+    return jobs
+
+
+def run(jobs: list[Job], workers: int, done: Callable[[Row], None]) -> list[Row]:
+    """Play every job's game, `workers` at a time in their own processes (the games are
+    independent and seeded, so the figures do not depend on how many run at once); rows in
+    order, each reported to `done` once all its games are in."""
+    rows = list(dict.fromkeys(row for row, _ in jobs))
+    left = Counter(row for row, _ in jobs)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(_play, *args): row for row, args in jobs}
+        for future in as_completed(futures):
+            row = futures[future]
+            _record(row, future.result())
+            left[row] -= 1
+            if not left[row]:
+                done(row)
     return rows
 
 
@@ -114,18 +159,16 @@ def main() -> None:
     for column in columns:
         table.add_column(column)
     only = [g for g in os.environ.get("BOTS_EVAL_ONLY", "").split(",") if g]
+    jobs: list[Job] = []
     for name in COMPETITIVE:
-        if only and name not in only:
-            continue
-        row = competitive(name, games, budget)
-        table.add_row(*row.cells())
-        console.print(f"{name}: done", style="dim")
+        if not only or name in only:
+            jobs += competitive(name, games, budget)
     for name in COOPERATIVE:
-        if name not in registry.available() or (only and name not in only):
-            continue
-        for row in cooperative(name, games, budget):
-            table.add_row(*row.cells())
-            console.print(f"{name} {row.players} {row.who}: done", style="dim")
+        if name in registry.available() and (not only or name in only):
+            jobs += cooperative(name, games, budget)
+    workers = int(os.environ.get("BOTS_EVAL_JOBS", "0") or 0) or os.cpu_count() or 1
+    for row in run(jobs, workers, lambda row: console.print(f"{row.game} {row.players} {row.who}: done", style="dim")):
+        table.add_row(*row.cells())
     console.print(table)
 
 
