@@ -34,7 +34,10 @@ def auto_events(state: State) -> list[ev.Event]:
 
 
 def _game_over(state: State, reason: str) -> ev.GameEnded:
-    return ev.GameEnded(any(s.status is Status.WON for s in state.survivors), reason)
+    won = any(s.status is Status.WON for s in state.survivors)
+    if won and not state.active():  # some escaped at an earlier dusk, the others fell since
+        reason = "some survivors escaped by the signal fire, the others fell"
+    return ev.GameEnded(won, reason)
 
 
 def _step(state: State, step: st.Step) -> list[ev.Event]:
@@ -113,7 +116,7 @@ def end_of_day(state: State) -> list[ev.Event]:
     if not remaining:
         if winners:
             return [*out, ev.GameEnded(True, "the survivors left on the map escaped by the signal fire")]
-        return [*out, ev.GameEnded(_game_over(state, "").won, "no survivor is left on the map")]
+        return [*out, _game_over(state, "no survivor is left on the map")]
     if state.leader in winners:
         out.append(ev.LeaderChanged(left_of(state, state.leader, remaining)))
     return [*out, ev.StepsQueued((st.DrawNight(), st.NightHealing(), st.PassLeader(), st.StartDay()))]

@@ -157,6 +157,20 @@ def test_the_game_ends_when_no_survivor_is_left_on_the_map() -> None:
     assert outcome.cooperative_win is False
 
 
+def test_a_game_whose_last_survivor_falls_after_others_escaped_is_won_and_says_so() -> None:
+    """Fin del juego: a survivor who escaped has won, whatever befalls the others after."""
+    state = survivor(enemy(day(2), "X1", 1, CAMP), 1, status=Status.WON)
+    state = survivor(state, 0, damage=HURT)
+    state = fold(state, advance(state))  # the boar attacks the one left
+    state, _ = act(state, 0, a.RollCombat())
+    state, _ = roll(state, 1, 12)
+    state, events = act(state, 0, a.ResolveCombat())
+    assert game_events(events)[:1] == [ev.SurvivorEliminated(0)]
+    assert events[-1] == ev.GameEnded(True, "some survivors escaped by the signal fire, the others fell")
+    outcome = ENGINE.result(state)
+    assert outcome is not None and outcome.cooperative_win is True and outcome.ranking == (2, 1)
+
+
 def test_the_outcome_ranks_winners_first_then_survivors_on_the_map_then_casualties() -> None:
     """Fin del juego: winners won, casualties lost; the Outcome itself tells them apart."""
     state = day(4, phase=st.Phase.OVER, won=True)
