@@ -13,7 +13,7 @@ table of its range, the free seats filled by bots.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from services.matchmaker.config import MatchmakerConfig
@@ -56,52 +56,81 @@ def form_groups(tickets: Sequence[Ticket], now: float, config: MatchmakerConfig)
     """Disjoint groups from `tickets`, the oldest tickets served first."""
     waiting = sorted(tickets, key=lambda t: (t.queued_at, t.ticket_id))
     accepts = {t.ticket_id: spread(config, now - t.queued_at) for t in waiting}
-    used: set[str] = set()
+    lane = _Lane(waiting)
     groups: list[Group] = []
     for anchor in waiting:
-        if anchor.ticket_id in used:
+        if anchor.ticket_id in lane.used:
             continue
-        free = [t for t in waiting if t.ticket_id not in used]
-        group = _table_for(anchor, free, accepts)
+        group = _table_for(anchor, lane, accepts)
         backfill = config.bot_backfill_after
         if group is None and backfill > 0 and now - anchor.queued_at >= backfill:
-            group = _backfilled(anchor, free, accepts)
+            group = _backfilled(anchor, lane, accepts)
         if group is not None:
             groups.append(group)
-            used.update(t.ticket_id for t in group.tickets)
+            lane.used.update(t.ticket_id for t in group.tickets)
     return groups
+
+
+class _Lane:
+    """The waiting tickets by rating, and those already seated: an anchor looks for mates
+    outward from its own rating and stops where the ratings differ by more than it accepts,
+    so a pass over a deep pool does not compare every ticket with every other."""
+
+    def __init__(self, waiting: Sequence[Ticket]) -> None:
+        self.by_rating = sorted(waiting, key=lambda t: (t.rating, t.queued_at, t.ticket_id))
+        self.place = {t.ticket_id: i for i, t in enumerate(self.by_rating)}
+        self.used: set[str] = set()
+
+    def nearest(self, anchor: Ticket, reach: float) -> Iterator[Ticket]:
+        """Free tickets other than `anchor` within `reach` of its rating, nearest first
+        (equally near: the older first, then by id)."""
+        line, used, rating = self.by_rating, self.used, anchor.rating
+        left, right = self.place[anchor.ticket_id] - 1, self.place[anchor.ticket_id] + 1
+        while True:
+            gap = min(
+                rating - line[left].rating if left >= 0 else math.inf,
+                line[right].rating - rating if right < len(line) else math.inf,
+            )
+            if gap > reach or gap == math.inf:
+                return
+            tied: list[Ticket] = []
+            while left >= 0 and rating - line[left].rating == gap:
+                tied.append(line[left])
+                left -= 1
+            while right < len(line) and line[right].rating - rating == gap:
+                tied.append(line[right])
+                right += 1
+            tied.sort(key=lambda t: (t.queued_at, t.ticket_id))
+            yield from (t for t in tied if t.ticket_id not in used)
 
 
 def _compatible(a: Ticket, b: Ticket, accepts: dict[str, float]) -> bool:
     return a.player_id != b.player_id and abs(a.rating - b.rating) <= min(accepts[a.ticket_id], accepts[b.ticket_id])
 
 
-def _mates(anchor: Ticket, free: Sequence[Ticket], accepts: dict[str, float], size: int) -> list[Ticket]:
-    """Up to size-1 tickets that fit a table of `size` with `anchor` and with each other."""
-    fitting = [
-        t for t in free
-        if t.ticket_id != anchor.ticket_id and t.players_min <= size <= t.players_max
-        and _compatible(anchor, t, accepts)
-    ]
-    fitting.sort(key=lambda t: (abs(t.rating - anchor.rating), t.queued_at, t.ticket_id))
+def _mates(anchor: Ticket, lane: _Lane, accepts: dict[str, float], size: int) -> list[Ticket]:
+    """Up to size-1 tickets that fit a table of `size` with `anchor` and with each other,
+    the nearest ratings first."""
     chosen: list[Ticket] = []
-    for candidate in fitting:
+    for candidate in lane.nearest(anchor, accepts[anchor.ticket_id]):
         if len(chosen) == size - 1:
             break
+        if not candidate.players_min <= size <= candidate.players_max or not _compatible(anchor, candidate, accepts):
+            continue
         if all(_compatible(candidate, other, accepts) for other in chosen):
             chosen.append(candidate)
     return chosen
 
 
-def _table_for(anchor: Ticket, free: Sequence[Ticket], accepts: dict[str, float]) -> Group | None:
+def _table_for(anchor: Ticket, lane: _Lane, accepts: dict[str, float]) -> Group | None:
     for size in range(anchor.players_max, anchor.players_min - 1, -1):
-        mates = _mates(anchor, free, accepts, size)
+        mates = _mates(anchor, lane, accepts, size)
         if len(mates) == size - 1:
             return Group((anchor, *mates))
     return None
 
 
-def _backfilled(anchor: Ticket, free: Sequence[Ticket], accepts: dict[str, float]) -> Group:
+def _backfilled(anchor: Ticket, lane: _Lane, accepts: dict[str, float]) -> Group:
     size = anchor.players_min
-    mates = _mates(anchor, free, accepts, size)
+    mates = _mates(anchor, lane, accepts, size)
     return Group((anchor, *mates), bots=size - 1 - len(mates))

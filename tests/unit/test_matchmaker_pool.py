@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from services.matchmaker.config import MatchmakerConfig
-from services.matchmaker.pool import Ticket, form_groups, spread
+from services.matchmaker.pool import Group, Ticket, form_groups, spread
 
 CONFIG = MatchmakerConfig(spread_base=3.0, spread_per_second=0.5, spread_unbounded_after=30.0)
 NOW = 1000.0
@@ -104,3 +104,66 @@ def test_groups_are_disjoint_fit_every_range_and_every_pair_accepts(
             assert a.player_id != b.player_id
             limit = min(spread(CONFIG, NOW - a.queued_at), spread(CONFIG, NOW - b.queued_at))
             assert abs(a.rating - b.rating) <= limit
+
+
+def _every_pair_groups(tickets: list[Ticket], now: float, config: MatchmakerConfig) -> list[Group]:
+    """The grouping as first written, every ticket compared with every other: the oracle
+    that the rating-ordered search must agree with, group for group."""
+    waiting = sorted(tickets, key=lambda t: (t.queued_at, t.ticket_id))
+    accepts = {t.ticket_id: spread(config, now - t.queued_at) for t in waiting}
+
+    def fits(a: Ticket, b: Ticket) -> bool:
+        return a.player_id != b.player_id and abs(a.rating - b.rating) <= min(accepts[a.ticket_id], accepts[b.ticket_id])
+
+    def mates(anchor: Ticket, free: list[Ticket], size: int) -> list[Ticket]:
+        fitting = [t for t in free if t.ticket_id != anchor.ticket_id and t.players_min <= size <= t.players_max
+                   and fits(anchor, t)]
+        fitting.sort(key=lambda t: (abs(t.rating - anchor.rating), t.queued_at, t.ticket_id))
+        chosen: list[Ticket] = []
+        for candidate in fitting:
+            if len(chosen) == size - 1:
+                break
+            if all(fits(candidate, other) for other in chosen):
+                chosen.append(candidate)
+        return chosen
+
+    used: set[str] = set()
+    groups: list[Group] = []
+    for anchor in waiting:
+        if anchor.ticket_id in used:
+            continue
+        free = [t for t in waiting if t.ticket_id not in used]
+        group = None
+        for size in range(anchor.players_max, anchor.players_min - 1, -1):
+            found = mates(anchor, free, size)
+            if len(found) == size - 1:
+                group = Group((anchor, *found))
+                break
+        if group is None and config.bot_backfill_after > 0 and now - anchor.queued_at >= config.bot_backfill_after:
+            found = mates(anchor, free, anchor.players_min)
+            group = Group((anchor, *found), bots=anchor.players_min - 1 - len(found))
+        if group is not None:
+            groups.append(group)
+            used.update(t.ticket_id for t in group.tickets)
+    return groups
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 3), st.integers(0, 2), st.sampled_from([20.0, 22.5, 25.0, 25.0, 27.5, 31.0, 40.0]),
+            st.sampled_from([0.0, 0.0, 4.0, 9.0, 40.0]), st.integers(0, 5),
+        ),
+        max_size=30,
+    ),
+    st.sampled_from([0.0, 8.0]),
+)
+def test_the_rating_ordered_search_forms_the_groups_every_pair_comparison_forms(
+    raw: list[tuple[int, int, float, float, int]], backfill: float
+) -> None:
+    """Ratings repeat on purpose: ties in rating distance are broken by age, then id, alike."""
+    config = MatchmakerConfig(spread_base=3.0, spread_per_second=0.5, spread_unbounded_after=30.0,
+                              bot_backfill_after=backfill)
+    waiting = [ticket(i, low, low + extra, rating, waited, f"p{player}")
+               for i, (low, extra, rating, waited, player) in enumerate(raw)]
+    assert form_groups(waiting, NOW, config) == _every_pair_groups(waiting, NOW, config)
