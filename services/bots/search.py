@@ -113,12 +113,10 @@ class Search:
         root = Node(mover=seat)
         self._legal.clear()
         planned = self._planned(view, seat, legal)
-        if planned is not None:
-            root.children[planned] = Node(mover=seat)
         deadline = None if self.budget.millis is None else time.perf_counter() + self.budget.millis / 1000
         done = 0
         while done < self.budget.iterations and (deadline is None or time.perf_counter() < deadline):
-            self._iterate(root, view, seat, legal)
+            self._iterate(root, view, seat, legal, planned)
             done += 1
         self.iterations = done
         ranked = [self._rank(root, a, planned) for a in legal]
@@ -133,12 +131,12 @@ class Search:
 
     def _rank(self, root: Node, action: Any, planned: Any) -> tuple[float, int]:
         child = root.children.get(action)
-        if child is None or not child.visits:
+        if child is None:
             return (-1.0, 0)
         bonus = self.budget.plan_margin if planned is not None and action == planned else 0.0
         return (child.score + bonus, child.visits)
 
-    def _iterate(self, root: Node, view: object, seat: int, legal: Sequence[Any]) -> None:
+    def _iterate(self, root: Node, view: object, seat: int, legal: Sequence[Any], planned: Any) -> None:
         assert self.game.determinize is not None
         det = self.game.determinize(view, seat, self.rng)
         piles = {name: list(cards) for name, cards in det.piles.items()}
@@ -157,7 +155,7 @@ class Search:
             mover = seat if seat in turn.seats else turn.seats[0]
             actions = legal if depth == 0 else self._legal_actions(state, mover)
             if expanding:
-                action, node, expanding = self._descend(node, mover, actions)
+                action, node, expanding = self._descend(node, mover, actions, planned if depth == 0 else None)
                 node.after_chance |= chanced
                 path.append(node)
             else:
@@ -174,18 +172,18 @@ class Search:
             visited.value += rewards[visited.mover]
             visited.rescore()
 
-    def _descend(self, node: Node, mover: int, actions: Sequence[Any]) -> tuple[Any, Node, bool]:
-        """The edge to follow: an untried action (then the tree stops growing), else the best by UCB."""
+    def _descend(
+        self, node: Node, mover: int, actions: Sequence[Any], first: Any = None
+    ) -> tuple[Any, Node, bool]:
+        """The edge to follow: an untried action, `first` (the plan's, at the root) before the
+        others (then the tree stops growing), else the best by UCB."""
         for action in actions:
             child = node.children.get(action)
             if child is not None:
                 child.available += 1
-        unvisited = [a for a in actions if a in node.children and not node.children[a].visits]
-        if unvisited:  # the plan's action, put at the root before the first iteration
-            return unvisited[0], node.children[unvisited[0]], False
         untried = [a for a in actions if a not in node.children]
         if untried:
-            action = untried[self.rng.randrange(len(untried))]
+            action = first if first is not None and first in untried else untried[self.rng.randrange(len(untried))]
             child = node.children[action] = Node(mover=mover, available=1)
             return action, child, False
         action = max(actions, key=lambda a: node.children[a].ucb(self.budget.exploration))
