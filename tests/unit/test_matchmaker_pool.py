@@ -113,7 +113,8 @@ def _every_pair_groups(tickets: list[Ticket], now: float, config: MatchmakerConf
     accepts = {t.ticket_id: spread(config, now - t.queued_at) for t in waiting}
 
     def fits(a: Ticket, b: Ticket) -> bool:
-        return a.player_id != b.player_id and abs(a.rating - b.rating) <= min(accepts[a.ticket_id], accepts[b.ticket_id])
+        limit = min(accepts[a.ticket_id], accepts[b.ticket_id])
+        return a.player_id != b.player_id and abs(a.rating - b.rating) <= limit
 
     def mates(anchor: Ticket, free: list[Ticket], size: int) -> list[Ticket]:
         fitting = [t for t in free if t.ticket_id != anchor.ticket_id and t.players_min <= size <= t.players_max
