@@ -77,7 +77,10 @@ class _Lane:
     so a pass over a deep pool does not compare every ticket with every other."""
 
     def __init__(self, waiting: Sequence[Ticket]) -> None:
-        self.by_rating = sorted(waiting, key=lambda t: (t.rating, t.queued_at, t.ticket_id))
+        # A rating that is not a number fits nobody (every comparison with it is false): left out,
+        # it cannot stall the walk or hide the tickets beyond it.
+        rated = [t for t in waiting if not math.isnan(t.rating)]
+        self.by_rating = sorted(rated, key=lambda t: (t.rating, t.queued_at, t.ticket_id))
         self.place = {t.ticket_id: i for i, t in enumerate(self.by_rating)}
         self.used: set[str] = set()
 
@@ -85,6 +88,8 @@ class _Lane:
         """Free tickets other than `anchor` within `reach` of its rating, nearest first
         (equally near: the older first, then by id)."""
         line, used, rating = self.by_rating, self.used, anchor.rating
+        if anchor.ticket_id not in self.place:
+            return
         left, right = self.place[anchor.ticket_id] - 1, self.place[anchor.ticket_id] + 1
         while True:
             gap = min(

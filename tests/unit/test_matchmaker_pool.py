@@ -152,7 +152,9 @@ def _every_pair_groups(tickets: list[Ticket], now: float, config: MatchmakerConf
 @given(
     st.lists(
         st.tuples(
-            st.integers(1, 3), st.integers(0, 2), st.sampled_from([20.0, 22.5, 25.0, 25.0, 27.5, 31.0, 40.0]),
+            st.integers(1, 3),
+            st.integers(0, 2),
+            st.sampled_from([20.0, 22.5, 25.0, 25.0, 27.5, 31.0, 40.0, float("nan")]),
             st.sampled_from([0.0, 0.0, 4.0, 9.0, 40.0]), st.integers(0, 5),
         ),
         max_size=30,
@@ -162,7 +164,8 @@ def _every_pair_groups(tickets: list[Ticket], now: float, config: MatchmakerConf
 def test_the_rating_ordered_search_forms_the_groups_every_pair_comparison_forms(
     raw: list[tuple[int, int, float, float, int]], backfill: float
 ) -> None:
-    """Ratings repeat on purpose: ties in rating distance are broken by age, then id, alike."""
+    """Ratings repeat on purpose: ties in rating distance are broken by age, then id, alike; a rating
+    that is not a number fits nobody, and hides nobody."""
     config = MatchmakerConfig(spread_base=3.0, spread_per_second=0.5, spread_unbounded_after=30.0,
                               bot_backfill_after=backfill)
     waiting = [ticket(i, low, low + extra, rating, waited, f"p{player}")
