@@ -96,6 +96,10 @@ class StoredEvent(NamedTuple):
     command_id: str = ""
 
 
+# An event as a fold reads it: its type's full name and its serialized message.
+Payload = tuple[str, bytes]
+
+
 @dataclass(frozen=True)
 class AppendResult:
     """Versions before and after the append; `duplicate` for a replayed command."""
@@ -168,6 +172,12 @@ class EventStore(Protocol):
 
     async def read(self, stream: str, after_version: int = 0, limit: int = 0) -> list[StoredEvent]:
         """Events after `after_version`, oldest first (limit 0: all)."""
+
+    async def read_payloads(self, stream: str, after_version: int = 0, limit: int = 0) -> list[Payload]:
+        """What a fold reads of the events after `after_version`: (type, data) each,
+        oldest first (limit 0: all). A log has no gaps, so the i-th is at version
+        `after_version` + 1 + i. Cheaper than `read` by what a rebuild of thousands
+        of events does not need: audience, seat, redaction and command id."""
 
     async def version(self, stream: str) -> int:
         """The number of events in the stream (0 if it does not exist)."""
@@ -282,6 +292,9 @@ class MemoryEventStore:
     async def read(self, stream: str, after_version: int = 0, limit: int = 0) -> list[StoredEvent]:
         events = self._stream(stream).events[after_version:]
         return events[:limit] if limit else list(events)
+
+    async def read_payloads(self, stream: str, after_version: int = 0, limit: int = 0) -> list[Payload]:
+        return [(event.type, event.data) for event in await self.read(stream, after_version, limit)]
 
     async def version(self, stream: str) -> int:
         return len(self._stream(stream).events)

@@ -200,21 +200,30 @@ def chance_resolved(match: Match, events: Iterable[ev.ChanceResolved]) -> Match:
     gathers them; no other event reads the counters or piles they move)."""
     counter = match.next_counter
     piles = {pile.name: pile for pile in match.piles}  # in order; a new pile goes last
+    dealt: dict[str, int] = {}  # cards drawn from each pile beyond what `piles` says, added once at the end
     for event in events:
-        kind = event.request.WhichOneof("kind")
+        request = event.request
+        kind = request.WhichOneof("kind")
         if event.counter >= 0:
             counter = event.counter + 1
-        if kind == "shuffle_pile":
-            request = event.request.shuffle_pile
-            piles[request.pile] = Pile(request.pile, event.counter, len(request.cards))
-        elif kind == "draw_cards":
-            draw = event.request.draw_cards
-            mark = piles.get(draw.pile) or Pile(draw.pile, 0, 0)
-            piles[draw.pile] = Pile(mark.name, mark.counter, mark.size, mark.dealt + draw.count)
+        if kind == "draw_cards":
+            draw = request.draw_cards
+            name = draw.pile
+            if name not in piles:
+                piles[name] = Pile(name, 0, 0)
+            dealt[name] = dealt.get(name, 0) + draw.count
+        elif kind == "shuffle_pile":
+            shuffle = request.shuffle_pile
+            piles[shuffle.pile] = Pile(shuffle.pile, event.counter, len(shuffle.cards))
+            dealt.pop(shuffle.pile, None)
         elif kind == "put_cards":
             # The put made a new version of the pile under this draw number.
-            put = event.request.put_cards
+            put = request.put_cards
             piles[put.pile] = Pile(put.pile, event.counter, event.outcome.cards_put.size)
+            dealt.pop(put.pile, None)
+    for name, count in dealt.items():
+        mark = piles[name]
+        piles[name] = Pile(name, mark.counter, mark.size, mark.dealt + count)
     moved = tuple(piles.values())
     if counter == match.next_counter and moved == match.piles:
         return match

@@ -28,7 +28,7 @@ from tabletop.match.v1 import record_pb2
 
 from services.common import metrics
 from services.common.errors import NotFound
-from services.common.event_store import AppendResult, EventStore, Snapshot, StoredEvent, VersionConflict
+from services.common.event_store import AppendResult, EventStore, Payload, Snapshot, VersionConflict
 from services.common.keys import match_stream
 from services.match import lifecycle, records, undo
 from services.match.lifecycle import Match
@@ -78,7 +78,7 @@ class MatchRepository:
         snapshot = await self._store.load_snapshot(stream)
         if snapshot is not None and (base is None or snapshot.version > base.version):
             base = records.from_record(record_pb2.MatchRecord.FromString(snapshot.data))
-        events = await self._store.read(stream, after_version=base.version if base is not None else 0)
+        events = await self._store.read_payloads(stream, after_version=base.version if base is not None else 0)
         if not events and base is None:
             raise NotFound(f"no match {match_id}")
         match = await self.fold(base or Match(match_id), events)
@@ -90,7 +90,7 @@ class MatchRepository:
         key = (match_id, version)
         match = self._past.get(key)
         if match is None:
-            events = await self._store.read(match_stream(match_id), after_version=0, limit=version)
+            events = await self._store.read_payloads(match_stream(match_id), after_version=0, limit=version)
             match = await self.fold(Match(match_id), events)
             _remember(self._past, key, match)
         return match
@@ -141,26 +141,30 @@ class MatchRepository:
     def cached(self, match_id: str) -> Match | None:
         return self._current.get(match_id)
 
-    async def fold(self, match: Match, events: Sequence[StoredEvent]) -> Match:
-        """`match` after `events` read from its log: platform events through the
-        lifecycle, the game events through the game's rules. No platform event reads
-        the engine's state (a ChanceResolved only moves the match's counters and piles;
-        the game events after it carry the outcome), so every game event of the fold
-        goes to the rules in one Replay call, not one per run between chance events;
-        and no event but a ChanceResolved reads those counters, so a run of them is
-        folded at once."""
-        game: list[tuple[str, bytes]] = []
+    async def fold(self, match: Match, events: Sequence[Payload]) -> Match:
+        """`match` after `events` (type and data, read from its log after its version):
+        platform events through the lifecycle, the game events through the game's rules.
+        No platform event reads the engine's state (a ChanceResolved only moves the
+        match's counters and piles; the game events after it carry the outcome), so
+        every game event of the fold goes to the rules in one Replay call, not one per
+        run between chance events; and no event but a ChanceResolved reads those
+        counters, so a run of them is folded at once. A rebuild folds thousands of
+        events: the loop keeps to local names and steps the undo track only where
+        it can change (services/match/undo.py)."""
+        game: list[Payload] = []
         chance: list[ev.ChanceResolved] = []
-        track = match.undo
-        for stored in events:
-            type_name, data = stored.type, stored.data
-            track = undo.step(track, stored.version, type_name, data)
+        keep_game, keep_chance, parse_chance = game.append, chance.append, ev.ChanceResolved.FromString
+        platform, clear, undo_point = lifecycle.PLATFORM_EVENTS, undo.CLEAR, undo.UNDO_POINT
+        track, last = match.undo, match.version + len(events)
+        for version, (type_name, data) in enumerate(events, match.version + 1):
+            if track is not clear or type_name == undo_point:
+                track = undo.step(track, version, type_name, data)
             if type_name == CHANCE_RESOLVED:
-                chance.append(ev.ChanceResolved.FromString(data))
+                keep_chance(parse_chance(data))
                 continue
-            cls = lifecycle.PLATFORM_EVENTS.get(type_name)
+            cls = platform.get(type_name)
             if cls is None:
-                game.append((type_name, data))
+                keep_game((type_name, data))
                 continue
             if chance:
                 match = lifecycle.chance_resolved(match, chance)
@@ -179,10 +183,10 @@ class MatchRepository:
             match = replace(match, undo=track)
         if events:
             # No event's fold reads the version: it is set once (a rebuild folds thousands).
-            match = replace(match, version=events[-1].version)
+            match = replace(match, version=last)
         return await self._replay(match, game)
 
-    async def _replay(self, match: Match, game: list[tuple[str, bytes]]) -> Match:
+    async def _replay(self, match: Match, game: list[Payload]) -> Match:
         if not game:
             return match
         moved = await self._rules.replay(match, game)

@@ -142,6 +142,35 @@ async def test_redis_keeps_each_event_as_one_log_entry_and_reads_older_logs(redi
         assert read[2] == StoredEvent(3, "x.Y", b"o", Audience.SEAT, 0, "x.Z", b"r", "c0")
         assert read[0] == StoredEvent(1, "x.Y", b"\x01", Audience.SEAT, 1, "x.Z", b"\x02", "c1")
         assert await backend.version(s) == 5
+        # A fold reads the same types and payloads, old entries and new alike.
+        assert await backend.read_payloads(s) == [(e.type, e.data) for e in read]
+        assert await backend.read_payloads(s, after_version=2, limit=2) == [("x.Y", b"o"), ("x.Y", b"")]
+    finally:
+        await backend.close()
+
+
+async def test_a_fold_reads_each_events_type_and_payload_in_order(store):
+    s = stream()
+    await store.append(s, 0, [NewEvent("x.A", b"1"), NewEvent("x.B", b"2", Audience.SEAT, 0, "x.C", b"-")])
+    await store.append(s, 2, [NewEvent("x.A", b"3")])
+    assert await store.read_payloads(s) == [("x.A", b"1"), ("x.B", b"2"), ("x.A", b"3")]
+    assert await store.read_payloads(s, after_version=1) == [("x.B", b"2"), ("x.A", b"3")]
+    assert await store.read_payloads(s, after_version=0, limit=2) == [("x.A", b"1"), ("x.B", b"2")]
+    assert await store.read_payloads(s, after_version=3) == []
+    assert await store.read_payloads(stream()) == []
+
+
+@pytest.mark.parametrize("cluster", [False, True], ids=["redis", "redis-cluster"])
+async def test_a_fold_refuses_a_log_with_a_gap(request: pytest.FixtureRequest, redis_url: str, cluster: bool):
+    """A fold numbers events by their place in the log: a missing version must not shift them."""
+    url = request.getfixturevalue("redis_cluster_url") if cluster else redis_url
+    backend = RedisEventStore.from_url(url, cluster=cluster)
+    try:
+        s = stream()
+        await backend.append(s, 0, events("a"))
+        await backend.client.xadd("{" + s + "}:log", {"e": log_pb2.LogEntry(type="t").SerializeToString()}, id="3-0")
+        with pytest.raises(RuntimeError, match="gap"):
+            await backend.read_payloads(s)
     finally:
         await backend.close()
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import match_service_pb2 as mpb
@@ -219,3 +221,46 @@ def test_statuses_are_numbered_as_the_contract():
     assert {s.name: int(s) for s in Status if s} == {
         name.removeprefix("MATCH_STATUS_"): n for name, n in mpb.MatchStatus.items() if n
     }
+
+
+PILE_NAMES = st.sampled_from(["draw", "bag", "market"])
+CHANCE_EVENTS = st.one_of(
+    st.builds(
+        lambda pile, size, counter: ev.ChanceResolved(
+            counter=counter,
+            request=chance_pb2.ChanceRequest(shuffle_pile=chance_pb2.ShufflePile(pile=pile, cards=["c"] * size)),
+        ),
+        PILE_NAMES, st.integers(0, 5), st.integers(0, 50),
+    ),
+    st.builds(
+        lambda pile, count: ev.ChanceResolved(
+            counter=-1, request=chance_pb2.ChanceRequest(draw_cards=chance_pb2.DrawCards(pile=pile, count=count))
+        ),
+        PILE_NAMES, st.integers(1, 3),
+    ),
+    st.builds(
+        lambda pile, size, counter: ev.ChanceResolved(
+            counter=counter,
+            request=chance_pb2.ChanceRequest(put_cards=chance_pb2.PutCards(pile=pile, cards=["x"])),
+            outcome=chance_pb2.ChanceOutcome(cards_put=chance_pb2.CardsPut(pile=pile, size=size)),
+        ),
+        PILE_NAMES, st.integers(1, 9), st.integers(0, 50),
+    ),
+    st.builds(
+        lambda counter: ev.ChanceResolved(counter=counter, request=chance_pb2.ChanceRequest(roll_dice={})),
+        st.integers(0, 50),
+    ),
+)
+
+
+@given(st.lists(CHANCE_EVENTS, max_size=12), st.lists(CHANCE_EVENTS, max_size=4))
+def test_a_run_of_chance_events_folds_as_one_event_at_a_time(run, before):
+    """A rebuild folds a run of chance events in one pass: the same counters and piles,
+    in the same order, as folding them one by one (the live path)."""
+    start = Match("m")
+    for event in before:
+        start = lifecycle.chance_resolved(start, [event])
+    one_by_one = start
+    for event in run:
+        one_by_one = lifecycle.chance_resolved(one_by_one, [event])
+    assert lifecycle.chance_resolved(start, run) == one_by_one

@@ -1,5 +1,7 @@
 """The generic dataclass <-> protobuf mapping, on the shared chance messages."""
 
+import dataclasses
+
 import pytest
 from tabletop.common.v1 import chance_pb2
 
@@ -37,3 +39,24 @@ def test_union_with_no_kind_is_refused():
 def test_snake_case_names():
     assert protocodec.snake("PlayCard") == "play_card"
     assert protocodec.enum_prefix("CardSymbol") == "CARD_SYMBOL"
+
+
+def test_a_kind_the_options_lack_is_refused():
+    message = protocodec.encode_union(chance.RollDice(count=2, faces=6), chance_pb2.ChanceRequest)
+    others = tuple(cls for cls in REQUESTS if cls is not chance.RollDice)
+    with pytest.raises(protocodec.ProtoMismatch, match="unsupported kind roll_dice"):
+        protocodec.decode_union(message, others)
+
+
+def test_fields_that_must_be_named_are_decoded_by_name():
+    """Decoders pass fields by position where the dataclass allows it; keyword-only fields
+    (here declared in another order than the message's) must still land where they belong."""
+
+    @dataclasses.dataclass(frozen=True, kw_only=True)
+    class Draw:
+        count: int
+        pile: str
+        seat: int | None = None
+
+    message = chance_pb2.DrawCards(pile="draw:1", count=3, seat=2)
+    assert protocodec.decode(message, Draw) == Draw(count=3, pile="draw:1", seat=2)

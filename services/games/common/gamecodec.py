@@ -136,12 +136,13 @@ class GameCodec(Generic[A, E, V, S]):
         values all through (hashable: no dict or list inside) are shared, so no fold can
         change an event another step sees. Raises DecodeError or protocodec.ProtoMismatch."""
         parse = self.event_message.FromString
+        decode = protocodec.union_decoder(self.event_message.DESCRIPTOR, tuple(self.event_types))
         known: dict[bytes, E] = {}
         events: list[E] = []
         for data in payloads:
             event = known.get(data)
             if event is None:
-                event = self.decode_event(parse(data))
+                event = decode(parse(data))
                 try:
                     hash(event)
                 except TypeError:

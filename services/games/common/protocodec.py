@@ -277,22 +277,42 @@ def _enum_number(enum_type: EnumShape, item: object) -> int:
 
 def decode_union(message: Message, options: Iterable[type[T]]) -> T:
     """The dataclass chosen by a union message's `oneof kind`."""
-    by_option = _options(tuple(options))
-    chosen = message.WhichOneof("kind")
-    if chosen is None:
-        raise ProtoMismatch(f"{message.DESCRIPTOR.name}: no kind chosen")
-    cls = by_option.get(chosen)
-    if cls is None:
-        raise ProtoMismatch(f"{message.DESCRIPTOR.name}: unsupported kind {chosen}")
-    return decode(getattr(message, chosen), cls)
+    return union_decoder(message.DESCRIPTOR, tuple(options))(message)
+
+
+@cache
+def union_decoder(union: MessageShape, options: tuple[type[T], ...]) -> typing.Callable[[Message], T]:
+    """decode_union for messages of type `union` as one function, kept per (union, options):
+    which dataclass a kind is and how it decodes is worked out at its first message, not
+    at every one (a rebuild decodes thousands of events)."""
+    by_option = _options(options)
+    chosen_decoders: dict[str, typing.Callable[[Message], T]] = {}
+
+    def decode_chosen(message: Message) -> T:
+        chosen = message.WhichOneof("kind")
+        decoder = chosen_decoders.get(chosen)  # type: ignore[arg-type]
+        if decoder is None:
+            if chosen is None:
+                raise ProtoMismatch(f"{union.name}: no kind chosen")
+            cls = by_option.get(chosen)
+            if cls is None:
+                raise ProtoMismatch(f"{union.name}: unsupported kind {chosen}")
+            decoder = chosen_decoders[chosen] = _decoder_of(getattr(message, chosen).DESCRIPTOR, cls)
+        return decoder(getattr(message, chosen))
+
+    return decode_chosen
 
 
 def decode(message: Message, cls: type[T]) -> T:
     """The dataclass `cls` from its mirror message."""
-    decoder = _DECODERS.get((message.DESCRIPTOR, cls))
+    return _decoder_of(message.DESCRIPTOR, cls)(message)
+
+
+def _decoder_of(shape: MessageShape, cls: type[T]) -> typing.Callable[[Message], T]:
+    decoder = _DECODERS.get((shape, cls))
     if decoder is None:
-        decoder = _DECODERS[(message.DESCRIPTOR, cls)] = _decoder(_plan(message.DESCRIPTOR, cls), cls)
-    return decoder(message)  # type: ignore[return-value]
+        decoder = _DECODERS[(shape, cls)] = _decoder(_plan(shape, cls), cls)
+    return decoder  # type: ignore[return-value]
 
 
 _DECODERS: dict[tuple[MessageShape, type], typing.Callable[[Message], object]] = {}
@@ -303,9 +323,13 @@ def _decoder(plan: tuple[_Slot, ...], cls: type) -> typing.Callable[[Message], o
     message in one call: plain scalars and lists of them read inline, every other field
     through its slot. Generated as dataclasses generates __init__ (names are the
     dataclass's own fields, never input), since a rebuild decodes thousands of events."""
+    # Positional where every field may be (a frozen dataclass's __init__ takes keywords
+    # at about twice the cost); the plan holds the fields in their declared order.
+    positional = not any(field.kw_only or not field.init for field in dataclasses.fields(_dataclass_type(cls)))
     parts = []
     for index, slot in enumerate(plan):
-        parts.append(f"{slot.name}={_inline_read(slot, index)}")
+        read = _inline_read(slot, index)
+        parts.append(read if positional else f"{slot.name}={read}")
     source = f"def decode(m):\n    return cls({', '.join(parts)})\n"
     scope: dict[str, object] = {"cls": cls, "slots": plan}
     exec(compile(source, f"<decoder {cls.__qualname__}>", "exec"), scope)
