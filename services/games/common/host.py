@@ -194,6 +194,15 @@ class HostedEngine(Generic[S, A, E]):
         self.options = declaration.options
         self.passes = declaration.passes
         self.revealing = declaration.revealing
+        # The game's own functions where the host adds no check: a fold or a search calls
+        # them thousands of times, and a forwarding method would double each call.
+        self.to_move: Callable[[S], ToMove] = declaration.to_move
+        self.evolve: Callable[[S, E], S] = declaration.evolve
+        self.visibility: Callable[[E], Visibility] = declaration.visibility
+        self.redact: Callable[[E], E | None] = declaration.redact
+        # object as in Engine.view: each game's view is its own dataclass, which its codec knows.
+        self.view: Callable[[S, int | None], object] = declaration.view
+        self.result: Callable[[S], Outcome | None] = declaration.result
 
     def setup(self, config: Mapping[str, str], seats: int) -> S:
         """The game's initial state for a seat count within its range; InvalidConfig otherwise."""
@@ -201,9 +210,6 @@ class HostedEngine(Generic[S, A, E]):
         if not declared.min_seats <= seats <= declared.max_seats:
             raise InvalidConfig(f"{declared.name} is played by {declared.min_seats} to {declared.max_seats} seats")
         return declared.setup(config, seats)
-
-    def to_move(self, state: S) -> ToMove:
-        return self.declaration.to_move(state)
 
     def legal_actions(self, state: S, seat: int) -> Sequence[A]:
         """The game's legal actions of a seat asked to act; none for any other seat."""
@@ -215,22 +221,6 @@ class HostedEngine(Generic[S, A, E]):
         """The game's events for a move the position asks for; IllegalAction otherwise."""
         check_move(self.declaration.to_move(state), seat, action)
         return self.declaration.decide(state, seat, action)
-
-    def evolve(self, state: S, event: E) -> S:
-        return self.declaration.evolve(state, event)
-
-    def visibility(self, event: E) -> Visibility:
-        return self.declaration.visibility(event)
-
-    def redact(self, event: E) -> E | None:
-        return self.declaration.redact(event)
-
-    # object as in Engine.view: each game's view is its own dataclass, which its codec knows.
-    def view(self, state: S, viewer: int | None) -> object:
-        return self.declaration.view(state, viewer)
-
-    def result(self, state: S) -> Outcome | None:
-        return self.declaration.result(state)
 
 
 __all__ = [
