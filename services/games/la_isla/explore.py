@@ -12,7 +12,7 @@ from services.games.la_isla.actions import (
     PlaceExplorer,
     TakeResource,
 )
-from services.games.la_isla.content import ANIMALS, COLOURS
+from services.games.la_isla.content import ANIMALS, COLOURS, Colour
 from services.games.la_isla.events import (
     Event,
     ExplorerPlaced,
@@ -35,15 +35,21 @@ def _placements(state: State, seat: int) -> list[Action]:
     p = state.player(seat)
     functions = visible(p)
     faces = island(state).faces
-    targets = [s for s in range(len(faces)) if s not in p.explorers]
+    # What a space costs depends only on its colour and symbol, which few kinds of
+    # space share: each kind's payments are worked out once, not once per space.
+    kinds: dict[tuple[object, object], tuple[tuple[Colour, ...], ...]] = {}
+    affordable: list[tuple[int, tuple[tuple[Colour, ...], ...]]] = []
+    for space, face in enumerate(faces):
+        if space in p.explorers:
+            continue
+        kind = (face.colour, face.symbol)
+        pays = kinds.get(kind)
+        if pays is None:
+            pays = kinds[kind] = tuple(payments(p, functions, face))
+        affordable.append((space, pays))
     if p.explorers_left > 0:
-        return [PlaceExplorer(s, pay) for s in targets for pay in payments(p, functions, faces[s])]
-    return [
-        MoveExplorer(src, s, pay)
-        for src in sorted(p.explorers)
-        for s in targets
-        for pay in payments(p, functions, faces[s])
-    ]
+        return [PlaceExplorer(space, pay) for space, pays in affordable for pay in pays]
+    return [MoveExplorer(src, space, pay) for src in sorted(p.explorers) for space, pays in affordable for pay in pays]
 
 
 def legal(state: State, seat: int) -> list[Action]:
