@@ -25,6 +25,7 @@ from tabletop.rules.v1 import rules_service_pb2 as rules_pb
 from tabletop.rules.v1 import rules_service_pb2_grpc as rules_grpc
 
 from services.common import authz
+from services.common.coalesce import Coalescing
 from services.common.ports import DeckPort, DicePort, MatchmakerPort, MatchPort, RulesPort
 from services.common.tls import Dial
 from services.common.transport import InProcess, Remote, Transport
@@ -39,13 +40,21 @@ class Adapter:
     service: ClassVar[str]  # the full gRPC service name, as the policy table names it
     # The generated stub class (untyped: protoc writes no stubs for *_pb2_grpc).
     stub: ClassVar[type[Any]]
+    # Methods whose concurrent calls a remote client sends as one Batch call, and the
+    # service's BatchRequest and BatchResponse (services/common/coalesce.py).
+    batched: ClassVar[tuple[str, ...]] = ()
+    batch_types: ClassVar[tuple[type[Message], type[Message]] | None] = None
 
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
 
     @classmethod
     def remote(cls, addr: str, dial: Dial, timeout: float = 5.0, options: list[tuple[str, Any]] | None = None) -> Self:
-        return cls(Remote(cls.stub, addr, dial, timeout, options))
+        remote = Remote(cls.stub, addr, dial, timeout, options)
+        if not cls.batched or cls.batch_types is None:
+            return cls(remote)
+        replies = {name: getattr(cls, name).response.FromString for name in cls.batched}
+        return cls(Coalescing(remote, cls.batch_types, replies))
 
     @classmethod
     def in_process(cls, servicer: object, caller: str) -> Self:
@@ -125,6 +134,7 @@ class ServerStream(Generic[Req, Resp]):
 
 class DiceClient(Adapter):
     service, stub = authz.DICE, dice_grpc.DiceServiceStub
+    batched, batch_types = ("CommitSeed", "RollDice", "Permute"), (dice_pb.BatchRequest, dice_pb.BatchResponse)
     CommitSeed = Rpc(dice_pb.CommitSeedRequest, dice_pb.CommitSeedResponse)
     RollDice = Rpc(dice_pb.RollDiceRequest, dice_pb.RollDiceResponse)
     Permute = Rpc(dice_pb.PermuteRequest, dice_pb.PermuteResponse)
@@ -133,6 +143,7 @@ class DiceClient(Adapter):
 
 class DeckClient(Adapter):
     service, stub = authz.DECK, deck_grpc.DeckServiceStub
+    batched, batch_types = ("ShufflePile", "DrawCards", "PutCards"), (deck_pb.BatchRequest, deck_pb.BatchResponse)
     ShufflePile = Rpc(deck_pb.ShufflePileRequest, deck_pb.ShufflePileResponse)
     DrawCards = Rpc(deck_pb.DrawCardsRequest, deck_pb.DrawCardsResponse)
     PutCards = Rpc(deck_pb.PutCardsRequest, deck_pb.PutCardsResponse)
@@ -141,6 +152,9 @@ class DeckClient(Adapter):
 
 class RulesClient(Adapter):
     service, stub = authz.RULES, rules_grpc.RulesServiceStub
+    # Not Replay: a rebuild's fold may take long, and a batch answers when its slowest call does.
+    batched = ("Setup", "Decide", "ListLegalActions", "GetView", "GetPosition")
+    batch_types = (rules_pb.BatchRequest, rules_pb.BatchResponse)
     DescribeGame = Rpc(rules_pb.DescribeGameRequest, rules_pb.DescribeGameResponse)
     Setup = Rpc(rules_pb.SetupRequest, rules_pb.SetupResponse)
     Decide = Rpc(rules_pb.DecideRequest, rules_pb.DecideResponse)

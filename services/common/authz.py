@@ -32,6 +32,11 @@ POLICY: Mapping[str, frozenset[str]] = {
     **_methods(DICE, {"match"}, "CommitSeed", "RollDice", "RevealSeed"),
     # Hidden shuffles: the deck permutes cards with the dice's permutation for the draw number.
     **_methods(DICE, {"match", "deck"}, "Permute"),
+    # A batch is open to whoever may call some of its methods; each call in it is then
+    # checked on its own (services/common/batch.py).
+    **_methods(DICE, {"match", "deck"}, "Batch"),
+    **_methods(DECK, {"match"}, "Batch"),
+    **_methods(RULES, {"match"}, "Batch"),
     **_methods(DECK, {"match"}, "ShufflePile", "DrawCards", "PutCards", "ReleaseMatch"),
     # The gateway lists games and checks a queued table against the declared seats and options.
     **_methods(RULES, {"match", "gateway"}, "DescribeGame"),

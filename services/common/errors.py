@@ -93,7 +93,6 @@ def to_status(error: ServiceError) -> grpc.Status:
 
 def from_rpc_error(error: grpc.aio.AioRpcError) -> ServiceError:
     """The ServiceError a failed call stands for (Unavailable for transport failures)."""
-    cls = _BY_CODE.get(error.code(), ServiceError)
     reason, metadata = "", {}
     for key, value in error.trailing_metadata() or ():
         if key == "grpc-status-details-bin" and isinstance(value, bytes):
@@ -102,9 +101,16 @@ def from_rpc_error(error: grpc.aio.AioRpcError) -> ServiceError:
                 info = error_details_pb2.ErrorInfo()
                 if detail.Unpack(info):
                     reason, metadata = info.reason, dict(info.metadata)
-    found = cls(error.details() or error.code().name, reason, metadata)
-    if cls is ServiceError:
-        found.code = error.code()
+    return of_code(error.code(), error.details() or error.code().name, reason, metadata)
+
+
+def of_code(
+    code: grpc.StatusCode, message: str, reason: str = "", metadata: dict[str, str] | None = None
+) -> ServiceError:
+    """The ServiceError of a status code, with its message, reason and metadata."""
+    found = _BY_CODE.get(code, ServiceError)(message, reason, metadata)
+    if type(found) is ServiceError:
+        found.code = code
     return found
 
 

@@ -10,6 +10,7 @@ from tabletop.deck.v1 import deck_service_pb2 as pb
 from tabletop.deck.v1 import deck_service_pb2_grpc as pb_grpc
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 
+from services.common import authz, batch
 from services.common.ports import DicePort
 from services.deck.app import DeckApp
 
@@ -49,6 +50,9 @@ class DeckServicer(pb_grpc.DeckServiceServicer):
     async def ReleaseMatch(self, request: pb.ReleaseMatchRequest, context: object) -> pb.ReleaseMatchResponse:
         await self._app.release(request.match_id)
         return pb.ReleaseMatchResponse()
+
+    async def Batch(self, request: pb.BatchRequest, context: object) -> pb.BatchResponse:
+        return pb.BatchResponse(results=await batch.answer(self, authz.DECK, request.calls, context))
 
 
 def register(server: grpc.aio.Server, app: DeckApp) -> list[str]:

@@ -9,6 +9,7 @@ import grpc
 from tabletop.dice.v1 import dice_service_pb2 as pb
 from tabletop.dice.v1 import dice_service_pb2_grpc as pb_grpc
 
+from services.common import authz, batch
 from services.dice.app import DiceApp
 
 
@@ -29,6 +30,9 @@ class DiceServicer(pb_grpc.DiceServiceServicer):
     async def RevealSeed(self, request: pb.RevealSeedRequest, context: object) -> pb.RevealSeedResponse:
         seed, commitment = await self._app.reveal(request.match_id)
         return pb.RevealSeedResponse(seed=seed, commitment=commitment)
+
+    async def Batch(self, request: pb.BatchRequest, context: object) -> pb.BatchResponse:
+        return pb.BatchResponse(results=await batch.answer(self, authz.DICE, request.calls, context))
 
 
 def register(server: grpc.aio.Server, app: DiceApp) -> list[str]:

@@ -11,6 +11,7 @@ from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.rules.v1 import rules_service_pb2 as pb
 from tabletop.rules.v1 import rules_service_pb2_grpc as pb_grpc
 
+from services.common import authz, batch
 from services.common.audience import to_wire
 from services.common.errors import InvalidArgument
 from services.common.table_options import option_message
@@ -201,6 +202,9 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             if position.spectator_view is not None:
                 message.spectator_view.CopyFrom(pack(codec.encode_view(position.spectator_view)))
         return message
+
+    async def Batch(self, request: pb.BatchRequest, context: object) -> pb.BatchResponse:
+        return pb.BatchResponse(results=await batch.answer(self, authz.RULES, request.calls, context))
 
 
 def register(server: grpc.aio.Server, host: EngineHost) -> list[str]:

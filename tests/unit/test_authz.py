@@ -93,7 +93,14 @@ def test_no_deck_response_can_carry_a_pile_order_beyond_the_drawn_cards() -> Non
     service = deck_service_pb2.DESCRIPTOR.services_by_name["DeckService"]
     responses = {m.output_type.name: m.output_type for m in service.methods}
     with_lists = {name for name, message in responses.items() if any(f.is_repeated for f in message.fields)}
-    assert with_lists == {"DrawCardsResponse"}  # the cards asked for, at the offset the match keeps
+    # The cards asked for, at the offset the match keeps; and a batch, whose results are
+    # only these same methods' own responses, serialized (services/common/batch.py).
+    assert with_lists == {"DrawCardsResponse", "BatchResponse"}
+    (results,) = responses["BatchResponse"].fields
+    assert [f.name for f in results.message_type.fields] == ["response", "error"]
+    assert results.message_type.fields_by_name["response"].type == results.message_type.fields_by_name[
+        "response"
+    ].TYPE_BYTES
 
 
 class _Matchmaker:

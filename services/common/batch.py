@@ -1,0 +1,107 @@
+"""Batch: several unary calls of one internal service in one round trip.
+
+An internal service's `Batch` takes calls of its own unary methods by name, each
+with its serialized request, and answers each on its own: its serialized
+response, or the error it met. Every call is held to the policy table as if it
+had come alone (the caller may batch only what it may call), and a call that
+fails fails only itself. The calls run concurrently, as separate calls would.
+
+What a batch saves is the round trip: a call's cost on either side is mostly
+gRPC's own machinery, not the handler (services/common/coalesce.py gathers a
+busy caller's concurrent calls into one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from functools import cache
+from typing import Any
+
+import grpc
+import structlog
+from google.protobuf import descriptor_pool, message_factory
+from google.protobuf.message import DecodeError, Message
+from tabletop.common.v1 import batch_pb2
+
+from services.common import authz, errors, metrics, redis_faults, tls
+from services.common.errors import InvalidArgument, ServiceError
+
+log = structlog.get_logger()
+
+MAX_CALLS = 256
+BATCH = "Batch"
+
+
+async def answer(servicer: object, service: str, calls: Sequence[batch_pb2.BatchCall], context: Any) -> list[
+    batch_pb2.BatchResult
+]:
+    """Each call of `calls` answered by `servicer` (the full gRPC name of its service: `service`)."""
+    if len(calls) > MAX_CALLS:
+        raise InvalidArgument(f"at most {MAX_CALLS} calls per batch", "batch.too_many")
+    caller = tls.caller(context)
+    requests = _request_types(service)
+    return list(await asyncio.gather(*(_one(servicer, service, requests, caller, call, context) for call in calls)))
+
+
+async def _one(
+    servicer: object,
+    service: str,
+    requests: dict[str, Callable[[bytes], Message]],
+    caller: str,
+    call: batch_pb2.BatchCall,
+    context: Any,
+) -> batch_pb2.BatchResult:
+    try:
+        parse = requests.get(call.method)
+        if parse is None:
+            raise InvalidArgument(f"no method {call.method[:64]!r} to batch", "batch.unknown_method")
+        authz.check(f"/{service}/{call.method}", caller)
+        try:
+            request = parse(call.request)
+        except (DecodeError, RecursionError):
+            raise InvalidArgument(
+                "the request body is not a valid message of this method's request type", "request.malformed"
+            ) from None
+        handler: Callable[[Message, Any], Awaitable[Message]] = getattr(servicer, call.method)
+        reply = await handler(request, context)
+    except ServiceError as error:
+        return _failed(call.method, error)
+    except redis_faults.FAULTS as fault:
+        log.warning("store_fault", method=call.method, fault=type(fault).__name__, detail=str(fault))
+        return _failed(call.method, redis_faults.to_service_error(fault))
+    # Counted per method, as a call of its own is (the Batch call is counted as well).
+    metrics.RPCS.labels(call.method, "OK").inc()
+    return batch_pb2.BatchResult(response=reply.SerializeToString())
+
+
+def _failed(method: str, error: ServiceError) -> batch_pb2.BatchResult:
+    # An unknown method's name is the caller's: not a label.
+    metrics.RPCS.labels(method if error.reason != "batch.unknown_method" else "?", error.code.name).inc()
+    return batch_pb2.BatchResult(error=error_message(error))
+
+
+@cache
+def _request_types(service: str) -> dict[str, Callable[[bytes], Message]]:
+    """Each unary method of `service` (but Batch itself) with its request's parser."""
+    described = descriptor_pool.Default().FindServiceByName(service)
+    return {
+        method.name: message_factory.GetMessageClass(method.input_type).FromString
+        for method in described.methods
+        if method.name != BATCH and not method.client_streaming and not method.server_streaming
+    }
+
+
+def error_message(error: ServiceError) -> batch_pb2.BatchError:
+    return batch_pb2.BatchError(
+        code=error.code.value[0], message=error.message, reason=error.reason, metadata=error.metadata
+    )
+
+
+def error_of(message: batch_pb2.BatchError) -> ServiceError:
+    """The ServiceError a batched call's error stands for, as a call of its own would raise it."""
+    code = _CODES.get(message.code, grpc.StatusCode.UNKNOWN)
+    return errors.of_code(code, message.message or code.name, message.reason, dict(message.metadata))
+
+
+_CODES = {code.value[0]: code for code in grpc.StatusCode}

@@ -1,0 +1,130 @@
+"""A transport that sends a busy caller's concurrent calls to one service as one Batch.
+
+A call asked while nothing else is under way goes out at once, unchanged: a
+quiet caller pays nothing. A call asked while others are in flight waits for
+the end of the current turn of the event loop; whatever was asked meanwhile goes
+out together, in one `Batch` call (services/common/batch.py), and each caller
+gets its own answer or error, as from a call of its own. The saving grows with
+the load: the match service forming a batch of matches, or moving many at once.
+
+A batch that fails as a whole (the service away, a refusal of the Batch call
+itself) fails each of its calls with that error, as each call would have.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from google.protobuf.message import Message
+from tabletop.common.v1 import batch_pb2
+
+from services.common import batch
+from services.common.errors import ServiceError
+from services.common.transport import Transport
+
+# (method, request, where its answer goes)
+_Waiting = tuple[str, Message, "asyncio.Future[Message]"]
+
+
+class Coalescing:
+    """`inner` with calls of `methods` gathered per turn of the loop into the service's Batch.
+
+    `batch_types` are the service's BatchRequest and BatchResponse classes; `replies`
+    maps each method to its response class (to parse what a batch answers)."""
+
+    def __init__(
+        self,
+        inner: Transport,
+        batch_types: tuple[type[Message], type[Message]],
+        replies: dict[str, Callable[[bytes], Message]],
+    ) -> None:
+        self._inner = inner
+        self._request_type, _ = batch_types
+        self._replies = replies
+        self._waiting: list[_Waiting] = []
+        self._in_flight = 0  # calls and batches sent and not yet answered
+
+    async def unary(self, rpc: str, request: Message) -> Message:
+        if rpc not in self._replies:
+            return await self._inner.unary(rpc, request)
+        if not self._in_flight and not self._waiting:
+            # Nothing under way: a quiet caller's call goes out at once, as it would without us.
+            self._in_flight += 1
+            try:
+                return await self._inner.unary(rpc, request)
+            finally:
+                self._in_flight -= 1
+        answer: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        if not self._waiting:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._waiting.append((rpc, request, answer))
+        return await answer
+
+    def _flush(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        task = asyncio.ensure_future(self._send(waiting))
+        _running.add(task)
+        task.add_done_callback(_running.discard)
+
+    async def _send(self, waiting: list[_Waiting]) -> None:
+        self._in_flight += 1
+        try:
+            await self._send_now(waiting)
+        finally:
+            self._in_flight -= 1
+
+    async def _send_now(self, waiting: list[_Waiting]) -> None:
+        if len(waiting) == 1:
+            ((rpc, request, answer),) = waiting
+            try:
+                _settle(answer, await self._inner.unary(rpc, request))
+            except BaseException as error:  # noqa: BLE001 -- handed to the one caller, who raises it
+                _fail(answer, error)
+            return
+        for start in range(0, len(waiting), batch.MAX_CALLS):
+            await self._send_batch(waiting[start : start + batch.MAX_CALLS])
+
+    async def _send_batch(self, waiting: list[_Waiting]) -> None:
+        request: Any = self._request_type()
+        for rpc, call, _ in waiting:
+            request.calls.add(method=rpc, request=call.SerializeToString())
+        try:
+            response: Any = await self._inner.unary(batch.BATCH, request)
+        except BaseException as error:  # noqa: BLE001 -- every call of the batch met it
+            for _, _, answer in waiting:
+                _fail(answer, error)
+            return
+        results: list[batch_pb2.BatchResult] = list(response.results)
+        if len(results) != len(waiting):
+            mismatch = ServiceError(f"a batch of {len(waiting)} calls was answered {len(results)} times")
+            for _, _, answer in waiting:
+                _fail(answer, mismatch)
+            return
+        for (rpc, _, answer), result in zip(waiting, results, strict=True):
+            if result.WhichOneof("result") == "error":
+                _fail(answer, batch.error_of(result.error))
+            else:
+                _settle(answer, self._replies[rpc](result.response))
+
+    async def stream(self, rpc: str, request: Message) -> AsyncIterator[Message]:
+        async for item in self._inner.stream(rpc, request):
+            yield item
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+# Batches in flight, kept referenced until they finish (the loop holds tasks only weakly).
+_running: set[asyncio.Task[None]] = set()
+
+
+def _settle(answer: asyncio.Future[Message], reply: Message) -> None:
+    if not answer.done():
+        answer.set_result(reply)
+
+
+def _fail(answer: asyncio.Future[Message], error: BaseException) -> None:
+    if not answer.done():
+        answer.set_exception(error)
