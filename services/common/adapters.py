@@ -166,6 +166,12 @@ class RulesClient(Adapter):
 
 class MatchClient(Adapter):
     service, stub = authz.MATCH, match_grpc.MatchServiceStub
+    # Not FormMatch(es), UndoActions or ListMatches: long or rare; a batch answers with its slowest call.
+    batched = (
+        "CreateMatch", "JoinMatch", "LeaveMatch", "StartMatch", "SubmitAction", "GetMatch", "GetView",
+        "ListLegalActions", "GetPosition",
+    )
+    batch_types = (match_pb.BatchRequest, match_pb.BatchResponse)
     CreateMatch = Rpc(match_pb.CreateMatchRequest, match_pb.CreateMatchResponse)
     JoinMatch = Rpc(match_pb.JoinMatchRequest, match_pb.JoinMatchResponse)
     LeaveMatch = Rpc(match_pb.LeaveMatchRequest, match_pb.LeaveMatchResponse)

@@ -37,6 +37,7 @@ POLICY: Mapping[str, frozenset[str]] = {
     **_methods(DICE, {"match", "deck"}, "Batch"),
     **_methods(DECK, {"match"}, "Batch"),
     **_methods(RULES, {"match"}, "Batch"),
+    **_methods(MATCH, {"gateway", "matchmaker"}, "Batch"),
     **_methods(DECK, {"match"}, "ShufflePile", "DrawCards", "PutCards", "ReleaseMatch"),
     # The gateway lists games and checks a queued table against the declared seats and options.
     **_methods(RULES, {"match", "gateway"}, "DescribeGame"),

@@ -8,7 +8,7 @@ import grpc
 from tabletop.match.v1 import match_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2_grpc as pb_grpc
 
-from services.common import log_entry, tls
+from services.common import authz, batch, log_entry, tls
 from services.common.errors import PermissionDenied
 from services.common.players import is_bot
 from services.match.app import MatchApp
@@ -120,6 +120,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
     ) -> pb.ListLegalActionsResponse:
         version, actions = await self._app.legal_actions(request.match_id, request.seat, _holder(request))
         return pb.ListLegalActionsResponse(version=version, actions=actions)
+
+    async def Batch(self, request: pb.BatchRequest, context: object) -> pb.BatchResponse:
+        return pb.BatchResponse(results=await batch.answer(self, authz.MATCH, request.calls, context))
 
 
 class _HeldRequest(Protocol):

@@ -12,7 +12,7 @@ from tabletop.matchmaker.v1 import matchmaker_service_pb2
 from tabletop.rules.v1 import rules_service_pb2
 
 from services.common import authz, pki
-from services.common.adapters import DiceClient, MatchmakerClient, RulesClient
+from services.common.adapters import DeckClient, DiceClient, MatchClient, MatchmakerClient, RulesClient
 from services.common.errors import PermissionDenied
 
 INTERNAL = [
@@ -132,3 +132,10 @@ def test_only_the_matchmaker_forms_started_matches_in_one_write(rpc: str) -> Non
     method = f"/{authz.MATCH}/{rpc}"
     assert authz.allowed(method, "matchmaker")
     assert not any(authz.allowed(method, caller) for caller in ("gateway", "dice", "deck", "rules", "match"))
+
+
+def test_a_batch_is_open_to_exactly_those_who_may_call_something_it_carries() -> None:
+    """Batch adds no caller: each call in it is checked on its own (services/common/batch.py)."""
+    for client in (DiceClient, DeckClient, RulesClient, MatchClient):
+        carried = set().union(*(authz.POLICY[f"/{client.service}/{name}"] for name in client.batched))
+        assert authz.POLICY[f"/{client.service}/Batch"] == carried, client.service
