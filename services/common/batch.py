@@ -70,6 +70,9 @@ async def _one(
     except redis_faults.FAULTS as fault:
         log.warning("store_fault", method=call.method, fault=type(fault).__name__, detail=str(fault))
         return _failed(call.method, redis_faults.to_service_error(fault))
+    except Exception:  # a fault of ours: it fails this call alone, not its batch-mates
+        log.exception("batched_call_failed", method=call.method)
+        return _failed(call.method, errors.of_code(grpc.StatusCode.INTERNAL, "internal error", "internal"))
     # Counted per method, as a call of its own is (the Batch call is counted as well).
     metrics.RPCS.labels(call.method, "OK").inc()
     return batch_pb2.BatchResult(response=reply.SerializeToString())

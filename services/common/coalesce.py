@@ -17,11 +17,11 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from google.protobuf.message import Message
+import grpc
+from google.protobuf.message import DecodeError, Message
 from tabletop.common.v1 import batch_pb2
 
-from services.common import batch
-from services.common.errors import ServiceError
+from services.common import batch, errors
 from services.common.transport import Transport
 
 # (method, request, where its answer goes)
@@ -74,6 +74,9 @@ class Coalescing:
             await self._send_now(waiting)
         finally:
             self._in_flight -= 1
+            # Whatever went wrong on the way, no caller is left waiting for ever.
+            for _, _, answer in waiting:
+                _fail(answer, _unanswered())
 
     async def _send_now(self, waiting: list[_Waiting]) -> None:
         if len(waiting) == 1:
@@ -83,8 +86,8 @@ class Coalescing:
             except BaseException as error:  # noqa: BLE001 -- handed to the one caller, who raises it
                 _fail(answer, error)
             return
-        for start in range(0, len(waiting), batch.MAX_CALLS):
-            await self._send_batch(waiting[start : start + batch.MAX_CALLS])
+        chunks = [waiting[start : start + batch.MAX_CALLS] for start in range(0, len(waiting), batch.MAX_CALLS)]
+        await asyncio.gather(*(self._send_batch(chunk) for chunk in chunks))
 
     async def _send_batch(self, waiting: list[_Waiting]) -> None:
         request: Any = self._request_type()
@@ -98,15 +101,15 @@ class Coalescing:
             return
         results: list[batch_pb2.BatchResult] = list(response.results)
         if len(results) != len(waiting):
-            mismatch = ServiceError(f"a batch of {len(waiting)} calls was answered {len(results)} times")
-            for _, _, answer in waiting:
-                _fail(answer, mismatch)
-            return
+            return  # answered wrongly: every call fails as unanswered (_send)
         for (rpc, _, answer), result in zip(waiting, results, strict=True):
             if result.WhichOneof("result") == "error":
                 _fail(answer, batch.error_of(result.error))
-            else:
+                continue
+            try:
                 _settle(answer, self._replies[rpc](result.response))
+            except DecodeError:
+                _fail(answer, _unanswered())
 
     async def stream(self, rpc: str, request: Message) -> AsyncIterator[Message]:
         async for item in self._inner.stream(rpc, request):
@@ -115,6 +118,11 @@ class Coalescing:
     async def close(self) -> None:
         await self._inner.close()
 
+
+def _unanswered() -> errors.ServiceError:
+    """What a call learns if its batch ended without a usable answer for it: a fault of
+    the service's, never the caller's, and like any other internal failure not retried here."""
+    return errors.of_code(grpc.StatusCode.INTERNAL, "an internal call went unanswered", "batch.unanswered")
 
 # Batches in flight, kept referenced until they finish (the loop holds tasks only weakly).
 _running: set[asyncio.Task[None]] = set()

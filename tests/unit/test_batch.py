@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import grpc
 import pytest
 from tabletop.common.v1 import batch_pb2
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
@@ -30,6 +31,9 @@ class Dice:
         if request.counter < 0:
             raise FailedPrecondition("no such draw", "dice.bad_counter", {"counter": str(request.counter)})
         return dice_pb.RollDiceResponse(values=[request.counter] * request.count)
+
+    async def Permute(self, request: dice_pb.PermuteRequest, context: object) -> dice_pb.PermuteResponse:
+        raise RuntimeError("a bug in the handler")
 
     async def RevealSeed(self, request: dice_pb.RevealSeedRequest, context: object) -> dice_pb.RevealSeedResponse:
         self.handled.append("reveal")
@@ -173,3 +177,28 @@ async def test_a_batch_has_a_size_limit():
 def test_error_codes_survive_the_round_trip():
     error = batch.error_of(batch.error_message(Unavailable("the dice service is unavailable", "dice.unavailable")))
     assert isinstance(error, Unavailable) and error.reason == "dice.unavailable"
+
+
+async def test_a_handlers_fault_fails_its_call_alone():
+    results = await batch.answer(Dice(), authz.DICE, [
+        call("RollDice", roll(1).SerializeToString()),
+        call("Permute", dice_pb.PermuteRequest(match_id="m", counter=0, n=3).SerializeToString()),
+    ], Context("match"))
+    assert results[0].WhichOneof("result") == "response"
+    assert batch.error_of(results[1].error).code == grpc.StatusCode.INTERNAL
+
+
+class Miscounting(Dice):
+    async def Batch(self, request: dice_pb.BatchRequest, context: object) -> dice_pb.BatchResponse:
+        answered = await batch.answer(self, authz.DICE, request.calls, context)
+        return dice_pb.BatchResponse(results=answered[:-1])
+
+
+async def test_a_batch_answered_wrongly_fails_its_calls_instead_of_leaving_them_waiting():
+    dice_client = client(Miscounting())
+    outcomes = await asyncio.wait_for(
+        asyncio.gather(*(dice_client.RollDice(roll(n)) for n in range(4)), return_exceptions=True), timeout=5
+    )
+    assert isinstance(outcomes[0], dice_pb.RollDiceResponse)  # went alone
+    assert [type(o).__name__ for o in outcomes[1:]] == ["ServiceError"] * 3
+    assert all(o.code == grpc.StatusCode.INTERNAL and o.reason == "batch.unanswered" for o in outcomes[1:])
