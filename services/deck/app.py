@@ -43,17 +43,18 @@ class DeckApp:
         if len(cards) > MAX_PILE:
             raise InvalidArgument(f"a pile holds at most {MAX_PILE} cards")
         key = keys.deck_pile(match_id, pile, counter)
+        known = self._orders.get(key)
+        if known is not None:  # a retry, answered here
+            return len(known)
         existing = await self._redis.get(key)
         if existing is not None:
-            return len(json.loads(existing))
+            return len(self._remember(key, tuple(json.loads(existing))))
         if keep_order:
             order = cards
         else:
             permutation = await self._dice.permute(match_id, counter, len(cards))
             order = tuple(cards[i] for i in permutation)
-        await self._redis.set(key, json.dumps(order), nx=True)
-        await self._redis.sadd(keys.deck_index(match_id), key)
-        return len(order)
+        return len(await self._store(match_id, key, order))
 
     async def draw(self, match_id: str, pile: str, counter: int, offset: int, count: int) -> tuple[str, ...]:
         """The cards at positions offset..offset+count of the pile."""
@@ -82,11 +83,21 @@ class DeckApp:
         if len(order) > MAX_PILE:
             raise InvalidArgument(f"a pile holds at most {MAX_PILE} cards")
         key = keys.deck_pile(match_id, pile, counter)
-        await self._redis.set(key, json.dumps(order), nx=True)
-        await self._redis.sadd(keys.deck_index(match_id), key)
-        stored = await self._redis.get(key)
-        assert stored is not None  # set just above (or before, by an earlier try)
-        return len(json.loads(stored))
+        return len(await self._store(match_id, key, order))
+
+    async def _store(self, match_id: str, key: str, order: tuple[str, ...]) -> tuple[str, ...]:
+        """Keep a new pile version (SET NX: the first writer's stays) and index it for
+        release, in one round trip; the order stored, which is kept here too (the first
+        draw then reads nothing). Only a lost race reads what the winner stored."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.set(key, json.dumps(order), nx=True)
+            pipe.sadd(keys.deck_index(match_id), key)
+            created, _ = await pipe.execute()
+        if not created:
+            stored = await self._redis.get(key)
+            assert stored is not None  # set by the writer that won
+            order = tuple(json.loads(stored))
+        return self._remember(key, order)
 
     async def _order(self, match_id: str, pile: str, counter: int) -> tuple[str, ...]:
         key = keys.deck_pile(match_id, pile, counter)
@@ -95,11 +106,14 @@ class DeckApp:
             raw = await self._redis.get(key)
             if raw is None:
                 raise FailedPrecondition(f"pile {pile} was never made", "deck.pile_unknown")
-            order = self._orders[key] = tuple(json.loads(raw))
-            if len(self._orders) > ORDER_CACHE:
-                self._orders.popitem(last=False)
-        else:
-            self._orders.move_to_end(key)
+            return self._remember(key, tuple(json.loads(raw)))
+        self._orders.move_to_end(key)
+        return order
+
+    def _remember(self, key: str, order: tuple[str, ...]) -> tuple[str, ...]:
+        self._orders[key] = order
+        if len(self._orders) > ORDER_CACHE:
+            self._orders.popitem(last=False)
         return order
 
     async def release(self, match_id: str) -> None:

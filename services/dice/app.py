@@ -32,8 +32,14 @@ class DiceApp:
     async def commit(self, match_id: str) -> str:
         """Create the match's seed unless it exists; its public commitment."""
         _require_id(match_id)
-        await self._redis.set(keys.dice_seed(match_id), fair.new_seed(), nx=True)
-        return fair.commitment(await self._seed(match_id))
+        seed = self._seeds.get(match_id)
+        if seed is None:
+            # One round trip: SET NX GET answers the seed already there, if any (a retry,
+            # or another replica first), and sets ours only if there was none.
+            fresh = fair.new_seed()
+            previous = await self._redis.set(keys.dice_seed(match_id), fresh, nx=True, get=True)
+            seed = self._keep(match_id, previous if isinstance(previous, bytes) else fresh)
+        return fair.commitment(bytes(seed))
 
     async def roll(self, match_id: str, counter: int, faces: int, count: int) -> tuple[int, ...]:
         if not (1 <= faces <= MAX_FACES and 0 < count <= MAX_DICE and counter >= 0):
@@ -69,11 +75,15 @@ class DiceApp:
             seed = await self._redis.get(keys.dice_seed(match_id))
             if seed is None:
                 raise NotFound(f"no seed for match {match_id}")
-            # A seed never changes once set, so it is safe to keep (the newest few).
-            self._seeds[match_id] = seed
-            if len(self._seeds) > SEED_CACHE:
-                self._seeds.popitem(last=False)
+            seed = self._keep(match_id, seed)
         return bytes(seed)
+
+    def _keep(self, match_id: str, seed: bytes) -> bytes:
+        # A seed never changes once set, so it is safe to keep (the newest few).
+        self._seeds[match_id] = seed
+        if len(self._seeds) > SEED_CACHE:
+            self._seeds.popitem(last=False)
+        return seed
 
 
 def _require_id(match_id: str) -> None:
