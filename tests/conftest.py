@@ -9,9 +9,10 @@ unique key names.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
+import redis.asyncio as aioredis
 from hypothesis import settings
 
 from services.common import redis_server
@@ -25,6 +26,16 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 def redis_url() -> Iterator[str]:
     with redis_server.redis_url() as url:
         yield url
+
+
+@pytest.fixture
+async def redis_client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    """A plain client of the session's server, closed after the test."""
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        yield client
+    finally:
+        await client.aclose()
 
 
 @pytest.fixture(scope="session")

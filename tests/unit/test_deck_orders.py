@@ -4,7 +4,6 @@ order answers a draw exactly as the store would, without a round trip."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
@@ -33,18 +32,9 @@ class CountingRedis:
         return await self._client.get(key)
 
 
-@pytest.fixture
-async def client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    redis = aioredis.Redis.from_url(redis_url)
-    try:
-        yield redis
-    finally:
-        await redis.aclose()
-
-
-async def test_draws_read_a_pile_once_and_agree_with_a_fresh_deck(client: aioredis.Redis) -> None:
+async def test_draws_after_a_shuffle_read_nothing_and_agree_with_a_fresh_deck(redis_client: aioredis.Redis) -> None:
     match_id = uuid.uuid4().hex
-    counting = CountingRedis(client)
+    counting = CountingRedis(redis_client)
     deck = DeckApp(counting, Identity())  # type: ignore[arg-type]
     cards = tuple(f"c{i}" for i in range(10))
     await deck.shuffle(match_id, "deck", 3, cards, keep_order=False)
@@ -52,7 +42,7 @@ async def test_draws_read_a_pile_once_and_agree_with_a_fresh_deck(client: aiored
     drawn = [await deck.draw(match_id, "deck", 3, offset, 2) for offset in (0, 2, 4)]
     assert drawn == [("c9", "c8"), ("c7", "c6"), ("c5", "c4")]
     assert counting.gets == before, "the shuffle kept the order it stored: no read for three draws"
-    fresh = DeckApp(client, Identity())
+    fresh = DeckApp(redis_client, Identity())
     assert [await fresh.draw(match_id, "deck", 3, offset, 2) for offset in (0, 2, 4)] == drawn
     # A put makes a new version under a new counter: it is read and kept apart.
     await deck.put(match_id, "deck", 4, 3, 6, ("x",), bottom=False)
@@ -79,14 +69,14 @@ class RacedRedis(CountingRedis):
         return await super().get(key)
 
 
-async def test_a_shuffle_that_loses_a_race_keeps_the_winners_order(client: aioredis.Redis) -> None:
+async def test_a_shuffle_that_loses_a_race_keeps_the_winners_order(redis_client: aioredis.Redis) -> None:
     from services.common import keys
 
     match_id = uuid.uuid4().hex
     key = keys.deck_pile(match_id, "deck", 5)
-    deck = DeckApp(RacedRedis(client, key, b'["w1", "w2", "w3"]'), Identity())  # type: ignore[arg-type]
+    deck = DeckApp(RacedRedis(redis_client, key, b'["w1", "w2", "w3"]'), Identity())  # type: ignore[arg-type]
     assert await deck.shuffle(match_id, "deck", 5, ("a", "b"), keep_order=True) == 3
     assert await deck.draw(match_id, "deck", 5, 0, 3) == ("w1", "w2", "w3")
-    assert await DeckApp(client, Identity()).draw(match_id, "deck", 5, 0, 3) == ("w1", "w2", "w3")
+    assert await DeckApp(redis_client, Identity()).draw(match_id, "deck", 5, 0, 3) == ("w1", "w2", "w3")
     await deck.release(match_id)  # indexed for release like any pile
-    assert await client.exists(key) == 0
+    assert await redis_client.exists(key) == 0
