@@ -41,9 +41,9 @@ class Adapter:
     # The generated stub class (untyped: protoc writes no stubs for *_pb2_grpc).
     stub: ClassVar[type[Any]]
     # Methods whose concurrent calls a remote client sends as one Batch call, and the
-    # service's BatchRequest and BatchResponse (services/common/coalesce.py).
+    # service's BatchRequest (services/common/coalesce.py).
     batched: ClassVar[tuple[str, ...]] = ()
-    batch_types: ClassVar[tuple[type[Message], type[Message]] | None] = None
+    batch_request: ClassVar[type[Message]]
 
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
@@ -51,10 +51,10 @@ class Adapter:
     @classmethod
     def remote(cls, addr: str, dial: Dial, timeout: float = 5.0, options: list[tuple[str, Any]] | None = None) -> Self:
         remote = Remote(cls.stub, addr, dial, timeout, options)
-        if not cls.batched or cls.batch_types is None:
+        if not cls.batched:
             return cls(remote)
         replies = {name: getattr(cls, name).response.FromString for name in cls.batched}
-        return cls(Coalescing(remote, cls.batch_types, replies))
+        return cls(Coalescing(remote, cls.batch_request, replies))
 
     @classmethod
     def in_process(cls, servicer: object, caller: str) -> Self:
@@ -134,7 +134,7 @@ class ServerStream(Generic[Req, Resp]):
 
 class DiceClient(Adapter):
     service, stub = authz.DICE, dice_grpc.DiceServiceStub
-    batched, batch_types = ("CommitSeed", "RollDice", "Permute"), (dice_pb.BatchRequest, dice_pb.BatchResponse)
+    batched, batch_request = ("CommitSeed", "RollDice", "Permute"), dice_pb.BatchRequest
     CommitSeed = Rpc(dice_pb.CommitSeedRequest, dice_pb.CommitSeedResponse)
     RollDice = Rpc(dice_pb.RollDiceRequest, dice_pb.RollDiceResponse)
     Permute = Rpc(dice_pb.PermuteRequest, dice_pb.PermuteResponse)
@@ -143,7 +143,7 @@ class DiceClient(Adapter):
 
 class DeckClient(Adapter):
     service, stub = authz.DECK, deck_grpc.DeckServiceStub
-    batched, batch_types = ("ShufflePile", "DrawCards", "PutCards"), (deck_pb.BatchRequest, deck_pb.BatchResponse)
+    batched, batch_request = ("ShufflePile", "DrawCards", "PutCards"), deck_pb.BatchRequest
     ShufflePile = Rpc(deck_pb.ShufflePileRequest, deck_pb.ShufflePileResponse)
     DrawCards = Rpc(deck_pb.DrawCardsRequest, deck_pb.DrawCardsResponse)
     PutCards = Rpc(deck_pb.PutCardsRequest, deck_pb.PutCardsResponse)
@@ -154,7 +154,7 @@ class RulesClient(Adapter):
     service, stub = authz.RULES, rules_grpc.RulesServiceStub
     # Not Replay: a rebuild's fold may take long, and a batch answers when its slowest call does.
     batched = ("Setup", "Decide", "ListLegalActions", "GetView", "GetPosition")
-    batch_types = (rules_pb.BatchRequest, rules_pb.BatchResponse)
+    batch_request = rules_pb.BatchRequest
     DescribeGame = Rpc(rules_pb.DescribeGameRequest, rules_pb.DescribeGameResponse)
     Setup = Rpc(rules_pb.SetupRequest, rules_pb.SetupResponse)
     Decide = Rpc(rules_pb.DecideRequest, rules_pb.DecideResponse)
@@ -171,7 +171,7 @@ class MatchClient(Adapter):
         "CreateMatch", "JoinMatch", "LeaveMatch", "StartMatch", "SubmitAction", "GetMatch", "GetView",
         "ListLegalActions", "GetPosition",
     )
-    batch_types = (match_pb.BatchRequest, match_pb.BatchResponse)
+    batch_request = match_pb.BatchRequest
     CreateMatch = Rpc(match_pb.CreateMatchRequest, match_pb.CreateMatchResponse)
     JoinMatch = Rpc(match_pb.JoinMatchRequest, match_pb.JoinMatchResponse)
     LeaveMatch = Rpc(match_pb.LeaveMatchRequest, match_pb.LeaveMatchResponse)

@@ -22,6 +22,7 @@ import grpc
 import structlog
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.message import DecodeError, Message
+from prometheus_client import Counter
 from tabletop.common.v1 import batch_pb2
 
 from services.common import authz, errors, metrics, redis_faults, tls
@@ -31,11 +32,13 @@ log = structlog.get_logger()
 
 MAX_CALLS = 256
 BATCH = "Batch"
+# How an unknown method is counted: its name is the caller's, not a label.
+UNKNOWN_METHOD = "?"
 
 
-async def answer(servicer: object, service: str, calls: Sequence[batch_pb2.BatchCall], context: Any) -> list[
-    batch_pb2.BatchResult
-]:
+async def answer(
+    servicer: object, service: str, calls: Sequence[batch_pb2.BatchCall], context: Any
+) -> list[batch_pb2.BatchResult]:
     """Each call of `calls` answered by `servicer` (the full gRPC name of its service: `service`)."""
     if len(calls) > MAX_CALLS:
         raise InvalidArgument(f"at most {MAX_CALLS} calls per batch", "batch.too_many")
@@ -52,36 +55,40 @@ async def _one(
     call: batch_pb2.BatchCall,
     context: Any,
 ) -> batch_pb2.BatchResult:
+    method = call.method
+    parse = requests.get(method)
+    if parse is None:
+        error = InvalidArgument(f"no method {method[:64]!r} to batch", "batch.unknown_method")
+        return _failed(UNKNOWN_METHOD, error)
     try:
-        parse = requests.get(call.method)
-        if parse is None:
-            raise InvalidArgument(f"no method {call.method[:64]!r} to batch", "batch.unknown_method")
-        authz.check(f"/{service}/{call.method}", caller)
+        authz.check(f"/{service}/{method}", caller)
         try:
             request = parse(call.request)
         except (DecodeError, RecursionError):
-            raise InvalidArgument(
-                "the request body is not a valid message of this method's request type", "request.malformed"
-            ) from None
-        handler: Callable[[Message, Any], Awaitable[Message]] = getattr(servicer, call.method)
+            raise errors.malformed_request() from None
+        handler: Callable[[Message, Any], Awaitable[Message]] = getattr(servicer, method)
         reply = await handler(request, context)
     except ServiceError as error:
-        return _failed(call.method, error)
+        return _failed(method, error)
     except redis_faults.FAULTS as fault:
-        log.warning("store_fault", method=call.method, fault=type(fault).__name__, detail=str(fault))
-        return _failed(call.method, redis_faults.to_service_error(fault))
+        return _failed(method, redis_faults.logged(fault, method))
     except Exception:  # a fault of ours: it fails this call alone, not its batch-mates
-        log.exception("batched_call_failed", method=call.method)
-        return _failed(call.method, errors.of_code(grpc.StatusCode.INTERNAL, "internal error", "internal"))
+        log.exception("batched_call_failed", method=method)
+        return _failed(method, errors.of_code(grpc.StatusCode.INTERNAL, "internal error", "internal"))
     # Counted per method, as a call of its own is (the Batch call is counted as well).
-    metrics.RPCS.labels(call.method, "OK").inc()
+    _counter(method, "OK").inc()
     return batch_pb2.BatchResult(response=reply.SerializeToString())
 
 
 def _failed(method: str, error: ServiceError) -> batch_pb2.BatchResult:
-    # An unknown method's name is the caller's: not a label.
-    metrics.RPCS.labels(method if error.reason != "batch.unknown_method" else "?", error.code.name).inc()
+    _counter(method, error.code.name).inc()
     return batch_pb2.BatchResult(error=error_message(error))
+
+
+@cache
+def _counter(method: str, code: str) -> Counter:
+    """The series of one method and code, looked up once (labels() takes a lock and a tuple)."""
+    return metrics.RPCS.labels(method, code)
 
 
 @cache

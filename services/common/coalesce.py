@@ -14,6 +14,7 @@ itself) fails each of its calls with that error, as each call would have.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ from google.protobuf.message import DecodeError, Message
 from tabletop.common.v1 import batch_pb2
 
 from services.common import batch, errors
+from services.common.errors import ServiceError
 from services.common.transport import Transport
 
 # (method, request, where its answer goes)
@@ -29,19 +31,18 @@ _Waiting = tuple[str, Message, "asyncio.Future[Message]"]
 
 
 class Coalescing:
-    """`inner` with calls of `methods` gathered per turn of the loop into the service's Batch.
-
-    `batch_types` are the service's BatchRequest and BatchResponse classes; `replies`
-    maps each method to its response class (to parse what a batch answers)."""
+    """`inner` with calls of the methods in `replies` gathered per turn of the loop into
+    the service's Batch. `batch_request` is the service's BatchRequest class; `replies`
+    maps each method to its response's parser (to read what a batch answers)."""
 
     def __init__(
         self,
         inner: Transport,
-        batch_types: tuple[type[Message], type[Message]],
+        batch_request: type[Message],
         replies: dict[str, Callable[[bytes], Message]],
     ) -> None:
         self._inner = inner
-        self._request_type, _ = batch_types
+        self._request_type = batch_request
         self._replies = replies
         self._waiting: list[_Waiting] = []
         self._in_flight = 0  # calls and batches sent and not yet answered
@@ -76,7 +77,8 @@ class Coalescing:
             self._in_flight -= 1
             # Whatever went wrong on the way, no caller is left waiting for ever.
             for _, _, answer in waiting:
-                _fail(answer, _unanswered())
+                if not answer.done():
+                    answer.set_exception(_unanswered())
 
     async def _send_now(self, waiting: list[_Waiting]) -> None:
         if len(waiting) == 1:
@@ -95,7 +97,11 @@ class Coalescing:
             request.calls.add(method=rpc, request=call.SerializeToString())
         try:
             response: Any = await self._inner.unary(batch.BATCH, request)
-        except BaseException as error:  # noqa: BLE001 -- every call of the batch met it
+        except ServiceError as error:  # every call of the batch met it: each caller gets its own copy
+            for _, _, answer in waiting:
+                _fail(answer, errors.of_code(error.code, error.message, error.reason, error.metadata))
+            return
+        except BaseException as error:  # noqa: BLE001 -- cancelled, or a fault of ours: handed on
             for _, _, answer in waiting:
                 _fail(answer, error)
             return
@@ -106,10 +112,8 @@ class Coalescing:
             if result.WhichOneof("result") == "error":
                 _fail(answer, batch.error_of(result.error))
                 continue
-            try:
+            with contextlib.suppress(DecodeError):  # unreadable: failed as unanswered (_send)
                 _settle(answer, self._replies[rpc](result.response))
-            except DecodeError:
-                _fail(answer, _unanswered())
 
     async def stream(self, rpc: str, request: Message) -> AsyncIterator[Message]:
         async for item in self._inner.stream(rpc, request):

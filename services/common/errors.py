@@ -82,6 +82,11 @@ _BY_CODE: dict[grpc.StatusCode, type[ServiceError]] = {
 }
 
 
+def malformed_request() -> InvalidArgument:
+    """A request body that does not parse as its method's request: the caller's mistake."""
+    return InvalidArgument("the request body is not a valid message of this method's request type", "request.malformed")
+
+
 def to_status(error: ServiceError) -> grpc.Status:
     """The rich status for `error`."""
     info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)

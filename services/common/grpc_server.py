@@ -27,7 +27,7 @@ from grpc_reflection.v1alpha import reflection
 from services.common import authz, lifeline, metrics, redis_faults, redis_health, tls
 from services.common import logging as tlog
 from services.common.config import Settings
-from services.common.errors import InvalidArgument, ServiceError, to_status
+from services.common.errors import ServiceError, malformed_request, to_status
 from services.common.gate import Gate, draining_error
 
 log = tlog.get("grpc")
@@ -77,8 +77,7 @@ def _tolerant(deserializer: Callable[[bytes], Message] | None) -> Callable[[byte
 
 def _refuse_malformed(request: object) -> None:
     if request is MALFORMED:
-        raise InvalidArgument("the request body is not a valid message of this method's request type",
-                              "request.malformed")
+        raise malformed_request()
 
 
 def _is_client_stream(request: object) -> TypeGuard[AsyncIterator[object]]:
@@ -95,12 +94,6 @@ async def _fail(context: grpc.aio.ServicerContext, method: str, error: ServiceEr
     metrics.RPCS.labels(method, error.code.name).inc()
     log.info("refused", method=method, code=error.code.name, reason=error.reason)
     await context.abort_with_status(to_status(error))
-
-
-def _as_service_error(fault: Exception, method: str) -> ServiceError:
-    """A store fault as the caller sees it; the log keeps what really happened."""
-    log.warning("store_fault", method=method, fault=type(fault).__name__, detail=str(fault))
-    return redis_faults.to_service_error(fault)
 
 
 Admission = Callable[[str, str], AbstractContextManager[object]]
@@ -220,7 +213,7 @@ def _unary(
             await _fail(context, method, error)
             return None
         except redis_faults.FAULTS as fault:
-            await _fail(context, method, _as_service_error(fault, method))
+            await _fail(context, method, redis_faults.logged(fault, method))
             return None
         finally:
             seconds.observe(time.perf_counter() - started)
@@ -251,7 +244,7 @@ def _streaming(
             await _fail(context, method, error)
             return
         except redis_faults.FAULTS as fault:
-            await _fail(context, method, _as_service_error(fault, method))
+            await _fail(context, method, redis_faults.logged(fault, method))
             return
         succeeded.inc()
 

@@ -8,13 +8,22 @@ log keeps the exception class and its message (which may name an address).
 from __future__ import annotations
 
 import redis.exceptions as rex
+import structlog
 
 from services.common.errors import ResourceExhausted, ServiceError, Unavailable
+
+log = structlog.get_logger()
 
 # Everything redis-py raises: RedisError and the cluster client's own base class.
 FAULTS = (rex.RedisError, rex.RedisClusterException)
 # The same, and what the OS or a wait_for may raise around a command.
 FAULTS_AND_TIMEOUTS = (rex.RedisError, rex.RedisClusterException, OSError, TimeoutError)
+
+
+def logged(fault: Exception, method: str) -> ServiceError:
+    """`to_service_error`, with what really happened kept in the server's log."""
+    log.warning("store_fault", method=method, fault=type(fault).__name__, detail=str(fault))
+    return to_service_error(fault)
 
 
 def to_service_error(fault: Exception) -> ServiceError:

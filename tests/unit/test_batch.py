@@ -46,8 +46,7 @@ class Dice:
 
 def client(servicer: Dice, caller: str = "match") -> DiceClient:
     replies = {name: getattr(DiceClient, name).response.FromString for name in DiceClient.batched}
-    assert DiceClient.batch_types is not None
-    return DiceClient(Coalescing(InProcess(servicer, authz.DICE, caller), DiceClient.batch_types, replies))
+    return DiceClient(Coalescing(InProcess(servicer, authz.DICE, caller), DiceClient.batch_request, replies))
 
 
 def roll(counter: int, count: int = 2) -> dice_pb.RollDiceRequest:
