@@ -175,9 +175,11 @@ class Stack:
         if not self.inprocess:
             self._launch("dice", "services.dice", {})
             self._launch("deck", "services.deck", {"TABLETOP_DICE_ADDR": self.addr("dice")})
+            # The rules dial the dice and the deck to resolve chance under the match's grants.
+            chance = {"TABLETOP_DICE_ADDR": self.addr("dice"), "TABLETOP_DECK_ADDR": self.addr("deck")}
             for index, game in enumerate(self.games):
                 port = RULES_BASE_PORT + index if self.fixed_ports else 0
-                self._launch(f"rules-{game}", "services.rules", {"TABLETOP_GAME": game}, port)
+                self._launch(f"rules-{game}", "services.rules", {"TABLETOP_GAME": game, **chance}, port)
         if not self.embeds_match:
             self._launch("match", "services.match", self._core_env())
         elif self.matchmakers > 0:

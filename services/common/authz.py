@@ -2,8 +2,10 @@
 
 The table is the real call graph (who dials whom in this repository), so a
 process that is taken over can do no more than its own job needs: only the
-match service asks for rolls, seeds, deals and reveals; the deck asks the
-dice for the permutations of hidden shuffles (services/deck/servicer.py
+match service asks for seeds and reveals; rolls, shuffles and deals are the
+match's, and a rules process's only under the match's grant for the move it
+decides (services/common/grants.py, checked by the dice and the deck); the
+deck asks the dice for the permutations of hidden shuffles (services/deck/servicer.py
 DicePermuter); the gateway asks the rules only to describe a game (its seats
 and option schema). A method missing from the table is refused to everyone.
 The gRPC server interceptor (grpc_server.py) checks remote calls against the
@@ -29,16 +31,20 @@ def _methods(service: str, callers: set[str], *names: str) -> dict[str, frozense
 
 
 POLICY: Mapping[str, frozenset[str]] = {
-    **_methods(DICE, {"match"}, "CommitSeed", "RollDice", "RevealSeed"),
+    **_methods(DICE, {"match"}, "CommitSeed", "RevealSeed"),
+    # A rules process rolls, permutes, shuffles, deals and puts only under the match's
+    # grant, which the dice and the deck check (services/common/grants.py).
+    **_methods(DICE, {"match", "rules"}, "RollDice"),
     # Hidden shuffles: the deck permutes cards with the dice's permutation for the draw number.
-    **_methods(DICE, {"match", "deck"}, "Permute"),
+    **_methods(DICE, {"match", "deck", "rules"}, "Permute"),
     # A batch is open to whoever may call some of its methods; each call in it is then
     # checked on its own (services/common/batch.py).
-    **_methods(DICE, {"match", "deck"}, "Batch"),
-    **_methods(DECK, {"match"}, "Batch"),
+    **_methods(DICE, {"match", "deck", "rules"}, "Batch"),
+    **_methods(DECK, {"match", "rules"}, "Batch"),
     **_methods(RULES, {"match"}, "Batch"),
     **_methods(MATCH, {"gateway", "matchmaker"}, "Batch"),
-    **_methods(DECK, {"match"}, "ShufflePile", "DrawCards", "PutCards", "ReleaseMatch"),
+    **_methods(DECK, {"match", "rules"}, "ShufflePile", "DrawCards", "PutCards"),
+    **_methods(DECK, {"match"}, "ReleaseMatch"),
     # The gateway lists games and checks a queued table against the declared seats and options.
     **_methods(RULES, {"match", "gateway"}, "DescribeGame"),
     **_methods(RULES, {"match"}, "Setup", "Decide", "Replay", "ListLegalActions", "GetView", "GetPosition"),

@@ -68,6 +68,9 @@ class Settings:
     match_lease_ms: int = 3000
     # Serve only this game (a rules process).
     game: str = ""
+    # A rules process resolves the chance after a move itself, under the match's grant,
+    # through the dice and the deck at dice_addr and deck_addr (False: the match does).
+    rules_chance: bool = True
     snapshot_every: int = 50
     # SIGTERM: seconds in-flight calls get to finish (longer than a normal action).
     grace_seconds: float = 10.0
@@ -172,6 +175,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         matchmaker_transport=get("MATCHMAKER_TRANSPORT", d.matchmaker_transport),
         match_lease_ms=int(get("MATCH_LEASE_MS", str(d.match_lease_ms))),
         game=get("GAME", d.game),
+        rules_chance=get("RULES_CHANCE", "1") not in ("0", "false", "no"),
         snapshot_every=int(get("SNAPSHOT_EVERY", str(d.snapshot_every))),
         grace_seconds=float(get("GRACE_SECONDS", str(d.grace_seconds))),
         redis_max_connections=int(get("REDIS_MAX_CONNECTIONS", str(d.redis_max_connections))),

@@ -16,6 +16,11 @@ APPENDS = Counter("tabletop_appends_total", "Event-store appends", ["result"])
 INFLIGHT = Gauge("tabletop_rpc_inflight", "Unary gRPC calls being served")
 OPEN_STREAMS = Gauge("tabletop_rpc_open_streams", "gRPC streams open")
 STATE_CACHE = Counter("tabletop_state_cache_total", "Match state cache lookups", ["result"])
+CHANCE_LEFT = Counter(
+    "tabletop_rules_chance_left_total",
+    "Chance a rules process left to the match under a grant, by why it stopped",
+    ["reason"],
+)
 CLOCK_TIMEOUTS = Counter(
     "tabletop_clock_timeouts_total", "Seats whose turn clock ran out, by the policy applied", ["game", "policy"]
 )

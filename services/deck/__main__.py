@@ -2,8 +2,9 @@
 
 
 from services.bootstrap import dial
-from services.common import config, redis_client, runtime
+from services.common import config, redis_client, runtime, tls
 from services.common.adapters import DiceClient
+from services.common.grants import GrantChecker
 from services.common.grpc_server import serve
 from services.deck.app import DeckApp
 from services.deck.servicer import DicePermuter, register
@@ -11,6 +12,7 @@ from services.deck.servicer import DicePermuter, register
 
 async def main() -> None:
     settings = config.load()
+    grants = GrantChecker(tls.material(settings).ca)
     client = redis_client.connect_settings(settings, "tabletop-deck")
     dice = DiceClient.remote(settings.dice_addr, dial(settings, "dice"))
     app = DeckApp(client, DicePermuter(dice))
@@ -19,7 +21,7 @@ async def main() -> None:
         await dice.close()
         await client.aclose()
 
-    await serve("deck", settings, lambda server: register(server, app), on_stop=close, redis=client)
+    await serve("deck", settings, lambda server: register(server, app, grants), on_stop=close, redis=client)
 
 
 if __name__ == "__main__":

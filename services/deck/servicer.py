@@ -1,9 +1,12 @@
 """gRPC adapter of the deck use cases.
 
-Call contexts go unused here (an in-process call passes None), so they are typed `object`.
+A rules process may shuffle, deal and put only under the match's grant
+(services/common/grants.py); the match needs none.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import grpc
 from tabletop.deck.v1 import deck_service_pb2 as pb
@@ -11,6 +14,7 @@ from tabletop.deck.v1 import deck_service_pb2_grpc as pb_grpc
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 
 from services.common import authz, batch
+from services.common.grants import GrantChecker, check_call
 from services.common.ports import DicePort
 from services.deck.app import DeckApp
 
@@ -27,20 +31,25 @@ class DicePermuter:
 
 
 class DeckServicer(pb_grpc.DeckServiceServicer):
-    def __init__(self, app: DeckApp) -> None:
+    def __init__(self, app: DeckApp, grants: GrantChecker) -> None:
         self._app = app
+        self._grants = grants
 
-    async def ShufflePile(self, request: pb.ShufflePileRequest, context: object) -> pb.ShufflePileResponse:
+    async def ShufflePile(self, request: pb.ShufflePileRequest, context: Any) -> pb.ShufflePileResponse:
+        check_call(self._grants, context, request.grant, request.match_id, request.counter)
         size = await self._app.shuffle(
             request.match_id, request.pile, request.counter, tuple(request.cards), request.keep_order
         )
         return pb.ShufflePileResponse(size=size)
 
-    async def DrawCards(self, request: pb.DrawCardsRequest, context: object) -> pb.DrawCardsResponse:
+    async def DrawCards(self, request: pb.DrawCardsRequest, context: Any) -> pb.DrawCardsResponse:
+        # A deal reads an earlier shuffle: it uses no new draw number, only the match is checked.
+        check_call(self._grants, context, request.grant, request.match_id)
         cards = await self._app.draw(request.match_id, request.pile, request.counter, request.offset, request.count)
         return pb.DrawCardsResponse(cards=cards)
 
-    async def PutCards(self, request: pb.PutCardsRequest, context: object) -> pb.PutCardsResponse:
+    async def PutCards(self, request: pb.PutCardsRequest, context: Any) -> pb.PutCardsResponse:
+        check_call(self._grants, context, request.grant, request.match_id, request.counter)
         size = await self._app.put(
             request.match_id, request.pile, request.counter, request.from_counter, request.offset,
             tuple(request.cards), request.bottom,
@@ -55,6 +64,6 @@ class DeckServicer(pb_grpc.DeckServiceServicer):
         return pb.BatchResponse(results=await batch.answer(self, authz.DECK, request.calls, context))
 
 
-def register(server: grpc.aio.Server, app: DeckApp) -> list[str]:
-    pb_grpc.add_DeckServiceServicer_to_server(DeckServicer(app), server)
+def register(server: grpc.aio.Server, app: DeckApp, grants: GrantChecker) -> list[str]:
+    pb_grpc.add_DeckServiceServicer_to_server(DeckServicer(app, grants), server)
     return [pb.DESCRIPTOR.services_by_name["DeckService"].full_name]

@@ -1,30 +1,37 @@
 """gRPC adapter of the dice use cases.
 
-Call contexts go unused here (an in-process call passes None), so they are typed `object`.
+A rules process may roll and permute only under the match's grant for the draw
+number it asks (services/common/grants.py); the match and the deck need none.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import grpc
 from tabletop.dice.v1 import dice_service_pb2 as pb
 from tabletop.dice.v1 import dice_service_pb2_grpc as pb_grpc
 
 from services.common import authz, batch
+from services.common.grants import GrantChecker, check_call
 from services.dice.app import DiceApp
 
 
 class DiceServicer(pb_grpc.DiceServiceServicer):
-    def __init__(self, app: DiceApp) -> None:
+    def __init__(self, app: DiceApp, grants: GrantChecker) -> None:
         self._app = app
+        self._grants = grants
 
     async def CommitSeed(self, request: pb.CommitSeedRequest, context: object) -> pb.CommitSeedResponse:
         return pb.CommitSeedResponse(commitment=await self._app.commit(request.match_id))
 
-    async def RollDice(self, request: pb.RollDiceRequest, context: object) -> pb.RollDiceResponse:
+    async def RollDice(self, request: pb.RollDiceRequest, context: Any) -> pb.RollDiceResponse:
+        check_call(self._grants, context, request.grant, request.match_id, request.counter)
         values = await self._app.roll(request.match_id, request.counter, request.faces, request.count)
         return pb.RollDiceResponse(values=values)
 
-    async def Permute(self, request: pb.PermuteRequest, context: object) -> pb.PermuteResponse:
+    async def Permute(self, request: pb.PermuteRequest, context: Any) -> pb.PermuteResponse:
+        check_call(self._grants, context, request.grant, request.match_id, request.counter)
         return pb.PermuteResponse(order=await self._app.permute(request.match_id, request.counter, request.n))
 
     async def RevealSeed(self, request: pb.RevealSeedRequest, context: object) -> pb.RevealSeedResponse:
@@ -35,6 +42,6 @@ class DiceServicer(pb_grpc.DiceServiceServicer):
         return pb.BatchResponse(results=await batch.answer(self, authz.DICE, request.calls, context))
 
 
-def register(server: grpc.aio.Server, app: DiceApp) -> list[str]:
-    pb_grpc.add_DiceServiceServicer_to_server(DiceServicer(app), server)
+def register(server: grpc.aio.Server, app: DiceApp, grants: GrantChecker) -> list[str]:
+    pb_grpc.add_DiceServiceServicer_to_server(DiceServicer(app, grants), server)
     return [pb.DESCRIPTOR.services_by_name["DiceService"].full_name]

@@ -32,6 +32,7 @@ from services.common import logging as tlog
 from services.common import metrics
 from services.common.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, ServiceError
 from services.common.event_store import AppendResult, CommandReused, EventStore, NewEvent, VersionConflict
+from services.common.grants import GrantSigner
 from services.common.keys import match_stream
 from services.common.ports import DeckPort, DicePort, RulesPort
 from services.common.table_options import InvalidConfig, game_config, table_config
@@ -99,12 +100,13 @@ class MatchApp:
         directory: Directory | None = None,
         deadlines: Deadlines | None = None,
         now_ms: Callable[[], int] | None = None,
+        grants: GrantSigner | None = None,
     ) -> None:
         self._store = store
         self._rules = RulesBook(rules)
         self._dice = dice
         self._matches = MatchRepository(store, self._rules, snapshot_every)
-        self._turns = TurnRunner(self._rules, dice, deck)
+        self._turns = TurnRunner(self._rules, dice, deck, grants)
         self._directory = directory or MemoryDirectory()
         # Told (match_id, game) once a match has ended, after its last append.
         self._on_finished = on_finished

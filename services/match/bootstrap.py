@@ -14,6 +14,7 @@ from services.bootstrap import dial, rules_clients
 from services.common import keys, tls
 from services.common.adapters import DeckClient, DiceClient, MatchClient
 from services.common.config import Settings
+from services.common.grants import GrantChecker, GrantSigner
 from services.common.ports import DeckPort, DicePort
 from services.common.redis_store import RedisEventStore
 from services.deck.app import DeckApp
@@ -31,14 +32,16 @@ MATCH_IDENTITY = "match"
 
 def dice_client(settings: Settings, redis: aioredis.Redis, caller: str = "") -> DicePort:
     if settings.dice_transport == "inprocess":
-        return DiceClient.in_process(DiceServicer(DiceApp(redis)), caller or tls.identity(settings))
+        servicer = DiceServicer(DiceApp(redis), GrantChecker(tls.material(settings).ca))
+        return DiceClient.in_process(servicer, caller or tls.identity(settings))
     return DiceClient.remote(settings.dice_addr, dial(settings, "dice"))
 
 
 def deck_client(settings: Settings, redis: aioredis.Redis, dice: DicePort, caller: str = "") -> DeckPort:
     if settings.deck_transport == "inprocess":
         app = DeckApp(redis, DicePermuter(dice))
-        return DeckClient.in_process(DeckServicer(app), caller or tls.identity(settings))
+        servicer = DeckServicer(app, GrantChecker(tls.material(settings).ca))
+        return DeckClient.in_process(servicer, caller or tls.identity(settings))
     return DeckClient.remote(settings.deck_addr, dial(settings, "deck"))
 
 
@@ -54,7 +57,19 @@ def match_app(settings: Settings, redis: aioredis.Redis, caller: str = "") -> Ma
     return MatchApp(
         RedisEventStore(redis, settings.match_lease_ms), rules_clients(settings, caller), dice, deck,
         settings.snapshot_every, announce, RedisDirectory(redis), RedisDeadlines(redis),
+        grants=grant_signer(settings),
     )
+
+
+def grant_signer(settings: Settings) -> GrantSigner | None:
+    """A signer of chance grants, when rules processes of their own may use them: the
+    match process signs with its certificate's key. In process (the rules are a
+    function call away) and in any other process (whose certificate is not the
+    match's, so no grant of it would be honoured) the match resolves chance itself."""
+    own = tls.material(settings)
+    if settings.rules_transport == "inprocess" or own.identity != MATCH_IDENTITY:
+        return None
+    return GrantSigner(own.cert, own.key)
 
 
 def embedded_match(settings: Settings, redis: aioredis.Redis) -> tuple[MatchClient, MatchApp]:

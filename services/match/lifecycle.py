@@ -24,6 +24,8 @@ from google.protobuf.message import Message
 from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.match.v1 import events_pb2 as ev
 
+from services.common import draws
+from services.common.draws import Pile
 from services.common.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from services.match.clocks import Clock, folded
 from services.match.undo import CLEAR, UndoTrack
@@ -59,17 +61,6 @@ class Status(IntEnum):
 
 
 _STATUS_WORDS = {Status.LOBBY: "in the lobby", Status.ACTIVE: "being played", Status.FINISHED: "finished"}
-
-
-@dataclass(frozen=True)
-class Pile:
-    """How far one hidden pile has been dealt; `counter` is the draw number of the
-    shuffle (or put) that made its current order."""
-
-    name: str
-    counter: int
-    size: int
-    dealt: int = 0
 
 
 @dataclass(frozen=True)
@@ -198,33 +189,7 @@ def chance_resolved(match: Match, events: Iterable[ev.ChanceResolved]) -> Match:
     """The match after a run of ChanceResolved events: one copy for the whole run, as a
     rebuild folds a chance event per roll or deal, hundreds per match (repository.fold
     gathers them; no other event reads the counters or piles they move)."""
-    counter = match.next_counter
-    piles = {pile.name: pile for pile in match.piles}  # in order; a new pile goes last
-    dealt: dict[str, int] = {}  # cards drawn from each pile beyond what `piles` says, added once at the end
-    for event in events:
-        request = event.request
-        kind = request.WhichOneof("kind")
-        if event.counter >= 0:
-            counter = event.counter + 1
-        if kind == "draw_cards":
-            draw = request.draw_cards
-            name = draw.pile
-            if name not in piles:
-                piles[name] = Pile(name, 0, 0)
-            dealt[name] = dealt.get(name, 0) + draw.count
-        elif kind == "shuffle_pile":
-            shuffle = request.shuffle_pile
-            piles[shuffle.pile] = Pile(shuffle.pile, event.counter, len(shuffle.cards))
-            dealt.pop(shuffle.pile, None)
-        elif kind == "put_cards":
-            # The put made a new version of the pile under this draw number.
-            put = request.put_cards
-            piles[put.pile] = Pile(put.pile, event.counter, event.outcome.cards_put.size)
-            dealt.pop(put.pile, None)
-    for name, count in dealt.items():
-        mark = piles[name]
-        piles[name] = Pile(name, mark.counter, mark.size, mark.dealt + count)
-    moved = tuple(piles.values())
+    counter, moved = draws.advanced(match.next_counter, match.piles, events)
     if counter == match.next_counter and moved == match.piles:
         return match
     return _changed(match, next_counter=counter, piles=moved)
@@ -237,13 +202,6 @@ def _changed(match: Match, **changes: object) -> Match:
     fresh = object.__new__(Match)
     fresh.__dict__.update(match.__dict__, **changes)
     return fresh
-
-
-def _with_pile(piles: tuple[Pile, ...], pile: Pile) -> tuple[Pile, ...]:
-    for index, known in enumerate(piles):
-        if known.name == pile.name:
-            return _put(piles, index, pile)
-    return (*piles, pile)
 
 
 # ------------------------------------------------------------------ decide

@@ -15,9 +15,10 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.match.v1 import record_pb2
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
+from services.common.draws import Pile
 from services.match import clocks
 from services.match.clocks import Clock
-from services.match.lifecycle import Holder, Match, Pile, Status, Turn
+from services.match.lifecycle import Holder, Match, Status, Turn
 from services.match.undo import CLEAR, UndoTrack
 
 

@@ -3,7 +3,11 @@
 The turn runner takes a match and what a command caused (platform events, or
 one seat's action), asks the rules what follows, resolves every chance request
 through the dice and deck until players are asked again, and closes a game its
-rules have scored (MatchEnded, then the revealed seed). It answers the new match
+rules have scored (MatchEnded, then the revealed seed). With a grant signer
+(rules in processes of their own), every Decide carries the match's grant and
+draw cursor, and the rules resolve the chance that follows it themselves
+(services/common/grants.py); their steps are checked against the match's own
+cursor before they are logged, and the runner resolves whatever they left. It answers the new match
 and the log events to append; nothing is written here. After that append has
 landed, `release` lets the deck drop a finished match's piles.
 """
@@ -22,12 +26,13 @@ from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
+from services.common.draws import ChanceResolver
 from services.common.errors import InvalidArgument
 from services.common.event_store import NewEvent
+from services.common.grants import GrantSigner
 from services.common.ports import DeckPort, DicePort, RulesPort
 from services.common.table_options import game_config
 from services.match import lifecycle, log_events, records
-from services.match.chance import ChanceResolver
 from services.match.lifecycle import Match
 
 # The seat number the rules know the chance player by.
@@ -121,11 +126,23 @@ class RulesBook:
 
 
 class TurnRunner:
-    def __init__(self, rules: RulesBook, dice: DicePort, deck: DeckPort) -> None:
+    def __init__(self, rules: RulesBook, dice: DicePort, deck: DeckPort, grants: GrantSigner | None = None) -> None:
         self._rules = rules
         self._dice = dice
         self._deck = deck
         self._chance = ChanceResolver(dice, deck)
+        self._grants = grants
+
+    def _request(self, match: Match, seat: int) -> rpb.DecideRequest:
+        """A Decide on the match's state; with a signer, under a grant to resolve what follows."""
+        request = rpb.DecideRequest(state=records.engine_state(match), seat=seat)
+        if self._grants is not None:
+            request.grant.CopyFrom(self._grants.grant(match.match_id, match.next_counter))
+            request.cursor.next_counter = match.next_counter
+            request.cursor.piles.extend(
+                rpb.PileCursor(name=p.name, counter=p.counter, size=p.size, dealt=p.dealt) for p in match.piles
+            )
+        return request
 
     async def apply(self, match: Match, events: Sequence[Message]) -> Progress:
         """Fold platform events a command decided, set the game up when it starts,
@@ -142,12 +159,12 @@ class TurnRunner:
         """One seat's action as the rules decide it, then the chance it triggers. An action
         the seat may take back (`may_undo`, the rules say so, nothing was drawn or rolled
         after it and the game goes on) opens its batch with an UndoPoint."""
-        decision = await self._rules.decide(
-            match, rpb.DecideRequest(state=records.engine_state(match), seat=seat, action=action)
-        )
+        request = self._request(match, seat)
+        request.action.CopyFrom(action)
+        decision = await self._rules.decide(match, request)
         decided = _decided(Progress(match), decision)
         settled = await self._settle(decided)
-        if not (may_undo and decision.undoable and settled is decided):
+        if not (may_undo and decision.undoable and not decision.steps and settled is decided):
             return settled
         point = ev.UndoPoint(seat=seat, events=len(decision.events))
         return Progress(settled.match, (log_events.platform_event(point), *settled.events))
@@ -176,12 +193,15 @@ class TurnRunner:
             request = match.turn.chance
             if request is None or match.outcome is not None:
                 break
-            outcome, resolved = await self._chance.resolve(match, request)
-            progress = progress.then(lifecycle.evolve(match, resolved), log_events.chance_event(resolved))
-            decision = await self._rules.decide(
-                match, rpb.DecideRequest(state=records.engine_state(progress.match), seat=CHANCE_SEAT, chance=outcome)
+            outcome, how = await self._chance.resolve(match.match_id, match.next_counter, match.pile, request)
+            resolved = ev.ChanceResolved(
+                counter=how.counter, request=request, outcome=outcome,
+                pile_counter=how.pile_counter, pile_offset=how.pile_offset,
             )
-            progress = _decided(progress, decision)
+            progress = progress.then(lifecycle.evolve(match, resolved), log_events.chance_event(resolved))
+            decide = self._request(progress.match, CHANCE_SEAT)
+            decide.chance.CopyFrom(outcome)
+            progress = _decided(progress, await self._rules.decide(match, decide))
         return await self._close(progress)
 
     async def _close(self, progress: Progress) -> Progress:
@@ -195,11 +215,41 @@ class TurnRunner:
 
 
 def _decided(progress: Progress, decision: rpb.DecideResponse) -> Progress:
-    """The rules' decision folded in: its game events logged, the position taken."""
+    """The rules' decision folded in: its game events logged, then each chance step the
+    rules resolved (its record, then its events), the position taken."""
+    progress = progress.then(progress.match, *(log_events.game_event(emitted) for emitted in decision.events))
+    for step in decision.steps:
+        resolved = _checked(progress.match, step)
+        progress = progress.then(
+            lifecycle.evolve(progress.match, resolved),
+            log_events.chance_event(resolved),
+            *(log_events.game_event(emitted) for emitted in step.events),
+        )
     moved = lifecycle.with_position(
         progress.match, decision.state.data, records.turn_of(decision.turn), _outcome(decision)
     )
-    return progress.then(moved, *(log_events.game_event(emitted) for emitted in decision.events))
+    return Progress(moved, progress.events)
+
+
+def _checked(match: Match, step: rpb.ChanceStep) -> ev.ChanceResolved:
+    """A step the rules resolved, as the log records it, once it is seen to use the draw
+    number or pile position the match itself would have used: a rules process that
+    got out of step is a platform fault (INTERNAL), and nothing is appended."""
+    kind = step.request.WhichOneof("kind")
+    pile_name = getattr(step.request, kind).pile if kind in ("draw_cards", "put_cards") else ""
+    mark = match.pile(pile_name) if pile_name else None
+    if kind == "draw_cards":
+        expected = (-1, mark.counter, mark.dealt) if mark is not None else None
+    elif kind == "put_cards":
+        expected = (match.next_counter, *((mark.counter, mark.dealt) if mark is not None else (-1, 0)))
+    else:
+        expected = (match.next_counter, 0, 0)
+    if kind is None or expected != (step.counter, step.pile_counter, step.pile_offset):
+        raise RuntimeError(f"the rules resolved {kind} out of step with match {match.match_id}")
+    return ev.ChanceResolved(
+        counter=step.counter, request=step.request, outcome=step.outcome,
+        pile_counter=step.pile_counter, pile_offset=step.pile_offset,
+    )
 
 
 def _outcome(reply: rpb.DecideResponse | rpb.ReplayResponse) -> common_pb2.Outcome | None:

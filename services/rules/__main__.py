@@ -1,8 +1,14 @@
-"""A rules process: serves the game named by TABLETOP_GAME."""
+"""A rules process: serves the game named by TABLETOP_GAME.
+
+Unless TABLETOP_RULES_CHANCE=0, it dials the dice and the deck too, to resolve the
+chance after a move under the match's grant (services/rules/servicer.py).
+"""
 
 
-from services.bootstrap import load_extra_games
+from services.bootstrap import dial, load_extra_games
 from services.common import config, runtime
+from services.common.adapters import DeckClient, DiceClient
+from services.common.draws import ChanceResolver
 from services.common.grpc_server import serve
 from services.games.registry import game
 from services.rules.app import EngineHost
@@ -13,7 +19,19 @@ async def main() -> None:
     settings = config.load()
     load_extra_games(settings)
     host = EngineHost(game(settings.game))
-    await serve(f"rules-{settings.game}", settings, lambda server: register(server, host))
+    resolver = None
+    clients: list[DiceClient | DeckClient] = []
+    if settings.rules_chance:
+        dice = DiceClient.remote(settings.dice_addr, dial(settings, "dice"))
+        deck = DeckClient.remote(settings.deck_addr, dial(settings, "deck"))
+        clients = [dice, deck]
+        resolver = ChanceResolver(dice, deck)
+
+    async def close() -> None:
+        for client in clients:
+            await client.close()
+
+    await serve(f"rules-{settings.game}", settings, lambda server: register(server, host, resolver), on_stop=close)
 
 
 if __name__ == "__main__":

@@ -1,23 +1,39 @@
-"""gRPC adapter: the generic RulesService around one game's engine."""
+"""gRPC adapter: the generic RulesService around one game's engine.
+
+A Decide that carries the match's grant (services/common/grants.py) also resolves
+the chance that follows the move, through the dice and the deck, as far as the
+grant reaches: a chance step then costs this process one call to the dice or the
+deck instead of costing the match that call and another Decide. Whatever stops it
+(no dice and deck configured, a refusal, an outage) leaves the rest to the match,
+which resolves chance as it always has.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import grpc
+import structlog
 from google.protobuf import any_pb2
 from google.protobuf.message import DecodeError, Message
 from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.rules.v1 import rules_service_pb2 as pb
 from tabletop.rules.v1 import rules_service_pb2_grpc as pb_grpc
 
-from services.common import authz, batch
+from services.common import authz, batch, draws, metrics
 from services.common.audience import to_wire
-from services.common.errors import InvalidArgument
+from services.common.draws import ChanceResolver, Pile
+from services.common.errors import InvalidArgument, ServiceError
 from services.common.table_options import option_message
 from services.games.common import chance, protocodec
 from services.games.common.engine import Outcome, ToMove, Visibility
-from services.rules.app import EngineHost, Position
+from services.rules.app import Decision, EngineHost, Position
+
+log = structlog.get_logger()
+
+# The seat number the engines know the chance player by.
+CHANCE_SEAT = -1
 
 # Packed legal actions kept per rules service (each a few dozen bytes).
 ACTION_CACHE = 8192
@@ -58,8 +74,10 @@ def pass_indices(passes: Sequence[str], kinds: Sequence[str]) -> list[int]:
 
 
 class RulesServicer(pb_grpc.RulesServiceServicer):
-    def __init__(self, host: EngineHost) -> None:
+    def __init__(self, host: EngineHost, chance: ChanceResolver | None = None) -> None:
         self._host = host
+        # The dice and the deck, for resolving chance under a match's grant (None: never).
+        self._chance = chance
         self._game = host.entry.name
         self._actions: dict[object, any_pb2.Any] = {}
 
@@ -116,21 +134,58 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         else:
             raise InvalidArgument("a move (action or chance outcome) is required")
         decision = self._host.decide(data, request.seat, move, request.position_seats, request.position_spectator)
-        response = pb.DecideResponse(
-            state=self._state(decision.data), turn=turn_message(decision.turn), undoable=decision.undoable
-        )
-        codec = self._host.codec
-        for event, visibility, redacted in decision.events:
-            emitted = response.events.add(
-                event=pack(codec.encode_event(event)), visibility=visibility_message(visibility)
-            )
-            if redacted is not None:
-                emitted.redacted.CopyFrom(pack(codec.encode_event(redacted)))
+        response = pb.DecideResponse(undoable=decision.undoable)
+        self._emit(decision.events, response.events)
+        if request.HasField("grant") and self._chance is not None:
+            decision = await self._resolve(request, decision, response, self._chance)
+        response.state.CopyFrom(self._state(decision.data))
+        response.turn.CopyFrom(turn_message(decision.turn))
         if decision.outcome is not None:
             response.outcome.CopyFrom(outcome_message(decision.outcome))
         if decision.position is not None:
             response.position.CopyFrom(self._position_message(decision.position))
         return response
+
+    def _emit(self, events: Sequence[tuple[object, Visibility, object | None]], into: Any) -> None:
+        """Events as the match logs them, each with its audience and redacted form."""
+        codec = self._host.codec
+        for event, visibility, redacted in events:
+            emitted = into.add(event=pack(codec.encode_event(event)), visibility=visibility_message(visibility))
+            if redacted is not None:
+                emitted.redacted.CopyFrom(pack(codec.encode_event(redacted)))
+
+    async def _resolve(
+        self, request: pb.DecideRequest, decision: Decision, response: pb.DecideResponse, resolver: ChanceResolver
+    ) -> Decision:
+        """The chance following `decision` resolved under the request's grant, each step
+        added to `response`; the decision after the last step."""
+        grant = request.grant
+        counter = request.cursor.next_counter
+        piles = tuple(Pile(p.name, p.counter, p.size, p.dealt) for p in request.cursor.piles)
+        for _ in range(grant.counters):
+            if decision.turn.chance is None or decision.outcome is not None:
+                break
+            wanted = turn_message(decision.turn).chance
+            by_name = {pile.name: pile for pile in piles}
+            try:
+                outcome, how = await resolver.resolve(grant.match_id, counter, by_name.get, wanted, grant)
+            except ServiceError as stopped:
+                # The match resolves it instead, and meets the same refusal if it is one.
+                metrics.CHANCE_LEFT.labels(stopped.reason or stopped.code.name.lower()).inc()
+                log.info("chance_left_to_match", match_id=grant.match_id, reason=stopped.reason)
+                break
+            step = response.steps.add(
+                counter=how.counter, request=wanted, outcome=outcome,
+                pile_counter=how.pile_counter, pile_offset=how.pile_offset,
+            )
+            counter, piles = draws.advanced(counter, piles, (step,))
+            move = protocodec.decode_union(outcome, chance.OUTCOME_TYPES)
+            decision = self._host.decide(
+                decision.data, CHANCE_SEAT, move, request.position_seats, request.position_spectator
+            )
+            self._emit(decision.events, step.events)
+        response.undoable = response.undoable and not response.steps
+        return decision
 
     async def Replay(self, request: pb.ReplayRequest, context: object) -> pb.ReplayResponse:
         codec = self._host.codec
@@ -207,6 +262,6 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         return pb.BatchResponse(results=await batch.answer(self, authz.RULES, request.calls, context))
 
 
-def register(server: grpc.aio.Server, host: EngineHost) -> list[str]:
-    pb_grpc.add_RulesServiceServicer_to_server(RulesServicer(host), server)
+def register(server: grpc.aio.Server, host: EngineHost, chance: ChanceResolver | None = None) -> list[str]:
+    pb_grpc.add_RulesServiceServicer_to_server(RulesServicer(host, chance), server)
     return [pb.DESCRIPTOR.services_by_name["RulesService"].full_name]

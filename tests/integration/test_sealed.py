@@ -7,12 +7,14 @@ import os
 import pathlib
 import subprocess
 import sys
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from tabletop.common.v1 import chance_pb2
 from tabletop.deck.v1 import deck_service_pb2 as deck_pb
 from tabletop.deck.v1 import deck_service_pb2_grpc as deck_grpc
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
@@ -29,6 +31,7 @@ from gateway.client import bots
 from gateway.client.api import Gateway
 from services.common import keyring, pki, tls
 from services.common.errors import reason_of
+from services.common.grants import GrantSigner
 
 pytestmark = pytest.mark.integration
 
@@ -125,6 +128,10 @@ WRONG_CALLERS = [
     ("matchmaker", "match", match_grpc.MatchServiceStub, "GetPosition", match_pb.GetPositionRequest(match_id="m")),
     ("deck", "match", match_grpc.MatchServiceStub, "SubmitAction", match_pb.SubmitActionRequest(match_id="m")),
     ("match", "matchmaker", mm_grpc.MatchmakerServiceStub, "FindMatch", mm_pb.FindMatchRequest(game="pig")),
+    # A rules process draws under a match's grant, and does nothing else to the dice or the deck.
+    ("rules", "dice", dice_grpc.DiceServiceStub, "RevealSeed", dice_pb.RevealSeedRequest(match_id="m")),
+    ("rules", "dice", dice_grpc.DiceServiceStub, "CommitSeed", dice_pb.CommitSeedRequest(match_id="m")),
+    ("rules", "deck", deck_grpc.DeckServiceStub, "ReleaseMatch", deck_pb.ReleaseMatchRequest(match_id="m")),
 ]
 
 
@@ -172,6 +179,80 @@ async def test_dice_refuse_every_draw_once_a_match_has_ended(stack: Stack) -> No
                 draw()
             assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
             assert reason_of(refused.value) == "dice.seed_revealed"
+
+
+def _draws(grant: chance_pb2.ChanceGrant | None) -> list[tuple[str, Any, str, Any]]:
+    """Every draw a rules process might ask for match "m", carrying `grant`."""
+    return [
+        ("dice", dice_grpc.DiceServiceStub, "RollDice",
+         dice_pb.RollDiceRequest(match_id="m", counter=0, faces=6, count=1, grant=grant)),
+        ("dice", dice_grpc.DiceServiceStub, "Permute",
+         dice_pb.PermuteRequest(match_id="m", counter=0, n=3, grant=grant)),
+        ("deck", deck_grpc.DeckServiceStub, "ShufflePile",
+         deck_pb.ShufflePileRequest(match_id="m", pile="p", counter=0, cards=["a", "b"], grant=grant)),
+        ("deck", deck_grpc.DeckServiceStub, "DrawCards",
+         deck_pb.DrawCardsRequest(match_id="m", pile="p", counter=0, offset=0, count=1, grant=grant)),
+        ("deck", deck_grpc.DeckServiceStub, "PutCards",
+         deck_pb.PutCardsRequest(match_id="m", pile="p", counter=0, from_counter=-1, cards=["a"], grant=grant)),
+    ]
+
+
+def _signer(stack: Stack, identity: str) -> GrantSigner:
+    own = stack.credentials(identity)
+    return GrantSigner(own.cert, own.key)
+
+
+def test_a_rules_certificate_draws_nothing_without_the_match_s_grant(stack: Stack) -> None:
+    """As an attacker holding a rules process's certificate and key: no grant, a grant it
+    signed itself, and the match's genuine grant for another match are all refused."""
+    attempts = [
+        (None, "chance.grant_missing"),
+        (_signer(stack, "rules").grant("m", 0), "chance.grant_invalid"),
+        (_signer(stack, "match").grant("another", 0), "chance.grant_other_match"),
+    ]
+    for grant, reason in attempts:
+        for name, stub, method, request in _draws(grant):
+            with stack.channel(name, as_identity="rules") as channel, pytest.raises(grpc.RpcError) as refused:
+                getattr(stub(channel), method)(request, timeout=5)
+            assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED, (method, reason)
+            assert reason_of(refused.value) == reason, method
+
+
+def test_a_rules_process_deals_under_the_match_s_grant(stack: Stack) -> None:
+    """The rules process dials the real dice and deck: after a move (here the opening
+    shuffle's outcome) it deals both bonus cards itself, the cards the deck gives the match."""
+    match_id = uuid.uuid4().hex
+    with stack.channel("dice", as_identity="match") as channel:
+        dice_grpc.DiceServiceStub(channel).CommitSeed(dice_pb.CommitSeedRequest(match_id=match_id), timeout=5)
+    with stack.channel("rules-pig", as_identity="match") as rules_channel:
+        rules = rules_grpc.RulesServiceStub(rules_channel)
+        setup = rules.Setup(rules_pb.SetupRequest(game="pig", seat_count=2), timeout=5)
+        shuffle = setup.turn.chance.shuffle_pile
+        with stack.channel("deck", as_identity="match") as channel:
+            deck = deck_grpc.DeckServiceStub(channel)
+            shuffled = deck.ShufflePile(
+                deck_pb.ShufflePileRequest(match_id=match_id, pile=shuffle.pile, counter=0, cards=shuffle.cards),
+                timeout=5,
+            )
+            request = rules_pb.DecideRequest(
+                state=setup.state, seat=-1, position_seats=2,
+                chance=chance_pb2.ChanceOutcome(
+                    pile_shuffled=chance_pb2.PileShuffled(pile=shuffle.pile, size=shuffled.size)
+                ),
+                grant=_signer(stack, "match").grant(match_id, 1),
+                cursor=rules_pb.ChanceCursor(
+                    next_counter=1, piles=[rules_pb.PileCursor(name=shuffle.pile, counter=0, size=shuffled.size)]
+                ),
+            )
+            decided = rules.Decide(request, timeout=5)
+            dealt = deck.DrawCards(
+                deck_pb.DrawCardsRequest(match_id=match_id, pile=shuffle.pile, counter=0, offset=0, count=2),
+                timeout=5,
+            ).cards
+    assert [step.request.WhichOneof("kind") for step in decided.steps] == ["draw_cards", "draw_cards"]
+    assert [(step.counter, step.pile_counter, step.pile_offset) for step in decided.steps] == [(-1, 0, 0), (-1, 0, 1)]
+    assert [card for step in decided.steps for card in step.outcome.cards_drawn.cards] == list(dealt)
+    assert list(decided.turn.seats) == [0] and decided.HasField("position")
 
 
 @pytest.mark.parametrize("module", ["services.dice", "services.match", "gateway"])

@@ -38,14 +38,18 @@ def test_every_internal_method_is_in_the_table_and_nothing_else_is() -> None:
         assert callers and callers <= set(pki.IDENTITIES)
 
 
-@pytest.mark.parametrize("method", ["CommitSeed", "RollDice", "RevealSeed"])
-def test_only_the_match_asks_the_dice_for_outcomes_and_seeds(method: str) -> None:
+@pytest.mark.parametrize("method", ["CommitSeed", "RevealSeed"])
+def test_only_the_match_asks_the_dice_for_seeds(method: str) -> None:
     assert {c for c in pki.IDENTITIES if authz.allowed(f"/{authz.DICE}/{method}", c)} == {"match"}
 
 
-def test_deck_is_called_by_the_match_alone() -> None:
-    for method in ("ShufflePile", "DrawCards", "PutCards", "ReleaseMatch"):
-        assert {c for c in pki.IDENTITIES if authz.allowed(f"/{authz.DECK}/{method}", c)} == {"match"}
+def test_outcomes_are_the_match_s_and_a_granted_rules_process_s() -> None:
+    """Rules may reach the draws at all only because the dice and the deck then ask for the
+    match's grant (tests/unit/test_grants.py); no other identity may reach them."""
+    assert {c for c in pki.IDENTITIES if authz.allowed(f"/{authz.DICE}/RollDice", c)} == {"match", "rules"}
+    for method in ("ShufflePile", "DrawCards", "PutCards"):
+        assert {c for c in pki.IDENTITIES if authz.allowed(f"/{authz.DECK}/{method}", c)} == {"match", "rules"}
+    assert {c for c in pki.IDENTITIES if authz.allowed(f"/{authz.DECK}/ReleaseMatch", c)} == {"match"}
 
 
 def test_unknown_methods_and_callers_are_refused() -> None:

@@ -1,0 +1,172 @@
+"""Chance grants: a match process's signed leave for a rules process to draw for it.
+
+A rules process that resolves the chance following a move (services/rules/servicer.py)
+calls the dice and the deck itself, which saves the match a round trip to each of
+them and one Decide per chance step. It holds no standing right to do so: every
+such call carries the grant the match signed for it, naming the match, a short
+range of draw numbers from the match's next one, and an expiry (one grant serves
+the match's next moves while it covers enough of both: `REUSE_COUNTERS`). The dice
+and the deck check it (`GrantChecker`) whenever the caller is "rules"; the match and
+the deck call as themselves and need none.
+
+The signature is ECDSA (P-256, SHA-256) with the match process's own certificate
+key, and the grant carries that certificate: a checker needs nothing but the
+stack's CA, so no new secret is handed out. What a rules process can learn with a
+grant, beyond what the move it decides needs: the rest of that match's piles, and
+the outcomes of the next `GRANT_COUNTERS` draw numbers, for `GRANT_SECONDS`; it
+already sees every hidden card of the states it decides.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from cryptography import x509
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+from tabletop.common.v1 import chance_pb2
+
+from services.common import tls
+from services.common.errors import PermissionDenied
+
+# Draw numbers one grant covers: more than any single move of our games asks for
+# (a longer run of chance is finished by the match itself).
+GRANT_COUNTERS = 64
+# How long a grant lasts: one move's decision, with room for a slow dependency.
+GRANT_SECONDS = 10.0
+# A match's grant is handed out again, to the next moves, while it still covers this
+# many draw numbers from the match's next one and half its time: an ECDSA signature
+# and its check cost about 0.1 ms each, as much as the round trip a grant saves, so
+# one signature serves a run of moves. Holding it gives no more than a fresh grant
+# would: never more than GRANT_COUNTERS draw numbers ahead, never longer than GRANT_SECONDS.
+REUSE_COUNTERS = GRANT_COUNTERS // 2
+# Grants kept for reuse (one per match being played); verified signatures kept by a checker.
+# The only identity whose grants count.
+SIGNER = "match"
+KEPT = 4096
+_DOMAIN = b"tabletop.chance-grant.v1"
+
+Clock = Callable[[], float]
+
+
+def signed_bytes(grant: chance_pb2.ChanceGrant) -> bytes:
+    """What the signature covers: every field but the signer and the signature."""
+    fields = (grant.match_id, grant.from_counter, grant.counters, grant.expires_ms)
+    return b"\0".join([_DOMAIN, *(str(value).encode() for value in fields)])
+
+
+class GrantSigner:
+    """Signs grants as the match process, with the key of its own certificate."""
+
+    def __init__(self, cert_pem: bytes, key_pem: bytes, clock: Clock = time.time) -> None:
+        key = serialization.load_pem_private_key(key_pem, password=None)
+        if not isinstance(key, ec.EllipticCurvePrivateKey):
+            raise ValueError("a grant is signed with an EC key")
+        self._key = key
+        self._signer = x509.load_pem_x509_certificate(cert_pem).public_bytes(serialization.Encoding.DER)
+        self._clock = clock
+        self._issued: OrderedDict[str, chance_pb2.ChanceGrant] = OrderedDict()
+
+    def grant(self, match_id: str, from_counter: int) -> chance_pb2.ChanceGrant:
+        """A grant for the match whose next draw number is `from_counter`: the one handed
+        out last, while it still covers enough, else a new one. The caller must not change it."""
+        issued = self._issued.get(match_id)
+        if issued is not None and self._covers(issued, from_counter):
+            self._issued.move_to_end(match_id)
+            return issued
+        issued = self._issued[match_id] = self._sign(match_id, from_counter)
+        if len(self._issued) > KEPT:
+            self._issued.popitem(last=False)
+        return issued
+
+    def _covers(self, grant: chance_pb2.ChanceGrant, counter: int) -> bool:
+        fresh_until_ms = grant.expires_ms - GRANT_SECONDS * 500
+        in_range = grant.from_counter <= counter <= grant.from_counter + grant.counters - REUSE_COUNTERS
+        return in_range and self._clock() * 1000 <= fresh_until_ms
+
+    def _sign(self, match_id: str, from_counter: int) -> chance_pb2.ChanceGrant:
+        grant = chance_pb2.ChanceGrant(
+            match_id=match_id,
+            from_counter=from_counter,
+            counters=GRANT_COUNTERS,
+            expires_ms=int((self._clock() + GRANT_SECONDS) * 1000),
+            signer=self._signer,
+        )
+        grant.signature = self._key.sign(signed_bytes(grant), ec.ECDSA(hashes.SHA256()))
+        return grant
+
+
+class GrantChecker:
+    """Checks a grant against the stack's CA and the call it comes with."""
+
+    def __init__(self, ca_pem: bytes, clock: Clock = time.time) -> None:
+        self._ca = x509.load_pem_x509_certificate(ca_pem)
+        self._clock = clock
+        self._signers: dict[bytes, ec.EllipticCurvePublicKey] = {}
+        self._verified: OrderedDict[bytes, None] = OrderedDict()
+
+    def check(self, grant: chance_pb2.ChanceGrant, match_id: str, counter: int | None = None) -> None:
+        """Refuse (PERMISSION_DENIED) unless `grant` lets its holder draw for `match_id`,
+        under draw number `counter` when the call uses a new one."""
+        if not grant.signature:
+            raise PermissionDenied("a rules process draws only under a match's grant", "chance.grant_missing")
+        if grant.match_id != match_id:
+            raise PermissionDenied("the grant is for another match", "chance.grant_other_match")
+        if grant.expires_ms < self._clock() * 1000:
+            raise PermissionDenied("the grant has expired", "chance.grant_expired")
+        if counter is not None and not grant.from_counter <= counter < grant.from_counter + grant.counters:
+            raise PermissionDenied("the grant does not cover this draw number", "chance.grant_scope")
+        self._verify(grant)
+
+    def _verify(self, grant: chance_pb2.ChanceGrant) -> None:
+        message = signed_bytes(grant)
+        seen = grant.signature + message
+        if seen in self._verified:
+            self._verified.move_to_end(seen)
+            return
+        try:
+            self._signer(grant.signer).verify(grant.signature, message, ec.ECDSA(hashes.SHA256()))
+        except InvalidSignature:
+            raise PermissionDenied("the grant's signature does not hold", "chance.grant_invalid") from None
+        self._verified[seen] = None
+        if len(self._verified) > KEPT:
+            self._verified.popitem(last=False)
+
+    def _signer(self, der: bytes) -> ec.EllipticCurvePublicKey:
+        """The signing match's public key, once its certificate is known to be ours."""
+        known = self._signers.get(der)
+        if known is not None:
+            return known
+        invalid = PermissionDenied("the grant is not signed by a match of this platform", "chance.grant_invalid")
+        try:
+            cert = x509.load_der_x509_certificate(der)
+            cert.verify_directly_issued_by(self._ca)
+        except (ValueError, TypeError, InvalidSignature):
+            raise invalid from None
+        names = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+        now = self._clock()
+        in_date = cert.not_valid_before_utc.timestamp() <= now <= cert.not_valid_after_utc.timestamp()
+        key = cert.public_key()
+        if [n.value for n in names] != [SIGNER] or not in_date or not isinstance(key, ec.EllipticCurvePublicKey):
+            raise invalid
+        if len(self._signers) < 64:  # a handful of match processes; never grown by callers beyond that
+            self._signers[der] = key
+        return key
+
+
+# The identity that needs a grant to draw: every rules process.
+HOLDER = "rules"
+
+
+def check_call(
+    checker: GrantChecker, context: Any, grant: chance_pb2.ChanceGrant, match_id: str, counter: int | None = None
+) -> None:
+    """The dice's and the deck's check of one draw: a rules caller must hold a grant for
+    it; the match and the deck call under their own standing in the policy (authz.py)."""
+    if tls.caller(context) == HOLDER:  # a grpc context, or an in-process call's (transport.LocalCall)
+        checker.check(grant, match_id, counter)
