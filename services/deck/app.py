@@ -4,6 +4,12 @@ A pile is made by one shuffle, identified by the match's draw number
 (`counter`) it used, and dealt from the top at offsets the match log records.
 Nothing is consumed by a draw, so retries and raced writers see the same cards
 and a replay needs no deck at all.
+
+A pile version is a pure function of the seed, its draw number and the request
+(the cards, and whether they keep their order; for a put, the version it goes
+onto): a request that finds another order already stored under its draw number
+is refused (`deck.pile_conflict`) instead of answered with it, so no caller can
+make a pile in advance with an order of its choosing.
 """
 
 from __future__ import annotations
@@ -44,17 +50,17 @@ class DeckApp:
             raise InvalidArgument(f"a pile holds at most {MAX_PILE} cards")
         key = keys.deck_pile(match_id, pile, counter)
         known = self._orders.get(key)
-        if known is not None:  # a retry, answered here
-            return len(known)
-        existing = await self._redis.get(key)
-        if existing is not None:
-            return len(self._remember(key, tuple(json.loads(existing))))
-        if keep_order:
-            order = cards
-        else:
-            permutation = await self._dice.permute(match_id, counter, len(cards))
-            order = tuple(cards[i] for i in permutation)
-        return len(await self._store(match_id, key, order))
+        if known is None:
+            existing = await self._redis.get(key)
+            known = tuple(json.loads(existing)) if existing is not None else None
+        order = cards if keep_order else await self._permuted(match_id, counter, cards)
+        if known is not None:  # a retry, or a raced writer's: the same order, or a refusal
+            return len(self._remember(key, _same(pile, counter, known, order)))
+        return len(await self._store(match_id, key, order, pile, counter))
+
+    async def _permuted(self, match_id: str, counter: int, cards: tuple[str, ...]) -> tuple[str, ...]:
+        permutation = await self._dice.permute(match_id, counter, len(cards))
+        return tuple(cards[i] for i in permutation)
 
     async def draw(self, match_id: str, pile: str, counter: int, offset: int, count: int) -> tuple[str, ...]:
         """The cards at positions offset..offset+count of the pile."""
@@ -83,12 +89,15 @@ class DeckApp:
         if len(order) > MAX_PILE:
             raise InvalidArgument(f"a pile holds at most {MAX_PILE} cards")
         key = keys.deck_pile(match_id, pile, counter)
-        return len(await self._store(match_id, key, order))
+        return len(await self._store(match_id, key, order, pile, counter))
 
-    async def _store(self, match_id: str, key: str, order: tuple[str, ...]) -> tuple[str, ...]:
+    async def _store(
+        self, match_id: str, key: str, order: tuple[str, ...], pile: str, counter: int
+    ) -> tuple[str, ...]:
         """Keep a new pile version (SET NX: the first writer's stays) and index it for
         release, in one round trip; the order stored, which is kept here too (the first
-        draw then reads nothing). Only a lost race reads what the winner stored."""
+        draw then reads nothing). Only a lost race reads what the winner stored, which
+        must be this same order."""
         async with self._redis.pipeline(transaction=False) as pipe:
             pipe.set(key, json.dumps(order), nx=True)
             pipe.sadd(keys.deck_index(match_id), key)
@@ -96,7 +105,7 @@ class DeckApp:
         if not created:
             stored = await self._redis.get(key)
             assert stored is not None  # set by the writer that won
-            order = tuple(json.loads(stored))
+            order = _same(pile, counter, tuple(json.loads(stored)), order)
         return self._remember(key, order)
 
     async def _order(self, match_id: str, pile: str, counter: int) -> tuple[str, ...]:
@@ -125,6 +134,15 @@ class DeckApp:
         if members:
             await self._redis.delete(*members)
         await self._redis.delete(index)
+
+
+def _same(pile: str, counter: int, stored: tuple[str, ...], wanted: tuple[str, ...]) -> tuple[str, ...]:
+    """The stored version when it is the one asked for; else a refusal that shows no card."""
+    if stored != wanted:
+        raise FailedPrecondition(
+            f"pile {pile} was made under draw number {counter} from another request", "deck.pile_conflict"
+        )
+    return stored
 
 
 def _check(match_id: str, pile: str, counter: int) -> None:

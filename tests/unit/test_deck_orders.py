@@ -74,9 +74,31 @@ async def test_a_shuffle_that_loses_a_race_keeps_the_winners_order(redis_client:
 
     match_id = uuid.uuid4().hex
     key = keys.deck_pile(match_id, "deck", 5)
-    deck = DeckApp(RacedRedis(redis_client, key, b'["w1", "w2", "w3"]'), Identity())  # type: ignore[arg-type]
-    assert await deck.shuffle(match_id, "deck", 5, ("a", "b"), keep_order=True) == 3
-    assert await deck.draw(match_id, "deck", 5, 0, 3) == ("w1", "w2", "w3")
-    assert await DeckApp(redis_client, Identity()).draw(match_id, "deck", 5, 0, 3) == ("w1", "w2", "w3")
+    # The other writer made the same request: the same order, stored once.
+    deck = DeckApp(RacedRedis(redis_client, key, b'["c", "b", "a"]'), Identity())  # type: ignore[arg-type]
+    assert await deck.shuffle(match_id, "deck", 5, ("a", "b", "c"), keep_order=False) == 3
+    assert await deck.draw(match_id, "deck", 5, 0, 3) == ("c", "b", "a")
+    assert await DeckApp(redis_client, Identity()).draw(match_id, "deck", 5, 0, 3) == ("c", "b", "a")
     await deck.release(match_id)  # indexed for release like any pile
     assert await redis_client.exists(key) == 0
+
+
+async def test_a_pile_made_from_another_request_is_refused_not_dealt(redis_client: aioredis.Redis) -> None:
+    """Whoever stores a pile first under a draw number (a raced writer, a retry, or a caller
+    trying to choose an order in advance) cannot make another request take that order."""
+    match_id = uuid.uuid4().hex
+    deck = DeckApp(redis_client, Identity())
+    cards = ("card1", "card2", "card3")
+    # Chosen in advance, in an order of the caller's choosing, under draw number 7.
+    await deck.shuffle(match_id, "deck", 7, cards, keep_order=True)
+    for app in (deck, DeckApp(redis_client, Identity())):  # kept here, or read from the store
+        with pytest.raises(FailedPrecondition) as refused:
+            await app.shuffle(match_id, "deck", 7, cards, keep_order=False)
+        assert refused.value.reason == "deck.pile_conflict" and "card" not in refused.value.message
+    # A put onto it under draw number 8, then another put claiming that number.
+    await deck.put(match_id, "deck", 8, 7, 0, ("x",), bottom=False)
+    with pytest.raises(FailedPrecondition, match="another request"):
+        await DeckApp(redis_client, Identity()).put(match_id, "deck", 8, 7, 0, ("y",), bottom=False)
+    # The same requests again are answered as before.
+    assert await deck.shuffle(match_id, "deck", 7, cards, keep_order=True) == 3
+    assert await deck.put(match_id, "deck", 8, 7, 0, ("x",), bottom=False) == 4
