@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
@@ -35,6 +36,8 @@ from services.common.table_options import game_config
 from services.match import lifecycle, log_events, records
 from services.match.lifecycle import Match
 
+# A request the rules may answer with the chance they resolved under the match's grant.
+Granted = TypeVar("Granted", rpb.DecideRequest, rpb.SetupRequest)
 # The seat number the rules know the chance player by.
 CHANCE_SEAT = -1
 MAX_CHANCE_STEPS = 10_000
@@ -102,11 +105,17 @@ class RulesBook:
             self._positions.popitem(last=False)
 
     async def set_up(self, match: Match) -> Match:
-        """The match at its opening position (after MatchStarted)."""
-        reply = await self.of(match.game).Setup(
-            rpb.SetupRequest(game=match.game, config=game_config(match.config), seat_count=match.seat_count)
-        )
+        """The match at its opening position (after MatchStarted), its opening chance not
+        yet resolved: what a rebuild folds the logged chance and events onto."""
+        reply = await self.start(match, setup_request(match))
         return lifecycle.with_position(match, reply.state.data, records.turn_of(reply.turn), None)
+
+    async def start(self, match: Match, request: rpb.SetupRequest) -> rpb.SetupResponse:
+        """The rules' opening of the match's game, keeping the position if they answer it."""
+        reply = await self.of(match.game).Setup(request)
+        if reply.HasField("position"):
+            self._keep(match.game, match.seat_count, reply.state.data, reply.position)
+        return reply
 
     async def replay(self, match: Match, events: Sequence[tuple[str, bytes]]) -> Match:
         """The match once its game has folded `events` (type and bytes of game events
@@ -135,7 +144,10 @@ class TurnRunner:
 
     def _request(self, match: Match, seat: int) -> rpb.DecideRequest:
         """A Decide on the match's state; with a signer, under a grant to resolve what follows."""
-        request = rpb.DecideRequest(state=records.engine_state(match), seat=seat)
+        return self._granted(rpb.DecideRequest(state=records.engine_state(match), seat=seat), match)
+
+    def _granted(self, request: Granted, match: Match) -> Granted:
+        """`request` with the match's grant and draw cursor, when this runner signs grants."""
         if self._grants is not None:
             request.grant.CopyFrom(self._grants.grant(match.match_id, match.next_counter))
             request.cursor.next_counter = match.next_counter
@@ -144,15 +156,23 @@ class TurnRunner:
             )
         return request
 
+    async def _set_up(self, progress: Progress) -> Progress:
+        """The opening position, with the chance the rules resolved on the way under the grant."""
+        match = progress.match
+        reply = await self._rules.start(match, self._granted(setup_request(match), match))
+        opening = rpb.DecideResponse(state=reply.state, turn=reply.turn, steps=reply.steps)
+        if reply.HasField("outcome"):
+            opening.outcome.CopyFrom(reply.outcome)
+        return _decided(progress, opening)
+
     async def apply(self, match: Match, events: Sequence[Message]) -> Progress:
         """Fold platform events a command decided, set the game up when it starts,
         then settle whatever chance follows."""
         progress = Progress(match)
         for event in events:
-            moved = lifecycle.evolve(progress.match, event)
+            progress = progress.then(lifecycle.evolve(progress.match, event), log_events.platform_event(event))
             if isinstance(event, ev.MatchStarted):
-                moved = await self._rules.set_up(moved)
-            progress = progress.then(moved, log_events.platform_event(event))
+                progress = await self._set_up(progress)
         return await self._settle(progress)
 
     async def act(self, match: Match, seat: int, action: any_pb2.Any, may_undo: bool = True) -> Progress:
@@ -212,6 +232,10 @@ class TurnRunner:
         for event in (ended, ev.SeedRevealed(seed=seed)):
             progress = progress.then(lifecycle.evolve(progress.match, event), log_events.platform_event(event))
         return progress
+
+
+def setup_request(match: Match) -> rpb.SetupRequest:
+    return rpb.SetupRequest(game=match.game, config=game_config(match.config), seat_count=match.seat_count)
 
 
 def _decided(progress: Progress, decision: rpb.DecideResponse) -> Progress:

@@ -120,7 +120,17 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         if request.game and request.game != self._game:
             raise InvalidArgument(f"this rules service plays {self._game}", "game")
         state, data = self._host.setup(dict(request.config), request.seat_count)
-        return pb.SetupResponse(state=self._state(data), turn=turn_message(self._host.engine.to_move(state)))
+        response = pb.SetupResponse()
+        set_up = Decision((), state, data, self._host.engine.to_move(state), None)
+        if request.HasField("grant") and self._chance is not None:
+            set_up = await self._resolve(request.grant, request.cursor, set_up, response.steps, request.seat_count)
+            if set_up.turn.chance is None:
+                response.position.CopyFrom(self._position_message(self._host.position(set_up.data, request.seat_count)))
+        response.state.CopyFrom(self._state(set_up.data))
+        response.turn.CopyFrom(turn_message(set_up.turn))
+        if set_up.outcome is not None:
+            response.outcome.CopyFrom(outcome_message(set_up.outcome))
+        return response
 
     async def Decide(self, request: pb.DecideRequest, context: object) -> pb.DecideResponse:
         data = self._data(request.state)
@@ -137,7 +147,11 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         response = pb.DecideResponse(undoable=decision.undoable)
         self._emit(decision.events, response.events)
         if request.HasField("grant") and self._chance is not None:
-            decision = await self._resolve(request, decision, response, self._chance)
+            decision = await self._resolve(
+                request.grant, request.cursor, decision, response.steps,
+                request.position_seats, request.position_spectator,
+            )
+            response.undoable = response.undoable and not response.steps
         response.state.CopyFrom(self._state(decision.data))
         response.turn.CopyFrom(turn_message(decision.turn))
         if decision.outcome is not None:
@@ -155,36 +169,39 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
                 emitted.redacted.CopyFrom(pack(codec.encode_event(redacted)))
 
     async def _resolve(
-        self, request: pb.DecideRequest, decision: Decision, response: pb.DecideResponse, resolver: ChanceResolver
+        self,
+        grant: chance_pb2.ChanceGrant,
+        cursor: pb.ChanceCursor,
+        decision: Decision,
+        steps: Any,
+        position_seats: int = 0,
+        spectator: bool = False,
     ) -> Decision:
-        """The chance following `decision` resolved under the request's grant, each step
-        added to `response`; the decision after the last step."""
-        grant = request.grant
-        counter = request.cursor.next_counter
-        piles = tuple(Pile(p.name, p.counter, p.size, p.dealt) for p in request.cursor.piles)
+        """The chance following `decision` resolved under `grant` from the match's `cursor`,
+        each step added to `steps`; the decision after the last one."""
+        assert self._chance is not None
+        counter = cursor.next_counter
+        piles = tuple(Pile(p.name, p.counter, p.size, p.dealt) for p in cursor.piles)
         for _ in range(grant.counters):
             if decision.turn.chance is None or decision.outcome is not None:
                 break
             wanted = turn_message(decision.turn).chance
             by_name = {pile.name: pile for pile in piles}
             try:
-                outcome, how = await resolver.resolve(grant.match_id, counter, by_name.get, wanted, grant)
+                outcome, how = await self._chance.resolve(grant.match_id, counter, by_name.get, wanted, grant)
             except ServiceError as stopped:
                 # The match resolves it instead, and meets the same refusal if it is one.
                 metrics.CHANCE_LEFT.labels(stopped.reason or stopped.code.name.lower()).inc()
                 log.info("chance_left_to_match", match_id=grant.match_id, reason=stopped.reason)
                 break
-            step = response.steps.add(
+            step = steps.add(
                 counter=how.counter, request=wanted, outcome=outcome,
                 pile_counter=how.pile_counter, pile_offset=how.pile_offset,
             )
             counter, piles = draws.advanced(counter, piles, (step,))
             move = protocodec.decode_union(outcome, chance.OUTCOME_TYPES)
-            decision = self._host.decide(
-                decision.data, CHANCE_SEAT, move, request.position_seats, request.position_spectator
-            )
+            decision = self._host.decide(decision.data, CHANCE_SEAT, move, position_seats, spectator)
             self._emit(decision.events, step.events)
-        response.undoable = response.undoable and not response.steps
         return decision
 
     async def Replay(self, request: pb.ReplayRequest, context: object) -> pb.ReplayResponse:
