@@ -4,12 +4,13 @@ The turn runner takes a match and what a command caused (platform events, or
 one seat's action), asks the rules what follows, resolves every chance request
 through the dice and deck until players are asked again, and closes a game its
 rules have scored (MatchEnded, then the revealed seed). With a grant signer
-(rules in processes of their own), every Decide carries the match's grant and
-draw cursor, and the rules resolve the chance that follows it themselves
-(services/common/grants.py); their steps are checked against the match's own
-cursor before they are logged, and the runner resolves whatever they left. It answers the new match
-and the log events to append; nothing is written here. After that append has
-landed, `release` lets the deck drop a finished match's piles.
+(rules in processes of their own), every Setup and Decide carries the match's
+grant and draw cursor, and the rules resolve the chance that follows
+themselves (services/common/grants.py); their steps are checked against the
+match's own cursor before they are logged, and the runner resolves whatever
+they left. It answers the new match and the log events to append; nothing is
+written here. After that append has landed, `release` lets the deck drop a
+finished match's piles.
 """
 
 from __future__ import annotations
