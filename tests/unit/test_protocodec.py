@@ -3,8 +3,11 @@
 import dataclasses
 
 import pytest
+from google.protobuf.message import Message
 from tabletop.common.v1 import chance_pb2
 
+from services.dice import playout
+from services.games import registry
 from services.games.common import chance, protocodec
 
 OUTCOMES = chance.OUTCOME_TYPES
@@ -60,3 +63,38 @@ def test_fields_that_must_be_named_are_decoded_by_name():
 
     message = chance_pb2.DrawCards(pile="draw:1", count=3, seat=2)
     assert protocodec.decode(message, Draw) == Draw(count=3, pile="draw:1", seat=2)
+
+
+def _walked(message: Message, value: object) -> None:
+    """The encoder as a plan walked field by field (what the written-out fillers replace)."""
+    for slot in protocodec._out_plan(message.DESCRIPTOR, type(value)):
+        item = getattr(value, slot.name)
+        if item is not None:
+            slot.write(message, item)
+
+
+@pytest.mark.parametrize("game", ["la_isla", "el_dorado", "discover"])
+def test_written_out_fillers_encode_what_walking_the_plan_does(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    entry = registry.game(game)
+    engine, codec = entry.engine, entry.codec
+    out = playout.play(engine, {}, 2, seed=11)
+    values: list[tuple[object, type[Message]]] = []
+    state = out.initial
+    for index, event in enumerate(out.events):
+        state = engine.evolve(state, event)
+        values.append((event, codec.event_message))
+        if index % 5 == 0:
+            values += [(engine.view(state, viewer), codec.view_message) for viewer in (0, 1, None)]
+
+    def encoded() -> list[bytes]:
+        return [codec_encode(v, cls) for v, cls in values]
+
+    def codec_encode(value: object, cls: type[Message]) -> bytes:
+        union = cls.DESCRIPTOR.oneofs_by_name.get("kind") is not None
+        message = protocodec.encode_union(value, cls) if union else protocodec.encode(value, cls)
+        return message.SerializeToString(deterministic=True)
+
+    written_out = encoded()
+    monkeypatch.setattr(protocodec, "_fill", _walked)
+    assert encoded() == written_out
+    assert len(written_out) > 100
