@@ -11,6 +11,7 @@ from __future__ import annotations
 from services.common import tls
 from services.common.adapters import RulesClient
 from services.common.config import Settings
+from services.common.draws import ChanceResolver
 from services.common.ports import RulesPort
 from services.games import registry
 
@@ -26,9 +27,10 @@ def dial(settings: Settings, target: str) -> tls.Dial:
     return tls.dial(tls.material(settings), target)
 
 
-def rules_clients(settings: Settings, caller: str = "") -> dict[str, RulesPort]:
+def rules_clients(settings: Settings, caller: str = "", chance: ChanceResolver | None = None) -> dict[str, RulesPort]:
     """One client per game: the configured addresses, or every registered engine in process,
-    called as `caller` (default: this process's identity)."""
+    called as `caller` (default: this process's identity); in process, `chance` is what
+    the rules resolve a move's chance with (the caller's own dice and deck)."""
     load_extra_games(settings)
     if settings.rules_transport == "inprocess":
         from services.rules.app import EngineHost
@@ -36,7 +38,7 @@ def rules_clients(settings: Settings, caller: str = "") -> dict[str, RulesPort]:
 
         caller = caller or tls.identity(settings)
         return {
-            name: RulesClient.in_process(RulesServicer(EngineHost(registry.game(name))), caller)
+            name: RulesClient.in_process(RulesServicer(EngineHost(registry.game(name)), chance), caller)
             for name in registry.available()
         }
     how = dial(settings, "rules")

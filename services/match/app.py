@@ -101,12 +101,13 @@ class MatchApp:
         deadlines: Deadlines | None = None,
         now_ms: Callable[[], int] | None = None,
         grants: GrantSigner | None = None,
+        chance_in_rules: bool = False,
     ) -> None:
         self._store = store
         self._rules = RulesBook(rules)
         self._dice = dice
         self._matches = MatchRepository(store, self._rules, snapshot_every)
-        self._turns = TurnRunner(self._rules, dice, deck, grants)
+        self._turns = TurnRunner(self._rules, dice, deck, grants, chance_in_rules or grants is not None)
         self._directory = directory or MemoryDirectory()
         # Told (match_id, game) once a match has ended, after its last append.
         self._on_finished = on_finished

@@ -3,12 +3,12 @@
 The turn runner takes a match and what a command caused (platform events, or
 one seat's action), asks the rules what follows, resolves every chance request
 through the dice and deck until players are asked again, and closes a game its
-rules have scored (MatchEnded, then the revealed seed). With a grant signer
-(rules in processes of their own), every Setup and Decide carries the match's
-grant and draw cursor, and the rules resolve the chance that follows
-themselves (services/common/grants.py); their steps are checked against the
-match's own cursor before they are logged, and the runner resolves whatever
-they left. It answers the new match and the log events to append; nothing is
+rules have scored (MatchEnded, then the revealed seed). With `chance_in_rules`,
+every Setup and Decide carries the match's draw cursor (and, with a grant signer,
+for rules in processes of their own, the match's grant: services/common/grants.py),
+and the rules resolve the chance that follows themselves; their steps are
+checked against the match's own cursor before they are logged, and the runner
+resolves whatever they left. It answers the new match and the log events to append; nothing is
 written here. After that append has landed, `release` lets the deck drop a
 finished match's piles.
 """
@@ -136,29 +136,41 @@ class RulesBook:
 
 
 class TurnRunner:
-    def __init__(self, rules: RulesBook, dice: DicePort, deck: DeckPort, grants: GrantSigner | None = None) -> None:
+    def __init__(
+        self,
+        rules: RulesBook,
+        dice: DicePort,
+        deck: DeckPort,
+        grants: GrantSigner | None = None,
+        chance_in_rules: bool = False,
+    ) -> None:
         self._rules = rules
         self._dice = dice
         self._deck = deck
         self._chance = ChanceResolver(dice, deck)
         self._grants = grants
+        self._chance_in_rules = chance_in_rules
 
     def _request(self, match: Match, seat: int) -> rpb.DecideRequest:
-        """A Decide on the match's state; with a signer, under a grant to resolve what follows."""
+        """A Decide on the match's state, with what the rules need to resolve what follows."""
         return self._granted(rpb.DecideRequest(state=records.engine_state(match), seat=seat), match)
 
     def _granted(self, request: Granted, match: Match) -> Granted:
-        """`request` with the match's grant and draw cursor, when this runner signs grants."""
+        """`request` with the match's draw cursor, and its grant if this runner signs them,
+        when the rules are to resolve the chance that follows."""
+        if not self._chance_in_rules:
+            return request
         if self._grants is not None:
             request.grant.CopyFrom(self._grants.grant(match.match_id, match.next_counter))
-            request.cursor.next_counter = match.next_counter
-            request.cursor.piles.extend(
-                rpb.PileCursor(name=p.name, counter=p.counter, size=p.size, dealt=p.dealt) for p in match.piles
-            )
+        request.cursor.match_id = match.match_id
+        request.cursor.next_counter = match.next_counter
+        request.cursor.piles.extend(
+            rpb.PileCursor(name=p.name, counter=p.counter, size=p.size, dealt=p.dealt) for p in match.piles
+        )
         return request
 
     async def _set_up(self, progress: Progress) -> Progress:
-        """The opening position, with the chance the rules resolved on the way under the grant."""
+        """The opening position, with the chance the rules resolved on the way."""
         match = progress.match
         reply = await self._rules.start(match, self._granted(setup_request(match), match))
         opening = rpb.DecideResponse(state=reply.state, turn=reply.turn, steps=reply.steps)

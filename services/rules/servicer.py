@@ -34,6 +34,8 @@ log = structlog.get_logger()
 
 # The seat number the engines know the chance player by.
 CHANCE_SEAT = -1
+# Chance steps resolved after one move without a grant (in process); the match goes on from there.
+MAX_STEPS = 1000
 
 # Packed legal actions kept per rules service (each a few dozen bytes).
 ACTION_CACHE = 8192
@@ -122,8 +124,8 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         state, data = self._host.setup(dict(request.config), request.seat_count)
         response = pb.SetupResponse()
         set_up = Decision((), state, data, self._host.engine.to_move(state), None)
-        if request.HasField("grant") and self._chance is not None:
-            set_up = await self._resolve(request.grant, request.cursor, set_up, response.steps, request.seat_count)
+        if request.HasField("cursor") and self._chance is not None:
+            set_up = await self._resolve(_grant(request), request.cursor, set_up, response.steps, request.seat_count)
             if set_up.turn.chance is None:
                 response.position.CopyFrom(self._position_message(self._host.position(set_up.data, request.seat_count)))
         response.state.CopyFrom(self._state(set_up.data))
@@ -146,9 +148,9 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         decision = self._host.decide(data, request.seat, move, request.position_seats, request.position_spectator)
         response = pb.DecideResponse(undoable=decision.undoable)
         self._emit(decision.events, response.events)
-        if request.HasField("grant") and self._chance is not None:
+        if request.HasField("cursor") and self._chance is not None:
             decision = await self._resolve(
-                request.grant, request.cursor, decision, response.steps,
+                _grant(request), request.cursor, decision, response.steps,
                 request.position_seats, request.position_spectator,
             )
             response.undoable = response.undoable and not response.steps
@@ -170,29 +172,31 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
 
     async def _resolve(
         self,
-        grant: chance_pb2.ChanceGrant,
+        grant: chance_pb2.ChanceGrant | None,
         cursor: pb.ChanceCursor,
         decision: Decision,
         steps: Any,
         position_seats: int = 0,
         spectator: bool = False,
     ) -> Decision:
-        """The chance following `decision` resolved under `grant` from the match's `cursor`,
-        each step added to `steps`; the decision after the last one."""
+        """The chance following `decision` resolved from the match's `cursor` (under its
+        `grant`, for a rules process of its own), each step added to `steps`; the decision
+        after the last one."""
         assert self._chance is not None
+        match_id = cursor.match_id
         counter = cursor.next_counter
         piles = tuple(Pile(p.name, p.counter, p.size, p.dealt) for p in cursor.piles)
-        for _ in range(grant.counters):
+        for _ in range(grant.counters if grant is not None else MAX_STEPS):
             if decision.turn.chance is None or decision.outcome is not None:
                 break
             wanted = turn_message(decision.turn).chance
             by_name = {pile.name: pile for pile in piles}
             try:
-                outcome, how = await self._chance.resolve(grant.match_id, counter, by_name.get, wanted, grant)
+                outcome, how = await self._chance.resolve(match_id, counter, by_name.get, wanted, grant)
             except ServiceError as stopped:
                 # The match resolves it instead, and meets the same refusal if it is one.
                 metrics.CHANCE_LEFT.labels(stopped.reason or stopped.code.name.lower()).inc()
-                log.info("chance_left_to_match", match_id=grant.match_id, reason=stopped.reason)
+                log.info("chance_left_to_match", match_id=match_id, reason=stopped.reason)
                 break
             step = steps.add(
                 counter=how.counter, request=wanted, outcome=outcome,
@@ -277,6 +281,10 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
 
     async def Batch(self, request: pb.BatchRequest, context: object) -> pb.BatchResponse:
         return pb.BatchResponse(results=await batch.answer(self, authz.RULES, request.calls, context))
+
+
+def _grant(request: pb.DecideRequest | pb.SetupRequest) -> chance_pb2.ChanceGrant | None:
+    return request.grant if request.HasField("grant") else None
 
 
 def register(server: grpc.aio.Server, host: EngineHost, chance: ChanceResolver | None = None) -> list[str]:

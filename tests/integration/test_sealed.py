@@ -241,7 +241,8 @@ def test_a_rules_process_deals_under_the_match_s_grant(stack: Stack) -> None:
                 ),
                 grant=_signer(stack, "match").grant(match_id, 1),
                 cursor=rules_pb.ChanceCursor(
-                    next_counter=1, piles=[rules_pb.PileCursor(name=shuffle.pile, counter=0, size=shuffled.size)]
+                    match_id=match_id, next_counter=1,
+                    piles=[rules_pb.PileCursor(name=shuffle.pile, counter=0, size=shuffled.size)],
                 ),
             )
             decided = rules.Decide(request, timeout=5)

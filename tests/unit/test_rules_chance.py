@@ -80,15 +80,23 @@ def _checker(pki_dir: pathlib.Path) -> GrantChecker:
 
 
 def _app(
-    game: str, redis: aioredis.Redis, pki_dir: pathlib.Path, resolver: ChanceResolver | None = None
+    game: str,
+    redis: aioredis.Redis,
+    pki_dir: pathlib.Path,
+    resolver: ChanceResolver | None = None,
+    signed: bool = True,
 ) -> tuple[MatchApp, Counted, Counted]:
-    """A match app whose rules resolve chance with `resolver` under its grants (None: no grants)."""
+    """A match app whose rules resolve chance with `resolver` (None: the match resolves it),
+    under the match's grants when `signed` (a rules process of its own), else as the match does."""
     dice, deck = _ports(redis, _checker(pki_dir), "match")
     files = pki.files(pki_dir, "match")
-    signer = GrantSigner(files.cert.read_bytes(), files.key.read_bytes()) if resolver is not None else None
+    signer = GrantSigner(files.cert.read_bytes(), files.key.read_bytes()) if resolver and signed else None
     rules = RulesClient.in_process(RulesServicer(EngineHost(registry.game(game)), resolver), "match")
     counted_dice, counted_deck = Counted(dice), Counted(deck)
-    app = MatchApp(MemoryEventStore(), {game: rules}, counted_dice, counted_deck, grants=signer)  # type: ignore[arg-type]
+    app = MatchApp(
+        MemoryEventStore(), {game: rules}, counted_dice, counted_deck,  # type: ignore[arg-type]
+        grants=signer, chance_in_rules=resolver is not None,
+    )
     return app, counted_dice, counted_deck
 
 
@@ -115,16 +123,18 @@ async def _play(app: MatchApp, game: str, match_id: str, seed: int, moves: int) 
 
 
 @pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("signed", [True, False], ids=["own process, granted", "in process"])
 async def test_rules_resolving_chance_log_what_the_match_would(
-    game: str, redis_client: aioredis.Redis, stack_pki: pathlib.Path
+    game: str, signed: bool, redis_client: aioredis.Redis, stack_pki: pathlib.Path
 ) -> None:
     # Two matches with one seed (an ended match's seed draws nothing more): the same draws.
     one, other = uuid.uuid4().hex, uuid.uuid4().hex
     for match_id in (one, other):
         await redis_client.set(keys.dice_seed(match_id), b"same seed for both matches, 32b")
     plain, plain_dice, plain_deck = _app(game, redis_client, stack_pki)
-    resolver = _rules_resolver(redis_client, _checker(stack_pki))
-    granted, granted_dice, granted_deck = _app(game, redis_client, stack_pki, resolver)
+    # A rules process of its own calls as "rules" under grants; rules in process, as the match.
+    resolver = ChanceResolver(*_ports(redis_client, _checker(stack_pki), "rules" if signed else "match"))
+    granted, granted_dice, granted_deck = _app(game, redis_client, stack_pki, resolver, signed)
     by_match = await _play(plain, game, one, 7, 120)
     by_rules = await _play(granted, game, other, 7, 120)
     assert by_rules == by_match
