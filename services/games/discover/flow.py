@@ -10,10 +10,10 @@ trade proposal).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
 from services.games.common.chance import ChanceRequest, DrawCards, RollDice, ShufflePile
 from services.games.common.engine import ToMove
+from services.games.common.enums import GameEnum
 from services.games.discover import state as st
 from services.games.discover.board import board
 from services.games.discover.content import load
@@ -22,7 +22,7 @@ from services.games.discover.state import CombatStage, Phase, State, Status
 from services.games.discover.vocab import Hex
 
 
-class Kind(Enum):
+class Kind(GameEnum):
     OVER = "over"
     CHANCE = "chance"
     DECIDE = "decide"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 
+from services.games.common.enums import GameEnum
 from services.games.common.values import replace
 from services.games.discover.vocab import DamageType, Hex
 
@@ -12,20 +12,20 @@ STAMINA_MAX = 12
 HEALTH_DIALS = 3  # the fourth damage makes a casualty
 
 
-class Status(Enum):
+class Status(GameEnum):
     ACTIVE = "active"
     CASUALTY = "casualty"
     WON = "won"
 
 
-class Phase(Enum):
+class Phase(GameEnum):
     SETUP = "setup"
     DAY = "day"
     NIGHT = "night"
     OVER = "over"
 
 
-class Source(Enum):
+class Source(GameEnum):
     """Where a list of effects is printed."""
 
     EXPLORATION = "exploration"
@@ -36,7 +36,7 @@ class Source(Enum):
     QUEST_ACTION = "quest_action"
 
 
-class CombatStage(Enum):
+class CombatStage(GameEnum):
     REVEAL = "reveal"  # a face-down token is drawn from the monster pile
     SUPPORT = "support"  # supporters choose a card, one at a time
     READY = "ready"  # the combatant rolls or escapes

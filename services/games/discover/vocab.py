@@ -7,7 +7,8 @@ interprets; no rule branches on a card name or number.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+
+from services.games.common.enums import GameEnum
 
 
 @dataclass(frozen=True, order=True)
@@ -21,14 +22,14 @@ class Hex:
         return Hex(self.q + other.q, self.r + other.r)
 
 
-class DamageType(Enum):
+class DamageType(GameEnum):
     PHYSICAL = "physical"
     HUNGER = "hunger"
     THIRST = "thirst"
     EXPOSURE = "exposure"
 
 
-class Target(Enum):
+class Target(GameEnum):
     """Whom an effect touches; EACH_* means every survivor on the map matching it."""
 
     SELF = "self"
@@ -39,18 +40,18 @@ class Target(Enum):
     EACH_ON_MOUNTAIN = "each_on_mountain"
 
 
-class SpawnAt(Enum):
+class SpawnAt(GameEnum):
     THIS_SPACE = "this_space"
     LANDMARK = "landmark"
     DEFAULT = "default"
 
 
-class Which(Enum):
+class Which(GameEnum):
     ALL = "all"
     NEAREST = "nearest"
 
 
-class Toward(Enum):
+class Toward(GameEnum):
     NEAREST_SURVIVOR = "nearest_survivor"
     SELF = "self"
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from enum import Enum
 from functools import cache
 from pathlib import Path
 
+from services.games.common.enums import GameEnum
 from services.games.el_dorado.content_rows import (
     BlockadesFile,
     CardsFile,
@@ -25,7 +25,7 @@ from services.games.el_dorado.content_rows import (
 CONTENT = Path(__file__).parent / "content"
 
 
-class Symbol(Enum):
+class Symbol(GameEnum):
     """A card's or space's symbol; JOKER and ACTION exist only on cards."""
 
     MACHETE = "machete"
@@ -38,7 +38,7 @@ class Symbol(Enum):
 LANDSCAPE = (Symbol.MACHETE, Symbol.PADDLE, Symbol.COIN)
 
 
-class Terrain(Enum):
+class Terrain(GameEnum):
     """What a hex is; landscape hexes carry the symbol of the same name."""
 
     MACHETE = "machete"
@@ -51,7 +51,7 @@ class Terrain(Enum):
     EL_DORADO = "el_dorado"
 
 
-class EffectKind(Enum):
+class EffectKind(GameEnum):
     """The vocabulary of action-card and cave-token effects (RB p.7-8)."""
 
     DRAW = "draw"

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from enum import Enum
 
+from services.games.common.enums import GameEnum
 from services.games.common.values import replace
 from services.games.el_dorado.content import Symbol
 
 Hex = tuple[int, int]
 
 
-class Phase(Enum):
+class Phase(GameEnum):
     """Where the match stands (RB p.2: play, discard, draw)."""
 
     SETUP = "setup"
@@ -23,7 +23,7 @@ class Phase(Enum):
     OVER = "over"
 
 
-class Choice(Enum):
+class Choice(GameEnum):
     """A pending choice that an action card or token opened (RB p.7-8)."""
 
     NONE = "none"

@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from functools import cache
 from pathlib import Path
 
+from services.games.common.enums import GameEnum
 from services.games.la_isla.content_rows import CardsFile, FaceRow, FunctionRow, IslandFile
 
 
-class Colour(Enum):
+class Colour(GameEnum):
     """A resource colour, which is also a landscape colour (facts §3)."""
 
     WHITE = "white"
@@ -27,7 +27,7 @@ class Colour(Enum):
     GREY = "grey"
 
 
-class Symbol(Enum):
+class Symbol(GameEnum):
     """The symbol printed on a landscape space."""
 
     TENT = "tent"
@@ -37,7 +37,7 @@ class Symbol(Enum):
     BACKPACK = "backpack"
 
 
-class Animal(Enum):
+class Animal(GameEnum):
     """The five animals, in the order of the animal tracks."""
 
     DODO = "dodo"

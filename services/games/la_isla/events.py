@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
+from services.games.common.enums import GameEnum
 from services.games.la_isla.content import Animal, Colour
 
 
-class Step(Enum):
+class Step(GameEnum):
     """A simultaneous decision (rulebook: A, B and D are played at once)."""
 
     ASSIGN = "assign"

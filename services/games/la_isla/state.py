@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
+from services.games.common.enums import GameEnum
 from services.games.la_isla.actions import AdvanceMarkers, CollectIncome
 from services.games.la_isla.content import Animal
 
 
-class Phase(Enum):
+class Phase(GameEnum):
     """Where the round stands (rulebook: Como se Juega)."""
 
     SETUP = "setup"

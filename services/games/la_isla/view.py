@@ -120,13 +120,13 @@ def _board(state: State) -> tuple[tuple[SpaceView, ...], tuple[RegionView, ...]]
     if state.layout is None or state.region_tiles is None:
         return (), ()
     faces = island(state).faces
+    # Who stands on each space, seats in order: one pass over the explorers, not one per space.
+    standing: dict[int, tuple[int, ...]] = {}
+    for seat in range(state.seats):
+        for space in state.player(seat).explorers:
+            standing[space] = (*standing.get(space, ()), seat)
     spaces = tuple(
-        SpaceView(
-            spec.id,
-            face.colour,
-            face.symbol,
-            tuple(s for s in range(state.seats) if i in state.player(s).explorers),
-        )
+        SpaceView(spec.id, face.colour, face.symbol, standing.get(i, ()))
         for i, (spec, face) in enumerate(zip(CONTENT.island.spaces, faces))
     )
     regions = tuple(RegionView(r.id, r.value, r.spaces, t) for r, t in zip(CONTENT.island.regions, state.region_tiles))
