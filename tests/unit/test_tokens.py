@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pathlib
 import stat
+import time
 
 import jwt
 import pytest
@@ -93,3 +94,20 @@ def test_seat_tokens_are_checked_against_the_match_of_the_call() -> None:
     assert tokens.optional_seat_for_match((), "m1") is None
     with pytest.raises(Unauthenticated):
         bearer_token((("authorization", "Basic abc"),))
+
+
+def test_a_token_checked_once_still_expires_and_stays_its_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    tokens = TokenAuthority(keyring.generate("a"), Lifetimes(session=60))
+    token, session = tokens.issue_session("p-1")
+    assert tokens.session(token) == tokens.session(token) == session  # the second from what the first checked
+    with pytest.raises(Unauthenticated) as wrong:
+        tokens.seat(token)
+    assert wrong.value.reason == "auth.wrong_token_kind"
+    tampered = token[:-2] + ("A" if token[-2] != "A" else "B") + token[-1]
+    with pytest.raises(Unauthenticated, match="invalid"):
+        tokens.session(tampered)
+    later = time.time() + 120
+    monkeypatch.setattr(time, "time", lambda: later)
+    with pytest.raises(Unauthenticated) as expired:
+        tokens.session(token)
+    assert expired.value.reason == "auth.expired"
