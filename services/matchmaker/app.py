@@ -30,6 +30,7 @@ from services.common.errors import AlreadyExists, FailedPrecondition, InvalidArg
 from services.common.players import BOT_PREFIX
 from services.matchmaker import partition
 from services.matchmaker.config import MatchmakerConfig
+from services.matchmaker.pace import Pace
 from services.matchmaker.pool import form_groups
 from services.matchmaker.projection import RatingsProjection, ratings_key
 from services.matchmaker.ratings import DEFAULT, Rating
@@ -92,6 +93,8 @@ class MatchmakerApp:
         self._last_full = 0.0
         # Where the events follower is: kept across restarts of the loop, so no wake-up is lost.
         self._followed = "$"
+        # How long a pass waits for more arrivals, by how fast they come (services/matchmaker/pace.py).
+        self._pace = Pace(config.batch_window)
 
     # ------------------------------------------------------------ tickets
 
@@ -290,8 +293,8 @@ class MatchmakerApp:
                 # New tickets wake us; the tick lets waiting tickets widen and reach backfill.
                 await asyncio.wait_for(self._dirty.wait(), self._config.tick)
             if self._dirty.is_set():
-                # Let a burst of arrivals land, so one pass groups them all.
-                await asyncio.sleep(self._config.batch_window)
+                # Let the arrivals of a busy moment land, so one pass groups them all.
+                await asyncio.sleep(self._pace.wait())
             self._dirty.clear()
             dirty, self._dirty_pools = self._dirty_pools, set()
             # Every tick a full pass (widening, backfill, expiry, membership); between ticks
@@ -304,10 +307,12 @@ class MatchmakerApp:
         """Follow the ticket events: wake watchers, and the grouping when tickets (re)enter a pool."""
         while True:
             entries = await self._store.ticket_events(self._followed, FOLLOW_BLOCK_MS)
+            if entries:
+                self._pace.arrived(sum(1 for _, f in entries if f.get(b"k") == b"queued"), time.monotonic())
             if entries and not self._watchers:
                 # Nobody here waits on a wake-up: let the next arrivals gather (the grouping
-                # waits its batch window anyway), and read them with one call.
-                await asyncio.sleep(self._config.batch_window)
+                # waits as long anyway), and read them with one call.
+                await asyncio.sleep(self._pace.wait())
             for entry_id, fields in entries:
                 self._followed = entry_id
                 if fields.get(b"k") in (b"queued", b"waiting"):

@@ -47,8 +47,9 @@ class MatchmakerConfig:
     bot_budget: str = "40"
     # Seconds between grouping passes when nothing new arrives (widening and backfill need time).
     tick: float = 0.25
-    # Seconds a pass waits after the first new ticket for others arriving with it (batching).
-    batch_window: float = 0.01
+    # Seconds a pass waits after the first new ticket for others arriving with it, when
+    # tickets come 200 a second or faster; less the fewer come (services/matchmaker/pace.py).
+    batch_window: float = 0.05
 
 
 def load(settings: Settings, env: Mapping[str, str] | None = None) -> MatchmakerConfig:
