@@ -35,3 +35,8 @@ def test_the_wait_follows_the_rate_and_forgets_a_burst() -> None:
     for second in range(1, 6):
         calm.arrived(0, 5.0 + second)
     assert calm.wait() < 0.001 + MIN_WAIT
+
+
+def test_a_rush_is_batched_from_its_start() -> None:
+    rushed = _fed(FULL_RATE, seconds=0.5)
+    assert rushed.wait() > 0.04
