@@ -3,8 +3,9 @@
 The draw number (counter) comes from the match record, which is derived from the
 log; the dice and deck answer pure functions of it, so a retried or raced
 resolution gets the same outcome and consumes nothing. Two callers resolve: the
-match (services/match/turns.py) and a rules process deciding a move under the
-match's grant (services/rules/servicer.py, services/common/grants.py). Both
+match (services/match/turns.py) and the rules deciding a move, in a process of
+their own under the match's grant (services/rules/servicer.py,
+services/common/grants.py) or in the match's process as the match. Both
 advance the same cursor with `advanced`, so they cannot disagree on which draw
 number or pile position comes next.
 """

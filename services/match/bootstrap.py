@@ -69,9 +69,10 @@ def match_app(settings: Settings, redis: aioredis.Redis, caller: str = "") -> Ma
 
 def grant_signer(settings: Settings) -> GrantSigner | None:
     """A signer of chance grants, when rules processes of their own may use them: the
-    match process signs with its certificate's key. In process (the rules are a
-    function call away) and in any other process (whose certificate is not the
-    match's, so no grant of it would be honoured) the match resolves chance itself."""
+    match process signs with its certificate's key. None with the rules in process
+    (they resolve as the match, needing no grant) and in any other process (whose
+    certificate is not the match's, so no grant of it would be honoured: the match
+    then resolves chance itself)."""
     own = tls.material(settings)
     if settings.rules_transport == "inprocess" or own.identity != MATCH_IDENTITY:
         return None

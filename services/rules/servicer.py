@@ -1,10 +1,11 @@
 """gRPC adapter: the generic RulesService around one game's engine.
 
-A Decide that carries the match's grant (services/common/grants.py) also resolves
-the chance that follows the move, through the dice and the deck, as far as the
-grant reaches: a chance step then costs this process one call to the dice or the
-deck instead of costing the match that call and another Decide. Whatever stops it
-(no dice and deck configured, a refusal, an outage) leaves the rest to the match,
+A Setup or Decide that carries the match's draw cursor also resolves the chance
+that follows, through the dice and the deck: a chance step then costs one call to
+the dice or the deck instead of that call and another Decide. A rules process of
+its own draws under the match's grant (services/common/grants.py), as far as it
+reaches; rules in the match's process call as the match. Whatever stops it (no
+dice and deck configured, a refusal, an outage) leaves the rest to the match,
 which resolves chance as it always has.
 """
 
@@ -78,7 +79,7 @@ def pass_indices(passes: Sequence[str], kinds: Sequence[str]) -> list[int]:
 class RulesServicer(pb_grpc.RulesServiceServicer):
     def __init__(self, host: EngineHost, chance: ChanceResolver | None = None) -> None:
         self._host = host
-        # The dice and the deck, for resolving chance under a match's grant (None: never).
+        # The dice and the deck, for resolving the chance after a move (None: never).
         self._chance = chance
         self._game = host.entry.name
         self._actions: dict[object, any_pb2.Any] = {}
