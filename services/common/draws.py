@@ -44,6 +44,24 @@ class Resolution:
     pile_offset: int = 0  # ... and how many of its cards had been dealt
 
 
+def placed(request: chance_pb2.ChanceRequest, counter: int, pile: Callable[[str], Pile | None]) -> Resolution:
+    """Where resolving `request` reads and writes, for a match whose next draw number is
+    `counter` (`pile`: its piles by name): what the resolver uses, and what the match
+    checks a step the rules resolved against."""
+    kind = request.WhichOneof("kind")
+    if kind == "draw_cards":
+        # A deal uses no new draw number: it reads the pile the shuffle (or put) made.
+        mark = pile(request.draw_cards.pile)
+        if mark is None:
+            raise FailedPrecondition(f"pile {request.draw_cards.pile} was never shuffled", "match.pile_unknown")
+        return Resolution(-1, mark.counter, mark.dealt)
+    if kind == "put_cards":
+        # A new version of the pile, onto what is left of the current one (if any).
+        mark = pile(request.put_cards.pile)
+        return Resolution(counter, *((mark.counter, mark.dealt) if mark is not None else (-1, 0)))
+    return Resolution(counter)
+
+
 class Resolved(Protocol):
     """A logged resolution: the match's ChanceResolved event, or a rules ChanceStep."""
 
@@ -105,6 +123,7 @@ class ChanceResolver:
         passes the match's `grant`; the match needs none."""
         kind = request.WhichOneof("kind")
         outcome = chance_pb2.ChanceOutcome()
+        how = placed(request, counter, pile)
         if kind == "roll_dice":
             r = request.roll_dice
             rolled = await self._dice.RollDice(
@@ -126,51 +145,24 @@ class ChanceResolver:
             )
             outcome.pile_shuffled.pile, outcome.pile_shuffled.size = s.pile, shuffled.size
         elif kind == "draw_cards":
-            return await self._draw(match_id, pile, request.draw_cards, outcome, grant)
+            d = request.draw_cards
+            drawn = await self._deck.DrawCards(
+                deck_pb.DrawCardsRequest(
+                    match_id=match_id, pile=d.pile, counter=how.pile_counter, offset=how.pile_offset, count=d.count,
+                    grant=grant,
+                )
+            )
+            outcome.cards_drawn.pile = d.pile
+            outcome.cards_drawn.cards.extend(drawn.cards)
         elif kind == "put_cards":
-            return await self._put(match_id, counter, pile, request.put_cards, outcome, grant)
+            p = request.put_cards
+            put = await self._deck.PutCards(
+                deck_pb.PutCardsRequest(
+                    match_id=match_id, pile=p.pile, counter=counter, from_counter=how.pile_counter,
+                    offset=how.pile_offset, cards=p.cards, bottom=p.bottom, grant=grant,
+                )
+            )
+            outcome.cards_put.pile, outcome.cards_put.size = p.pile, put.size
         else:
             raise FailedPrecondition("the engine asked for an unknown chance request", "match.chance_unknown")
-        return outcome, Resolution(counter)
-
-    async def _draw(
-        self,
-        match_id: str,
-        pile: Callable[[str], Pile | None],
-        draw: chance_pb2.DrawCards,
-        outcome: chance_pb2.ChanceOutcome,
-        grant: chance_pb2.ChanceGrant | None,
-    ) -> tuple[chance_pb2.ChanceOutcome, Resolution]:
-        mark = pile(draw.pile)
-        if mark is None:
-            raise FailedPrecondition(f"pile {draw.pile} was never shuffled", "match.pile_unknown")
-        reply = await self._deck.DrawCards(
-            deck_pb.DrawCardsRequest(
-                match_id=match_id, pile=draw.pile, counter=mark.counter, offset=mark.dealt, count=draw.count,
-                grant=grant,
-            )
-        )
-        outcome.cards_drawn.pile = draw.pile
-        outcome.cards_drawn.cards.extend(reply.cards)
-        # A deal uses no new draw number: it reads the pile the shuffle made.
-        return outcome, Resolution(-1, mark.counter, mark.dealt)
-
-    async def _put(
-        self,
-        match_id: str,
-        counter: int,
-        pile: Callable[[str], Pile | None],
-        put: chance_pb2.PutCards,
-        outcome: chance_pb2.ChanceOutcome,
-        grant: chance_pb2.ChanceGrant | None,
-    ) -> tuple[chance_pb2.ChanceOutcome, Resolution]:
-        mark = pile(put.pile)
-        from_counter, offset = (mark.counter, mark.dealt) if mark is not None else (-1, 0)
-        reply = await self._deck.PutCards(
-            deck_pb.PutCardsRequest(
-                match_id=match_id, pile=put.pile, counter=counter,
-                from_counter=from_counter, offset=offset, cards=put.cards, bottom=put.bottom, grant=grant,
-            )
-        )
-        outcome.cards_put.pile, outcome.cards_put.size = put.pile, reply.size
-        return outcome, Resolution(counter, from_counter, offset)
+        return outcome, how

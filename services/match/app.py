@@ -107,7 +107,7 @@ class MatchApp:
         self._rules = RulesBook(rules)
         self._dice = dice
         self._matches = MatchRepository(store, self._rules, snapshot_every)
-        self._turns = TurnRunner(self._rules, dice, deck, grants, chance_in_rules or grants is not None)
+        self._turns = TurnRunner(self._rules, dice, deck, grants, chance_in_rules)
         self._directory = directory or MemoryDirectory()
         # Told (match_id, game) once a match has ended, after its last append.
         self._on_finished = on_finished

@@ -28,8 +28,9 @@ from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
+from services.common import draws
 from services.common.draws import ChanceResolver
-from services.common.errors import InvalidArgument
+from services.common.errors import FailedPrecondition, InvalidArgument
 from services.common.event_store import NewEvent
 from services.common.grants import GrantSigner
 from services.common.ports import DeckPort, DicePort, RulesPort
@@ -273,15 +274,12 @@ def _checked(match: Match, step: rpb.ChanceStep) -> ev.ChanceResolved:
     number or pile position the match itself would have used: a rules process that
     got out of step is a platform fault (INTERNAL), and nothing is appended."""
     kind = step.request.WhichOneof("kind")
-    pile_name = getattr(step.request, kind).pile if kind in ("draw_cards", "put_cards") else ""
-    mark = match.pile(pile_name) if pile_name else None
-    if kind == "draw_cards":
-        expected = (-1, mark.counter, mark.dealt) if mark is not None else None
-    elif kind == "put_cards":
-        expected = (match.next_counter, *((mark.counter, mark.dealt) if mark is not None else (-1, 0)))
-    else:
-        expected = (match.next_counter, 0, 0)
-    if kind is None or expected != (step.counter, step.pile_counter, step.pile_offset):
+    taken = draws.Resolution(step.counter, step.pile_counter, step.pile_offset)
+    try:
+        expected = draws.placed(step.request, match.next_counter, match.pile) if kind is not None else None
+    except FailedPrecondition:  # a deal from a pile the match never made
+        expected = None
+    if expected != taken:
         raise RuntimeError(f"the rules resolved {kind} out of step with match {match.match_id}")
     return ev.ChanceResolved(
         counter=step.counter, request=step.request, outcome=step.outcome,

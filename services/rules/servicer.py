@@ -51,10 +51,15 @@ def pack(message: Message) -> any_pb2.Any:
 def turn_message(turn: ToMove) -> pb.Turn:
     message = pb.Turn(seats=turn.seats, finished=not turn.seats and turn.chance is None)
     if turn.chance is not None:
-        message.chance.MergeFromString(
-            protocodec.encode_union(turn.chance, chance_pb2.ChanceRequest).SerializeToString()
-        )
+        message.chance.CopyFrom(chance_message(turn.chance))
     return message
+
+
+def chance_message(request: object) -> chance_pb2.ChanceRequest:
+    """An engine's chance request (services/games/common/chance.py) as its message."""
+    encoded = protocodec.encode_union(request, chance_pb2.ChanceRequest)
+    assert isinstance(encoded, chance_pb2.ChanceRequest)
+    return encoded
 
 
 def outcome_message(outcome: Outcome) -> common_pb2.Outcome:
@@ -190,13 +195,13 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         for _ in range(grant.counters if grant is not None else MAX_STEPS):
             if decision.turn.chance is None or decision.outcome is not None:
                 break
-            wanted = turn_message(decision.turn).chance
+            wanted = chance_message(decision.turn.chance)
             by_name = {pile.name: pile for pile in piles}
             try:
                 outcome, how = await self._chance.resolve(match_id, counter, by_name.get, wanted, grant)
             except ServiceError as stopped:
                 # The match resolves it instead, and meets the same refusal if it is one.
-                metrics.CHANCE_LEFT.labels(stopped.reason or stopped.code.name.lower()).inc()
+                metrics.CHANCE_LEFT.labels(stopped.reason).inc()
                 log.info("chance_left_to_match", match_id=match_id, reason=stopped.reason)
                 break
             step = steps.add(
