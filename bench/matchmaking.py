@@ -1,12 +1,15 @@
 """Matchmaking throughput and latency, with one and with two matchmaker replicas.
 
-Each simulated player asks the gateway for a two-seat pig match and watches
-its ticket until the assignment arrives, as `tabletop queue` does. Reported, for each
+Each simulated player, signed in beforehand (a session serves many tickets),
+asks the gateway for a two-seat pig match over one Queue stream and reads it
+until the assignment arrives, as `tabletop queue` does. Reported, for each
 ticket transport (the gateway serving the ticket calls itself, or each call
 crossing to a replica): tickets matched per second over the run, CPU per
-ticket of every process and of each matchmaker replica, time from FindMatch
-to the assignment on the watch stream (p50/p99), and the two-replica figures
-as a ratio of the one-replica run on the same machine.
+ticket of every process and of each matchmaker replica, time from the Queue
+call to the assignment on its stream (p50/p99), and the two-replica figures
+as a ratio of the one-replica run on the same machine. One and two replicas
+are measured twice each, in the order 1, 2, 2, 1, and each pair is pooled: a
+drift in the machine's speed over the four runs weighs on both alike.
 
 Then the matchmaker alone on a backlog (BENCH_MM_BACKLOG tickets queued
 straight into Redis, nobody watching): its CPU per ticket once its batches
@@ -25,6 +28,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -36,41 +40,53 @@ from bench import cpu
 from deploy.stack import UNLIMITED_CALLERS, Stack
 from services.common.transport import CHANNEL_OPTIONS
 
-TICKETS = int(os.environ.get("BENCH_MM_TICKETS", "600"))
+TICKETS = int(os.environ.get("BENCH_MM_TICKETS", "2000"))
 PARALLEL = int(os.environ.get("BENCH_MM_PARALLEL", "64"))
 BACKLOG = int(os.environ.get("BENCH_MM_BACKLOG", "2000")) // 2 * 2  # even: every ticket finds a mate
 PAIRS = 30
+# Replicas of each sitting, in turn: one and two alike see the machine's drift.
+ORDER = (1, 2, 2, 1)
+Metadata = tuple[tuple[str, str], ...]
 PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
 IN_GATEWAY = {"TABLETOP_MATCHMAKER_TRANSPORT": "inprocess"}
 
 
-async def _player(stub: Any, n: int, run: str) -> float:
-    """One player: find, then watch until assigned; returns seconds to the assignment."""
+async def _signed_in(stub: Any, n: int, run: str) -> Metadata:
+    """Player `n`'s session metadata."""
     signed = await stub.Authenticate(pb.AuthenticateRequest(device_id=f"bench-device-{run}-{n}"), wait_for_ready=True)
-    session = (("authorization", f"Bearer {signed.session_token}"),)
+    return (("authorization", f"Bearer {signed.session_token}"),)
+
+
+async def _player(stub: Any, n: int, run: str, session: Metadata) -> float:
+    """One player: queue, then read the stream until assigned; returns seconds to the assignment."""
     started = time.perf_counter()
-    ticket = await stub.FindMatch(
-        pb.FindMatchRequest(game="pig", players_min=2, command_id=f"{run}-{n}"), metadata=session,
-        wait_for_ready=True,
-    )
-    async for update in stub.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket.ticket_id), metadata=session):
+    request = pb.QueueRequest(game="pig", players_min=2, command_id=f"{run}-{n}")
+    async for update in stub.Queue(request, metadata=session, wait_for_ready=True):
         if update.status == mmpb.TICKET_STATUS_ASSIGNED:
             return time.perf_counter() - started
-    raise RuntimeError(f"ticket {ticket.ticket_id} was never assigned")
+    raise RuntimeError(f"player {n}'s ticket was never assigned")
 
 
 async def _load(
     addr: str, count: int, run: str, mark: Callable[[], None] = lambda: None
 ) -> tuple[float, list[float], list[float]]:
     """(seconds for `count` tickets under load, their waits, waits of pairs arriving alone);
-    `mark` is called just before and just after the timed load (CPU readings)."""
+    `mark` is called just before and just after the timed load (CPU readings). Every player
+    signs in before the timed load: a ticket's time runs from its Queue call."""
     slots = asyncio.Semaphore(PARALLEL)
+    total = 16 + count + 2 * PAIRS
     async with grpc.aio.insecure_channel(addr, options=CHANNEL_OPTIONS) as channel:
         stub = pb_grpc.GatewayServiceStub(channel)
 
+        async def signed_in(n: int) -> Metadata:
+            async with slots:
+                return await _signed_in(stub, n, run)
+
+        sessions = await asyncio.gather(*(signed_in(n) for n in range(total)))
+
         async def one(n: int) -> float:
             async with slots:
-                return await _player(stub, n, run)
+                return await _player(stub, n, run, sessions[n])
 
         await asyncio.gather(*(one(n) for n in range(16)))  # warm-up: connections, caches, consumer groups
         mark()
@@ -85,7 +101,18 @@ async def _load(
         return elapsed, list(waits), alone
 
 
-def _measure(replicas: int, count: int, desk: bool = False) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Sitting:
+    """One stack's timed load: its tickets, seconds, each process's CPU seconds, the waits."""
+
+    tickets: int
+    seconds: float
+    cpu_seconds: dict[str, float]  # by process name
+    waits: list[float]
+    alone: list[float]
+
+
+def _sit(replicas: int, count: int, desk: bool = False) -> Sitting:
     """One stack with `replicas` matchmakers (`desk`: the gateway serves the ticket calls)."""
     env = {**PIG, **UNLIMITED_CALLERS, **(IN_GATEWAY if desk else {})}
     stack = Stack(games=("pig",), extra_env=env, matchmakers=replicas)
@@ -100,22 +127,35 @@ def _measure(replicas: int, count: int, desk: bool = False) -> dict[str, Any]:
     finally:
         stack.stop()
     before, after = readings
-    per_ticket = {name: _per_ticket(before, after, pid, count) for name, pid in roots.items()}
+    used = {name: after.get(pid, 0.0) - before.get(pid, 0.0) for name, pid in roots.items()}
+    return Sitting(count, elapsed, used, waits, alone)
+
+
+def _pooled(replicas: int, sittings: list[Sitting]) -> dict[str, Any]:
+    """The figures of several sittings with the same number of replicas, taken as one run."""
+    count = sum(s.tickets for s in sittings)
+    names = sorted({name for s in sittings for name in s.cpu_seconds})
+    per_ticket = {name: round(sum(s.cpu_seconds.get(name, 0.0) for s in sittings) * 1000 / count, 3)
+                  for name in names}
     replicas_cpu = {name: ms for name, ms in per_ticket.items() if name.startswith("matchmaker")}
+    waits = [w for s in sittings for w in s.waits]
+    alone = [w for s in sittings for w in s.alone]
     return {
         "replicas": replicas,
         "tickets": count,
+        "sittings": len(sittings),
         "parallel_players": PARALLEL,
-        "tickets_per_s": round(count / elapsed, 1),
+        "tickets_per_s": round(count / sum(s.seconds for s in sittings), 1),
+        "tickets_per_s_by_sitting": [round(s.tickets / s.seconds, 1) for s in sittings],
         # Server CPU per ticket (ms) while loaded: every process, and each matchmaker replica's own.
-        "cpu_ms_per_ticket_all": round(cpu.used_between(before, after) * 1000 / count, 3),
+        "cpu_ms_per_ticket_all": round(sum(per_ticket.values()), 3),
         "cpu_ms_per_ticket_by_process": per_ticket,
         "matchmaker_cpu_ms_per_ticket": replicas_cpu,
         "matchmaker_cpu_ms_per_ticket_total": round(sum(replicas_cpu.values()), 3),
         # Under load: mostly queueing behind the other players (Little's law).
         "p50_ms": _ms(waits, 0.5),
         "p99_ms": _ms(waits, 0.99),
-        # One pair at a time: find + group + one FormMatch + assign + watch delivery.
+        # One pair at a time: queue + group + one FormMatch + assign + delivery on the stream.
         "unloaded_p50_ms": _ms(alone, 0.5),
         "unloaded_p99_ms": _ms(alone, 0.99),
     }
@@ -208,8 +248,10 @@ def run() -> dict[str, Any]:
                 "(pools spread evenly, the rest of the stack not the limit)",
     }
     for shape, desk in SHAPES.items():
-        one = _measure(1, TICKETS, desk)
-        two = _measure(2, TICKETS, desk)
+        sittings: dict[int, list[Sitting]] = {1: [], 2: []}
+        for replicas in ORDER:
+            sittings[replicas].append(_sit(replicas, TICKETS, desk))
+        one, two = _pooled(1, sittings[1]), _pooled(2, sittings[2])
         found[shape] = {
             "one_replica": one,
             "two_replicas": two,
@@ -219,7 +261,8 @@ def run() -> dict[str, Any]:
             "throughput_target_met": max(one["tickets_per_s"], two["tickets_per_s"]) >= 2000,
         }
         for run_ in (one, two):
-            print(f"[matchmaking {shape}] {run_['replicas']} replica(s): {run_['tickets_per_s']} tickets/s, "
+            print(f"[matchmaking {shape}] {run_['replicas']} replica(s): {run_['tickets_per_s']} tickets/s "
+                  f"(sittings {run_['tickets_per_s_by_sitting']}), "
                   f"matchmaker {run_['matchmaker_cpu_ms_per_ticket']} ms/ticket "
                   f"(total {run_['matchmaker_cpu_ms_per_ticket_total']}), all processes "
                   f"{run_['cpu_ms_per_ticket_all']} ms/ticket, p50 {run_['p50_ms']} ms", file=sys.stderr)

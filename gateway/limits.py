@@ -78,7 +78,9 @@ class Concurrency:
 
 
 # Gateway methods that hold a stream open; every other method is a unary call.
-STREAMS = frozenset({"WatchMatch", "Play", "WatchTicket"})
+STREAMS = frozenset({"WatchMatch", "Play", "WatchTicket", "Queue"})
+# Methods that queue a ticket: each spends one of the address's ticket rate.
+TICKETS = frozenset({"FindMatch", "Queue"})
 
 
 class CallerLimits:
@@ -115,14 +117,14 @@ class CallerLimits:
     def admit(self, method: str, peer: str) -> Iterator[None]:
         """The server's admission hook: the limits of the caller's address."""
         key = peer_address(peer)
+        if method in TICKETS:
+            self.check_ticket(key)
         if method in STREAMS:
             with self.stream(key):
                 yield
             return
         if method == "CreateMatch":
             self.check_create(key)
-        elif method == "FindMatch":
-            self.check_ticket(key)
         elif method in ("Authenticate", "RefreshSession"):
             # Each new device or custom id is a new player: bound how fast one address makes them.
             self.sign_ins.take(key, "sign-ins")

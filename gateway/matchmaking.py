@@ -27,7 +27,7 @@ WATCH_REOPENS = 5
 
 
 class Matchmaking:
-    """FindMatch, WatchTicket, CancelTicket, GetRating and ListLeaderboard."""
+    """FindMatch, WatchTicket, Queue (the two in one stream), CancelTicket, GetRating and ListLeaderboard."""
 
     def __init__(
         self,
@@ -52,38 +52,60 @@ class Matchmaking:
 
     async def FindMatch(self, request: pb.FindMatchRequest, context: CallContext) -> pb.FindMatchResponse:
         session = self._callers.session(context)
-        low = validate.count(request.players_min, "players_min", 1, validate.MAX_SEATS)
-        high = validate.count(request.players_max or low, "players_max", 1, validate.MAX_SEATS)
-        options = validate.options(request.options, "options")
-        validate.command_id(request.command_id)
-        await self._games.check_table(validate.game(request.game), low, high, options, "options")
-        self._ticket_limiter.take(f"ticket/{session.player_id}", "tickets")
-        reply = await self._mm().FindMatch(
-            mmpb.FindMatchRequest(
-                game=request.game,
-                player_id=session.player_id,
-                players_min=low,
-                players_max=high,
-                options=options,
-                command_id=request.command_id,
-            )
-        )
+        reply = await self._find(session.player_id, request)
         return pb.FindMatchResponse(ticket_id=reply.ticket_id, already_queued=reply.already_queued)
 
     async def WatchTicket(
         self, request: pb.WatchTicketRequest, context: CallContext
     ) -> AsyncGenerator[pb.WatchTicketResponse, None]:
         session = self._callers.session(context)
-        watch = mmpb.WatchTicketRequest(ticket_id=validate.ticket_id(request.ticket_id), player_id=session.player_id)
+        ticket_id = validate.ticket_id(request.ticket_id)
+        async for update in self._watch(session.player_id, ticket_id):
+            yield pb.WatchTicketResponse(ticket_id=update.ticket_id, status=update.status, assignment=update.assignment)
+
+    async def Queue(self, request: pb.QueueRequest, context: CallContext) -> AsyncGenerator[pb.QueueResponse, None]:
+        """FindMatch, then WatchTicket on its ticket, over one stream: a client's one call to
+        queue (the ticket's watcher from its first moment)."""
+        session = self._callers.session(context)
+        ticket = await self._find(session.player_id, request)
+        async for update in self._watch(session.player_id, ticket.ticket_id):
+            yield pb.QueueResponse(
+                ticket_id=update.ticket_id,
+                already_queued=ticket.already_queued,
+                status=update.status,
+                assignment=update.assignment,
+            )
+
+    async def _find(self, player_id: str, request: pb.FindMatchRequest | pb.QueueRequest) -> mmpb.FindMatchResponse:
+        """The player's ticket for `request`, checked here first (the game, its table sizes and
+        options, the player's ticket rate) so that nothing is queued for a request refused."""
+        low = validate.count(request.players_min, "players_min", 1, validate.MAX_SEATS)
+        high = validate.count(request.players_max or low, "players_max", 1, validate.MAX_SEATS)
+        options = validate.options(request.options, "options")
+        validate.command_id(request.command_id)
+        await self._games.check_table(validate.game(request.game), low, high, options, "options")
+        self._ticket_limiter.take(f"ticket/{player_id}", "tickets")
+        return await self._mm().FindMatch(
+            mmpb.FindMatchRequest(
+                game=request.game,
+                player_id=player_id,
+                players_min=low,
+                players_max=high,
+                options=options,
+                command_id=request.command_id,
+            )
+        )
+
+    async def _watch(self, player_id: str, ticket_id: str) -> AsyncGenerator[mmpb.WatchTicketResponse, None]:
+        """The ticket's updates, its assignment carrying the seat's token for `player_id`; the
+        watch is reopened (on another replica) when the one serving it goes away."""
+        watch = mmpb.WatchTicketRequest(ticket_id=ticket_id, player_id=player_id)
         for attempt in range(WATCH_REOPENS):
             try:
                 async for update in self._mm().WatchTicket(watch):
-                    response = pb.WatchTicketResponse(
-                        ticket_id=update.ticket_id, status=update.status, assignment=update.assignment
-                    )
                     if update.HasField("assignment") and update.assignment.match_id:
-                        await self._seat_token(session.player_id, response.assignment)
-                    yield response
+                        await self._seat_token(player_id, update.assignment)
+                    yield update
                 return
             except Unavailable:
                 if attempt == WATCH_REOPENS - 1:

@@ -118,6 +118,11 @@ class GatewayService(pb_grpc.GatewayServiceServicer):
             async for update in stream:
                 yield update
 
+    async def Queue(self, request: pb.QueueRequest, context: CallContext) -> AsyncIterator[pb.QueueResponse]:
+        async with aclosing(self._matchmaking.Queue(request, context)) as stream:
+            async for update in stream:
+                yield update
+
     async def CancelTicket(self, request: pb.CancelTicketRequest, context: CallContext) -> pb.CancelTicketResponse:
         return await self._matchmaking.CancelTicket(request, context)
 

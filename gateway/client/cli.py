@@ -714,7 +714,7 @@ async def _with_progress(describe: Callable[[], str], quiet: bool, work: Awaitab
 
 
 async def _waiting(
-    wanted: str, quiet: bool, work: Callable[[Callable[[gateway_pb.FindMatchResponse], None]], Awaitable[T]]
+    wanted: str, quiet: bool, work: Callable[[Callable[[gateway_pb.QueueResponse], None]], Awaitable[T]]
 ) -> T:
     """Run `work`, saying on the terminal what it waits for and for how long (not with --json)."""
     loop = asyncio.get_running_loop()
@@ -723,7 +723,7 @@ async def _waiting(
     # A log, not a terminal: each new state on a line of its own, then a line now and then, on stderr.
     logged = not quiet and not notes.is_terminal
 
-    def told(ticket: gateway_pb.FindMatchResponse) -> None:
+    def told(ticket: gateway_pb.QueueResponse) -> None:
         nonlocal line
         short = ticket.ticket_id[:8]
         if ticket.already_queued:

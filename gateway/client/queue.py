@@ -37,14 +37,15 @@ async def queue(
     options: dict[str, str],
     device_id: str,
     display_name: str = "",
-    told: Callable[[pb.FindMatchResponse], None] | None = None,
+    told: Callable[[pb.QueueResponse], None] | None = None,
 ) -> Queued:
-    """Sign in as the guest `device_id`, queue and wait; returns
+    """Sign in as the guest `device_id`, queue and wait, over one Queue stream; returns
     {"ticket_id", "match_id", "seat", "token", "player_id"}.
 
-    `told` hears the FindMatch answer (the ticket, and whether it was queued before) as
-    soon as it comes. The ticket is withdrawn if the wait is interrupted (Ctrl-C) before
-    an assignment.
+    `told` hears the stream's first message (the ticket, and whether it was queued before)
+    as soon as it comes. A stream the gateway drops is reopened with the same command id,
+    which watches the same ticket. The ticket is withdrawn if the wait is interrupted
+    (Ctrl-C) before an assignment.
     """
     async with grpc.aio.insecure_channel(gateway_addr, options=CHANNEL_OPTIONS) as channel:
         stub = pb_grpc.GatewayServiceStub(channel)
@@ -52,24 +53,19 @@ async def queue(
             pb.AuthenticateRequest(device_id=device_id, display_name=display_name), wait_for_ready=True
         )
         session = bearer(signed.session_token)
-        ticket = await stub.FindMatch(
-            pb.FindMatchRequest(
-                game=game,
-                players_min=players_min,
-                players_max=players_max,
-                options=options,
-                command_id=uuid.uuid4().hex,
-            ),
-            metadata=session,
-            wait_for_ready=True,
+        request = pb.QueueRequest(
+            game=game, players_min=players_min, players_max=players_max, options=options, command_id=uuid.uuid4().hex
         )
-        if told is not None:
-            told(ticket)
+        heard: list[pb.QueueResponse] = []  # the stream's first message, once it has come
         try:
-            assignment = await _wait(stub, ticket.ticket_id, session)
+            assignment = await _wait(stub, request, session, heard, told)
         except BaseException:
-            await _withdraw(stub, ticket.ticket_id, session)
+            # Before the first message the ticket's id is unknown: the closed stream leaves
+            # it to the matchmaker's grace period.
+            if heard:
+                await _withdraw(stub, heard[0].ticket_id, session)
             raise
+        ticket = heard[0]
         return {
             "ticket_id": ticket.ticket_id,
             "match_id": assignment.match_id,
@@ -83,19 +79,30 @@ class TicketExpired(RuntimeError):
     """The matchmaker gave up on the ticket (its time-to-live passed)."""
 
 
-async def _wait(stub: pb_grpc.GatewayServiceStub, ticket_id: str, session: Metadata) -> mmpb.Assignment:
+async def _wait(
+    stub: pb_grpc.GatewayServiceStub,
+    request: pb.QueueRequest,
+    session: Metadata,
+    heard: list[pb.QueueResponse],
+    told: Callable[[pb.QueueResponse], None] | None,
+) -> mmpb.Assignment:
+    """The ticket's assignment, reopening the stream while the gateway is away; the stream's
+    first message goes to `heard` and `told`."""
     for attempt in range(RECONNECTS):
         try:
-            watch = pb.WatchTicketRequest(ticket_id=ticket_id)
-            async for update in stub.WatchTicket(watch, metadata=session, wait_for_ready=True):
+            async for update in stub.Queue(request, metadata=session, wait_for_ready=True):
+                if not heard:
+                    heard.append(update)
+                    if told is not None:
+                        told(update)
                 if update.status == mmpb.TICKET_STATUS_ASSIGNED:
                     return update.assignment
                 if update.status == mmpb.TICKET_STATUS_EXPIRED:
-                    raise TicketExpired(f"ticket {ticket_id} waited too long and expired; queue again")
+                    raise TicketExpired(f"ticket {update.ticket_id} waited too long and expired; queue again")
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == RECONNECTS - 1:
                 raise
-    raise RuntimeError(f"ticket {ticket_id}: the watch ended without an assignment")
+    raise RuntimeError(f"queue {request.command_id}: the stream ended without an assignment")
 
 
 async def _withdraw(stub: pb_grpc.GatewayServiceStub, ticket_id: str, session: Metadata) -> None:

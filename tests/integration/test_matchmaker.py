@@ -290,6 +290,47 @@ async def test_watch_delivers_the_assignment_the_moment_it_exists(gateway: Any) 
         grpc.StatusCode.FAILED_PRECONDITION
 
 
+async def test_queue_is_find_and_watch_in_one_stream(gateway: Any) -> None:
+    """Queue answers the ticket first, then the assignment; the same command id again watches
+    the same ticket (already queued); each stream's seat token is its own player's."""
+    options = {"target": "one-stream"}
+    sessions = [await _session(gateway, f"qs{i}") for i in range(2)]
+    requests = [pb.QueueRequest(game="pig", players_min=2, options=options, command_id=f"qs-{i}") for i in range(2)]
+    first_stream = gateway.Queue(requests[0], metadata=sessions[0])
+    first = await first_stream.read()
+    assert (first.status, first.already_queued, first.assignment.match_id) == (mmpb.TICKET_STATUS_WAITING, False, "")
+    second = [update async for update in gateway.Queue(requests[1], metadata=sessions[1])]
+    assigned = await first_stream.read()
+    assert await first_stream.read() == grpc.aio.EOF
+    placed = [assigned, second[-1]]
+    assert all(p.status == mmpb.TICKET_STATUS_ASSIGNED for p in placed)
+    assert placed[0].assignment.match_id == placed[1].assignment.match_id
+    assert sorted(p.assignment.seat for p in placed) == [0, 1]
+    assert assigned.ticket_id == first.ticket_id and second[0].ticket_id != first.ticket_id
+    for update in placed:
+        view = await gateway.GetView(pb.GetViewRequest(match_id=update.assignment.match_id),
+                                     metadata=_bearer(update.assignment.token))
+        assert view.seat == update.assignment.seat
+    again = [update async for update in gateway.Queue(requests[0], metadata=sessions[0])]
+    assert [(u.ticket_id, u.already_queued, u.status) for u in again] == \
+        [(first.ticket_id, True, mmpb.TICKET_STATUS_ASSIGNED)]
+    assert again[0].assignment.match_id == assigned.assignment.match_id
+
+
+async def test_a_refused_queue_request_queues_nothing(gateway: Any, redis: aioredis.Redis) -> None:
+    before = set(await redis.keys(mm.ticket_key("*")))
+    session = await _session(gateway, "q-bad")
+    for request in (
+        pb.QueueRequest(game="pig", players_min=0),
+        pb.QueueRequest(game="chess", players_min=2),
+        pb.QueueRequest(game="pig", players_min=2, options={"deck": "full"}),
+        pb.QueueRequest(game="pig", players_min=2, command_id="x" * 129),
+    ):
+        assert await _code(gateway.Queue(request, metadata=session)) == grpc.StatusCode.INVALID_ARGUMENT, request
+    assert await _code(gateway.Queue(pb.QueueRequest(game="pig", players_min=2))) == grpc.StatusCode.UNAUTHENTICATED
+    assert set(await redis.keys(mm.ticket_key("*"))) == before
+
+
 # ---------------------------------------------------------------- many tickets, many replicas
 
 
@@ -590,8 +631,14 @@ async def test_tickets_live_with_their_watchers(redis_url: str) -> None:
             await asyncio.sleep(0.5)
             assert (await _tickets(client, [newcomer]))[newcomer]["s"] == "waiting"
             watch.cancel()  # the kept ticket's watcher leaves too: abandoned after the grace period
+            # A Queue stream is its ticket's watcher: closed, the ticket goes the same way.
+            request = pb.QueueRequest(game="pig", players_min=4, options=options)
+            queued = gateway.Queue(request, metadata=await _session(gateway, "closer"))
+            closed = (await queued.read()).ticket_id
+            queued.cancel()
             await asyncio.sleep(3)
-            assert (await _tickets(client, [kept]))[kept]["s"] == "abandoned"
+            states = await _tickets(client, [kept, closed])
+            assert (states[kept]["s"], states[closed]["s"]) == ("abandoned", "abandoned")
         await client.aclose()
     finally:
         running.stop()

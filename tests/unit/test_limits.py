@@ -50,6 +50,20 @@ def test_admission_keys_by_address_without_the_port() -> None:
             pass
 
 
+def test_queue_is_a_stream_that_spends_a_ticket() -> None:
+    caller = limits(caller_streams=1, caller_ticket_rate=0.001, caller_ticket_burst=2)
+    queued = caller.admit("Queue", "ipv4:10.0.0.8:1")
+    with queued, pytest.raises(ResourceExhausted, match="open streams"), caller.admit("WatchTicket", "ipv4:10.0.0.8:2"):
+        pass
+    with caller.admit("FindMatch", "ipv4:10.0.0.8:3"):
+        pass
+    # Two tickets spent (Queue, FindMatch): the third is refused, and holds no stream.
+    with pytest.raises(ResourceExhausted, match="match requests"), caller.admit("Queue", "ipv4:10.0.0.8:4"):
+        pass
+    with caller.admit("WatchMatch", "ipv4:10.0.0.8:5"):
+        pass
+
+
 async def test_gate_sheds_past_its_bound_and_drains() -> None:
     gate = Gate(max_inflight=2, max_streams=1)
     with gate.unary(), gate.unary():
