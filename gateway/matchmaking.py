@@ -9,6 +9,7 @@ in Redis, not in the replica).
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncGenerator
 
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
@@ -65,35 +66,60 @@ class Matchmaking:
 
     async def Queue(self, request: pb.QueueRequest, context: CallContext) -> AsyncGenerator[pb.QueueResponse, None]:
         """FindMatch, then WatchTicket on its ticket, over one stream: a client's one call to
-        queue (the ticket's watcher from its first moment)."""
+        queue (the ticket's watcher from its first moment). The matchmaker does both in one
+        call too; if its replica goes away, the same command id (the gateway's own when the
+        client sent none) reopens the same ticket, or the ticket is watched by its id."""
         session = self._callers.session(context)
-        ticket = await self._find(session.player_id, request)
-        async for update in self._watch(session.player_id, ticket.ticket_id):
-            yield pb.QueueResponse(
-                ticket_id=update.ticket_id,
-                already_queued=ticket.already_queued,
-                status=update.status,
-                assignment=update.assignment,
-            )
+        checked = await self._checked(session.player_id, request)
+        checked.command_id = checked.command_id or uuid.uuid4().hex
+        ticket_id, before = "", False
+        for attempt in range(WATCH_REOPENS):
+            try:
+                if not ticket_id:
+                    async for queued in self._mm().Queue(checked):
+                        ticket_id, before = queued.ticket_id, queued.already_queued
+                        if queued.HasField("assignment") and queued.assignment.match_id:
+                            await self._seat_token(session.player_id, queued.assignment)
+                        yield pb.QueueResponse(ticket_id=ticket_id, already_queued=before, status=queued.status,
+                                               assignment=queued.assignment)
+                else:
+                    async for watched in self._watch(session.player_id, ticket_id):
+                        yield pb.QueueResponse(ticket_id=ticket_id, already_queued=before, status=watched.status,
+                                               assignment=watched.assignment)
+                return
+            except Unavailable:
+                if attempt == WATCH_REOPENS - 1:
+                    raise
 
-    async def _find(self, player_id: str, request: pb.FindMatchRequest | pb.QueueRequest) -> mmpb.FindMatchResponse:
-        """The player's ticket for `request`, checked here first (the game, its table sizes and
-        options, the player's ticket rate) so that nothing is queued for a request refused."""
+    async def _find(self, player_id: str, request: pb.FindMatchRequest) -> mmpb.FindMatchResponse:
+        checked = await self._checked(player_id, request)
+        return await self._mm().FindMatch(
+            mmpb.FindMatchRequest(
+                game=checked.game,
+                player_id=player_id,
+                players_min=checked.players_min,
+                players_max=checked.players_max,
+                options=checked.options,
+                command_id=checked.command_id,
+            )
+        )
+
+    async def _checked(self, player_id: str, request: pb.FindMatchRequest | pb.QueueRequest) -> mmpb.QueueRequest:
+        """The matchmaker's request for `request`, checked here first (the game, its table sizes
+        and options, the player's ticket rate) so that nothing is queued for a request refused."""
         low = validate.count(request.players_min, "players_min", 1, validate.MAX_SEATS)
         high = validate.count(request.players_max or low, "players_max", 1, validate.MAX_SEATS)
         options = validate.options(request.options, "options")
         validate.command_id(request.command_id)
         await self._games.check_table(validate.game(request.game), low, high, options, "options")
         self._ticket_limiter.take(f"ticket/{player_id}", "tickets")
-        return await self._mm().FindMatch(
-            mmpb.FindMatchRequest(
-                game=request.game,
-                player_id=player_id,
-                players_min=low,
-                players_max=high,
-                options=options,
-                command_id=request.command_id,
-            )
+        return mmpb.QueueRequest(
+            game=request.game,
+            player_id=player_id,
+            players_min=low,
+            players_max=high,
+            options=options,
+            command_id=request.command_id,
         )
 
     async def _watch(self, player_id: str, ticket_id: str) -> AsyncGenerator[mmpb.WatchTicketResponse, None]:

@@ -191,6 +191,7 @@ class MatchmakerClient(Adapter):
     service, stub = authz.MATCHMAKER, mm_grpc.MatchmakerServiceStub
     FindMatch = Rpc(mm_pb.FindMatchRequest, mm_pb.FindMatchResponse)
     WatchTicket = ServerStream(mm_pb.WatchTicketRequest, mm_pb.WatchTicketResponse)
+    Queue = ServerStream(mm_pb.QueueRequest, mm_pb.QueueResponse)
     CancelTicket = Rpc(mm_pb.CancelTicketRequest, mm_pb.CancelTicketResponse)
     GetRating = Rpc(mm_pb.GetRatingRequest, mm_pb.GetRatingResponse)
     ListLeaderboard = Rpc(mm_pb.ListLeaderboardRequest, mm_pb.ListLeaderboardResponse)

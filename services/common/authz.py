@@ -62,7 +62,9 @@ POLICY: Mapping[str, frozenset[str]] = {
     # Views: the gateway shows each viewer its own; the matchmaker's search bots read a bot seat's
     # own view only (the match service refuses it any other: services/match/servicer.py).
     **_methods(MATCH, {"gateway", "matchmaker"}, "GetView"),
-    **_methods(MATCHMAKER, {"gateway"}, "FindMatch", "WatchTicket", "CancelTicket", "GetRating", "ListLeaderboard"),
+    **_methods(
+        MATCHMAKER, {"gateway"}, "FindMatch", "WatchTicket", "Queue", "CancelTicket", "GetRating", "ListLeaderboard"
+    ),
 }
 
 

@@ -20,7 +20,7 @@ import contextlib
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 
 from prometheus_client import Counter
@@ -105,11 +105,31 @@ class MatchmakerApp:
         A player has at most one ticket per game that may still be placed: while one waits
         (or is being placed), FindMatch for that game answers it, whatever the new request.
         """
+        return await self._find(game, player_id, players, options, command_id, uuid.uuid4().hex)
+
+    async def queue(self, game: str, player_id: str, players: tuple[int, int], options: Mapping[str, str],
+                    command_id: str = "") -> AsyncIterator[tuple[TicketView, bool]]:
+        """`find`, then `watch` its ticket: each view, with whether the ticket was queued before.
+
+        A new ticket's watch listens before the ticket exists, and its first state is known
+        (waiting, its watcher heard: the enqueue script writes both), so it costs no read."""
+        fresh = uuid.uuid4().hex
+        with self._listening(fresh) as woken:
+            ticket_id, before = await self._find(game, player_id, players, options, command_id, fresh)
+            if ticket_id == fresh:
+                async for view in self._follow(ticket_id, woken, TicketState(ticket_id, player_id, game, WAITING)):
+                    yield view, before
+                return
+        async for view in self.watch(ticket_id, player_id):
+            yield view, before
+
+    async def _find(self, game: str, player_id: str, players: tuple[int, int], options: Mapping[str, str],
+                    command_id: str, fresh: str) -> tuple[str, bool]:
+        """`find`, naming a new ticket `fresh`."""
         low, high = _validate(game, player_id, players, options, command_id)
         # The player's rating and live ticket in one round trip (then the enqueue script).
         seen, raw = await self._store.live_and_field(game, player_id, ratings_key(game), player_id)
         rating = Rating.decode(raw) if raw is not None else DEFAULT
-        fresh = uuid.uuid4().hex
         ticket_id, how = await self._store.enqueue(fresh, player_id, game, options, (low, high), rating.mu,
                                                    command_id, seen)
         if how == "command":
@@ -130,38 +150,49 @@ class MatchmakerApp:
         """The ticket's state now, then its assignment or expiry the moment it happens."""
         _require_ticket_id(ticket_id)
         # Listen before the first read: a change after it wakes the loop at once.
-        woken = _Waker()
-        self._watchers.setdefault(ticket_id, set()).add(woken)
-        try:
+        with self._listening(ticket_id) as woken:
             # Back within the grace period: the ticket stays (run_heartbeats keeps saying so).
             # The ownership check and that refresh are one round trip.
             state: TicketState | None = await self._store.get_heard(ticket_id, player_id)
             if state is None or state.player_id != player_id or not player_id:
                 raise NotFound(f"no ticket {ticket_id}", "matchmaker.ticket_not_found")
-            told_waiting = False
-            while True:
-                view = self._view(ticket_id, state)
-                if view.status != WAITING:
-                    yield view
-                    return
-                if not told_waiting:
-                    told_waiting = True
-                    yield view
-                with contextlib.suppress(TimeoutError):
-                    # Woken by the events stream; the timeout is only a safety net.
-                    await asyncio.wait_for(woken.event.wait(), WATCH_RECHECK_SECONDS)
-                woken.event.clear()
-                if woken.placed is not None:
-                    # The assignment came with the event (written by the same script): no read.
-                    match_id, seat, tenure = woken.placed
-                    yield TicketView(ticket_id, ASSIGNED, match_id, seat, tenure)
-                    return
-                state = await self._store.get(ticket_id)
+            async for view in self._follow(ticket_id, woken, state):
+                yield view
+
+    @contextlib.contextmanager
+    def _listening(self, ticket_id: str) -> Iterator[_Waker]:
+        """A wake-up the events follower sets when the ticket changes, for the block."""
+        woken = _Waker()
+        self._watchers.setdefault(ticket_id, set()).add(woken)
+        try:
+            yield woken
         finally:
             waiting = self._watchers.get(ticket_id, set())
             waiting.discard(woken)
             if not waiting:
                 self._watchers.pop(ticket_id, None)
+
+    async def _follow(self, ticket_id: str, woken: _Waker, state: TicketState | None) -> AsyncIterator[TicketView]:
+        """From `state` on: the view now, then the assignment or expiry as `woken` hears of it."""
+        told_waiting = False
+        while True:
+            view = self._view(ticket_id, state)
+            if view.status != WAITING:
+                yield view
+                return
+            if not told_waiting:
+                told_waiting = True
+                yield view
+            with contextlib.suppress(TimeoutError):
+                # Woken by the events stream; the timeout is only a safety net.
+                await asyncio.wait_for(woken.event.wait(), WATCH_RECHECK_SECONDS)
+            woken.event.clear()
+            if woken.placed is not None:
+                # The assignment came with the event (written by the same script): no read.
+                match_id, seat, tenure = woken.placed
+                yield TicketView(ticket_id, ASSIGNED, match_id, seat, tenure)
+                return
+            state = await self._store.get(ticket_id)
 
     def _view(self, ticket_id: str, state: TicketState | None) -> TicketView:
         if state is None or state.state == "cancelled":

@@ -31,6 +31,16 @@ class MatchmakerServicer(pb_grpc.MatchmakerServiceServicer):
         async for view in self._app.watch(request.ticket_id, request.player_id):
             yield ticket_response(view)
 
+    async def Queue(self, request: pb.QueueRequest, context: object) -> AsyncIterator[pb.QueueResponse]:
+        views = self._app.queue(request.game, request.player_id, (request.players_min, request.players_max),
+                                dict(request.options), request.command_id)
+        async for view, before in views:
+            watched = ticket_response(view)
+            response = pb.QueueResponse(ticket_id=watched.ticket_id, already_queued=before, status=watched.status)
+            if watched.HasField("assignment"):
+                response.assignment.CopyFrom(watched.assignment)
+            yield response
+
     async def CancelTicket(self, request: pb.CancelTicketRequest, context: object) -> pb.CancelTicketResponse:
         await self._app.cancel(request.ticket_id, request.player_id)
         return pb.CancelTicketResponse()
