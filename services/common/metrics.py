@@ -21,6 +21,15 @@ CHANCE_LEFT = Counter(
     "Chance a rules process left to the match under a grant, by why it stopped",
     ["reason"],
 )
+# A match read back from its log: "catch_up" brings a match not current in this process to
+# its stream's end (from its snapshot), "replay" folds a finished match's log to an earlier version.
+FOLDS = Histogram(
+    "tabletop_match_fold_seconds",
+    "Reading a match's log and folding it (from a snapshot or the start), by why",
+    ["why"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0),
+)
+FOLDED_EVENTS = Counter("tabletop_match_folded_events_total", "Events read back and folded, by why", ["why"])
 CLOCK_TIMEOUTS = Counter(
     "tabletop_clock_timeouts_total", "Seats whose turn clock ran out, by the policy applied", ["game", "policy"]
 )

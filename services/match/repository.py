@@ -74,6 +74,7 @@ class MatchRepository:
         """Bring a match up to its stream's end: from `cached` or the newest snapshot,
         whichever is newer, plus the events after it."""
         stream = match_stream(match_id)
+        started = time.perf_counter()
         base = cached
         snapshot = await self._store.load_snapshot(stream)
         if snapshot is not None and (base is None or snapshot.version > base.version):
@@ -82,6 +83,7 @@ class MatchRepository:
         if not events and base is None:
             raise NotFound(f"no match {match_id}")
         match = await self.fold(base or Match(match_id), events)
+        _folded("catch_up", started, len(events))
         _remember(self._current, match_id, match)
         return match
 
@@ -90,8 +92,10 @@ class MatchRepository:
         key = (match_id, version)
         match = self._past.get(key)
         if match is None:
+            started = time.perf_counter()
             events = await self._store.read_payloads(match_stream(match_id), after_version=0, limit=version)
             match = await self.fold(Match(match_id), events)
+            _folded("replay", started, len(events))
             _remember(self._past, key, match)
         return match
 
@@ -212,6 +216,12 @@ def moved(before: Match, progress: Progress, version: int) -> Match:
 def _trusted_seconds(lease_ms: int) -> float:
     """How much of a lease to rely on: less a margin for clocks that run apart."""
     return max(0.0, lease_ms - max(50, lease_ms // 10)) / 1000
+
+
+def _folded(why: str, started: float, events: int) -> None:
+    """Count a read and fold of `events` that began at `started` (perf_counter)."""
+    metrics.FOLDS.labels(why).observe(time.perf_counter() - started)
+    metrics.FOLDED_EVENTS.labels(why).inc(events)
 
 
 def _remember(cache: OrderedDict[K, V], key: K, value: V) -> None:
