@@ -160,6 +160,16 @@ export class Api {
   watchTicket(ticketId, onMessage, { signal } = {}) {
     return this.stream("WatchTicket", { ticketId }, onMessage, { token: this.session, signal });
   }
+  // FindMatch and WatchTicket in one stream: the ticket first, then its status, ending
+  // with the assignment; a stream closed and not reopened in time withdraws the ticket.
+  queue(game, playersMin, playersMax, options, onMessage, { signal } = {}) {
+    return this.stream(
+      "Queue",
+      { game, playersMin, playersMax, options, commandId: commandId() },
+      onMessage,
+      { token: this.session, signal },
+    );
+  }
   cancelTicket(ticketId) { return this.call("CancelTicket", { ticketId }, this.session); }
 }
 

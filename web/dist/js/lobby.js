@@ -73,10 +73,9 @@ export async function renderLobby(root, { api, signIn, store, open, errorText })
       try {
         await signIn();
         const n = Number(seats.value);
-        const { ticketId } = await api.findMatch(g.game, n, n, config());
         note.textContent = "Looking for players…";
         btn.disabled = true;
-        await api.watchTicket(ticketId, (t) => {
+        await api.queue(g.game, n, n, config(), (t) => {
           if (t.status === "TICKET_STATUS_ASSIGNED" && t.assignment) {
             store.saveSeat(t.assignment.matchId, t.assignment.seat || 0, t.assignment.token);
             open(t.assignment.matchId);
