@@ -17,6 +17,8 @@ from bench.plan import MINIMAL, REPLAY, Target, targets_for
 from bench.replay import Replay
 from bench.stats import Run, ratio
 
+# The ticket transports bench.matchmaking measures (its SHAPES), in its order.
+SHAPES_MM = ("tickets_in_gateway", "tickets_via_matchmaker")
 RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "latest.json"
 console = Console(width=160)
 
@@ -207,12 +209,53 @@ def target_summary(figures: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def matchmaking_table(found: dict[str, Any]) -> Table:
+    """Issue 14's figures: each ticket transport with one and two replicas, then the backlog."""
+    table = Table(title="Matchmaking: 2-seat tickets, each queued over one stream and read until assigned "
+                        "(one and two replicas pooled over the sittings 1, 2, 2, 1)")
+    for header in ("transport", "replicas", "tickets/s", "2:1", "matchmaker ms/ticket", "all processes ms/ticket",
+                   "p50 ms", "lone pair p50 ms"):
+        table.add_column(header, justify="right")
+    for shape in SHAPES_MM:
+        pair = found[shape]
+        for run in (pair["one_replica"], pair["two_replicas"]):
+            table.add_row(shape, str(run["replicas"]), f"{run['tickets_per_s']:,.0f}",
+                          f"{pair['throughput_ratio_2_to_1']:.2f}" if run["replicas"] == 2 else "",
+                          f"{run['matchmaker_cpu_ms_per_ticket_total']:.3f}", f"{run['cpu_ms_per_ticket_all']:.2f}",
+                          f"{run['p50_ms']:.0f}", f"{run['unloaded_p50_ms']:.0f}")
+    for run in (found["backlog"]["one_replica"], found["backlog"]["two_replicas"]):
+        table.add_row("backlog in Redis", str(run["replicas"]), f"{run['tickets_per_s']:,.0f}", "",
+                      f"{run['matchmaker_cpu_ms_per_ticket_total']:.3f}", "", "", "")
+    return table
+
+
+def matchmaking_targets(found: dict[str, Any]) -> list[dict[str, Any]]:
+    """Issue 14's targets, each with every figure it applies to."""
+    cpu = {f"{shape} 1 replica": found[shape]["one_replica"]["matchmaker_cpu_ms_per_ticket_total"]
+           for shape in SHAPES_MM}
+    cpu["backlog 1 replica"] = found["backlog"]["one_replica"]["matchmaker_cpu_ms_per_ticket_total"]
+    rates = {f"{shape} {n} replica(s)": found[shape][key]["tickets_per_s"]
+             for shape in SHAPES_MM for n, key in ((1, "one_replica"), (2, "two_replicas"))}
+    ratios = {f"{shape} 2:1": found[shape]["throughput_ratio_2_to_1"] for shape in SHAPES_MM}
+    return [
+        {"target": "matchmaker's own CPU per ticket <= 0.2 ms", "met": all(v <= 0.2 for v in cpu.values()),
+         "figures": cpu},
+        {"target": "end to end >= 2,000 tickets/s", "met": max(rates.values()) >= 2000, "figures": rates},
+        {"target": "two replicas not slower than one", "met": all(v >= 1.0 for v in ratios.values()),
+         "figures": ratios},
+    ]
+
+
 def finish(figures: dict[str, Any]) -> None:
     """Print every table, then write the JSON."""
     annotate(figures)
     figures["targets"] = target_summary(figures)
-    tables = (baseline_table(figures), runs_table(figures), split_table(figures), *bgio_tables(figures),
-              replay_table(figures))
+    tables = [baseline_table(figures), runs_table(figures), split_table(figures), *bgio_tables(figures),
+              replay_table(figures)]
+    matchmaking = figures.get("extras", {}).get("matchmaking")
+    if matchmaking:
+        tables.append(matchmaking_table(matchmaking))
+        figures["targets"] += matchmaking_targets(matchmaking)
     for table in tables:
         console.print(table)
     targets = Table(title="Targets from the issue")
