@@ -43,8 +43,13 @@ def option_spec(option: common_pb2.GameOption) -> OptionSpec:
 
 def check_options(declared: Sequence[common_pb2.GameOption], options: Mapping[str, str], field: str) -> None:
     """InvalidArgument naming the first option the declaration refuses (unknown, or a value not allowed)."""
+    check_against([option_spec(option) for option in declared], options, field)
+
+
+def check_against(specs: Sequence[OptionSpec], options: Mapping[str, str], field: str) -> None:
+    """check_options on the specs the declaration was read into."""
     try:
-        parse_options([option_spec(option) for option in declared], options)
+        parse_options(specs, options)
     except InvalidConfig as bad:
         detail = f"{field}[{bad.option}]: {bad}" if bad.option else f"bad option: {bad}"
         raise InvalidArgument(detail, field, {"option": bad.option} if bad.option else None) from None
@@ -56,6 +61,8 @@ class GameCatalog:
     def __init__(self, rules: Mapping[str, RulesPort]) -> None:
         self._rules = dict(rules)
         self._described: dict[str, rpb.DescribeGameResponse] = {}
+        # Each game's options and the table's, read once from its declaration (every ticket is checked).
+        self._specs: dict[str, list[OptionSpec]] = {}
 
     def names(self) -> list[str]:
         return sorted(self._rules)
@@ -69,10 +76,12 @@ class GameCatalog:
 
     async def check_table(self, game: str, low: int, high: int, options: Mapping[str, str], field: str) -> None:
         """InvalidArgument unless the game seats `low` to `high` players and accepts `options`."""
-        info = self._described.get(game) or await self.describe(game)
-        self._described[game] = info
+        info = self._described.get(game)
+        if info is None:
+            info = self._described[game] = await self.describe(game)
+            self._specs[game] = [option_spec(option) for option in (*info.options, *table_option_messages())]
         if not info.min_seats <= low <= high <= info.max_seats:
             raise InvalidArgument(
                 f"{game} seats {info.min_seats}-{info.max_seats} players; asked {low}-{high}", "players"
             )
-        check_options([*info.options, *table_option_messages()], options, field)
+        check_against(self._specs[game], options, field)
