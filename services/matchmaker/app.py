@@ -90,6 +90,7 @@ class MatchmakerApp:
         # From the last full pass: every pool known, and the ones this replica owns.
         self._known: set[str] = set()
         self._mine: list[str] = []
+        self._mine_set: frozenset[str] = frozenset()
         self._last_full = 0.0
         # Where the events follower is: kept across restarts of the loop, so no wake-up is lost.
         self._followed = "$"
@@ -264,6 +265,7 @@ class MatchmakerApp:
             live = await self._store.live_replicas(self.replica, int(time.time() * 1000), ttl_ms)
             pools = await self._store.pools()
             self._known, self._mine = set(pools), partition.owned(pools, self.replica, live)
+            self._mine_set = frozenset(self._mine)
             self._last_full = time.monotonic()
         claimed = 0
         for pool in self._mine if full or only is None else [p for p in self._mine if p in only]:
@@ -348,8 +350,12 @@ class MatchmakerApp:
                 self._followed = entry_id
                 if fields.get(b"k") in (b"queued", b"waiting"):
                     pool = fields.get(b"pool")
-                    self._dirty_pools.add(pool.decode() if pool is not None else None)
-                    self._dirty.set()
+                    name = pool.decode() if pool is not None else None
+                    # Another replica's pool is its to group: no pass here. An unknown pool
+                    # makes a full pass, which learns who owns it.
+                    if name is None or name in self._mine_set or name not in self._known:
+                        self._dirty_pools.add(name)
+                        self._dirty.set()
                     continue  # a watcher of a waiting ticket has nothing new to hear
                 placed = placed_of(fields)
                 for ticket_id in ids_of(fields):
