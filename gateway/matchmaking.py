@@ -84,6 +84,8 @@ class Matchmaking:
                                                assignment=queued.assignment)
                 else:
                     async for watched in self._watch(session.player_id, ticket_id):
+                        if watched.status == mmpb.TICKET_STATUS_WAITING:
+                            continue  # said already: a reopened watch starts with the state now
                         yield pb.QueueResponse(ticket_id=ticket_id, already_queued=before, status=watched.status,
                                                assignment=watched.assignment)
                 return

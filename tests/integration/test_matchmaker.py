@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import urllib.request
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -17,6 +18,7 @@ import grpc
 import pytest
 import redis.asyncio as aioredis
 from openskill.models import PlackettLuce
+from prometheus_client.parser import text_string_to_metric_families
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from tabletop.match.v1 import events_pb2 as ev
@@ -407,6 +409,45 @@ async def test_a_killed_replicas_claimed_tickets_are_still_assigned(redis_url: s
         await client.aclose()
     finally:
         running.stop()
+
+
+async def test_queue_streams_outlive_the_replica_serving_them(redis_url: str) -> None:
+    """The gateway reopens a Queue whose matchmaker replica went away (by the ticket's id on
+    another replica): every player still hears the assignment on the stream it opened."""
+    running = Stack(games=("pig",), extra_env=PIG, matchmakers=2)
+    running.start()
+    try:
+        async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
+            gateway = pb_grpc.GatewayServiceStub(channel)
+            request = pb.QueueRequest(game="pig", players_min=4, options={"target": "outlive"})
+
+            async def queued(name: str) -> tuple[str, Any]:
+                stream = gateway.Queue(request, metadata=await _session(gateway, name))
+                first = await stream.read()
+                assert first.status == mmpb.TICKET_STATUS_WAITING
+                return first.ticket_id, stream
+
+            # Three wait for a fourth; the replica serving some of their streams goes away.
+            waiting = [await queued(f"outlive{i}") for i in range(3)]
+            serving = [name for name in ("matchmaker", "matchmaker-1") if _open_streams(running, name) > 0]
+            assert serving, "some replica serves the streams"
+            running.kill(serving[-1])
+            last_ticket, last = await queued("outlive3")
+            ends = await asyncio.wait_for(asyncio.gather(*(s.read() for _, s in [*waiting, (last_ticket, last)])), 60)
+            assert [e.status for e in ends] == [mmpb.TICKET_STATUS_ASSIGNED] * 4
+            assert len({e.assignment.match_id for e in ends}) == 1
+            assert sorted(e.assignment.seat for e in ends) == [0, 1, 2, 3]
+            assert [e.ticket_id for e in ends] == [t for t, _ in [*waiting, (last_ticket, last)]]
+    finally:
+        running.stop()
+
+
+def _open_streams(running: Stack, name: str) -> float:
+    """The gRPC streams process `name` has open (its metrics page)."""
+    port = running.procs[name].metrics_port
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as page:
+        families = text_string_to_metric_families(page.read().decode())
+    return sum(s.value for f in families for s in f.samples if s.name == "tabletop_rpc_open_streams")
 
 
 async def _pending_of(client: aioredis.Redis, consumer: str) -> int:
