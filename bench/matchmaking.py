@@ -69,10 +69,11 @@ async def _player(stub: Any, n: int, run: str, session: Metadata) -> float:
 
 async def _load(
     addr: str, count: int, run: str, mark: Callable[[], None] = lambda: None
-) -> tuple[float, list[float], list[float]]:
-    """(seconds for `count` tickets under load, their waits, waits of pairs arriving alone);
-    `mark` is called just before and just after the timed load (CPU readings). Every player
-    signs in before the timed load: a ticket's time runs from its Queue call."""
+) -> tuple[float, float, list[float], list[float]]:
+    """(seconds for every player's sign-in, seconds for `count` tickets under load, their waits,
+    waits of pairs arriving alone); `mark` is called just before and just after the sign-ins,
+    then the timed load (CPU readings). Every player signs in before the timed load: a
+    ticket's time runs from its Queue call."""
     slots = asyncio.Semaphore(PARALLEL)
     total = 16 + count + 2 * PAIRS
     async with grpc.aio.insecure_channel(addr, options=CHANNEL_OPTIONS) as channel:
@@ -82,7 +83,11 @@ async def _load(
             async with slots:
                 return await _signed_in(stub, n, run)
 
+        mark()
+        signing = time.perf_counter()
         sessions = await asyncio.gather(*(signed_in(n) for n in range(total)))
+        signing = time.perf_counter() - signing
+        mark()
 
         async def one(n: int) -> float:
             async with slots:
@@ -98,7 +103,7 @@ async def _load(
         for pair in range(PAIRS):  # unloaded: one pair at a time, the pipeline's own latency
             n = 16 + count + 2 * pair
             alone += await asyncio.gather(one(n), one(n + 1))
-        return elapsed, list(waits), alone
+        return signing, elapsed, list(waits), alone
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,9 @@ class Sitting:
     cpu_seconds: dict[str, float]  # by process name
     waits: list[float]
     alone: list[float]
+    sign_ins: int  # before the timed load, one per player
+    sign_in_seconds: float
+    sign_in_cpu_seconds: float  # every process
 
 
 def _sit(replicas: int, count: int, desk: bool = False) -> Sitting:
@@ -121,14 +129,16 @@ def _sit(replicas: int, count: int, desk: bool = False) -> Sitting:
         stack.start()
         roots = {name: proc.process.pid for name, proc in stack.procs.items() if proc.process is not None}
         roots |= {f"redis-{i}": n.process.pid for i, n in enumerate(stack.redis_nodes) if n.process is not None}
-        elapsed, waits, alone = asyncio.run(_load(
+        signing, elapsed, waits, alone = asyncio.run(_load(
             stack.gateway_addr, count, f"r{replicas}", lambda: readings.append(cpu.cpu_seconds(roots.values()))
         ))
     finally:
         stack.stop()
-    before, after = readings
+    signing_before, signing_after, before, after = readings
     used = {name: after.get(pid, 0.0) - before.get(pid, 0.0) for name, pid in roots.items()}
-    return Sitting(count, elapsed, used, waits, alone)
+    sign_ins = 16 + count + 2 * PAIRS
+    return Sitting(count, elapsed, used, waits, alone, sign_ins, signing,
+                   cpu.used_between(signing_before, signing_after))
 
 
 def _pooled(replicas: int, sittings: list[Sitting]) -> dict[str, Any]:
@@ -158,6 +168,11 @@ def _pooled(replicas: int, sittings: list[Sitting]) -> dict[str, Any]:
         # One pair at a time: queue + group + one FormMatch + assign + delivery on the stream.
         "unloaded_p50_ms": _ms(alone, 0.5),
         "unloaded_p99_ms": _ms(alone, 0.99),
+        # The players' sign-ins before the timed load (a session serves many tickets): apart.
+        "sign_ins_per_s": round(sum(s.sign_ins for s in sittings) / sum(s.sign_in_seconds for s in sittings), 1),
+        "cpu_ms_per_sign_in_all": round(
+            sum(s.sign_in_cpu_seconds for s in sittings) * 1000 / sum(s.sign_ins for s in sittings), 3
+        ),
     }
 
 

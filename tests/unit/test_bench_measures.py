@@ -116,3 +116,43 @@ def test_every_figure_gets_its_ratio_to_the_baseline_and_tabletop_its_ratio_to_b
     assert theirs["vs_baseline"]["cpu_ms_each"] == 1.0
     (side,) = figures["bgio"]["tabletop_over_bgio"]  # type: ignore[index]
     assert (side["shape"], side["per_second"], side["cpu_ms_each"], side["p99_ms"]) == ("inprocess", 0.2, 20.0, 4.0)
+
+
+def test_sittings_pool_into_one_run_and_sign_ins_stay_apart() -> None:
+    from bench.matchmaking import Sitting, _pooled
+
+    sittings = [
+        Sitting(1000, 5.0, {"gateway": 2.0, "matchmaker": 0.2}, [0.1, 0.3], [0.05], 1076, 2.0, 1.0),
+        Sitting(1000, 3.0, {"gateway": 1.0, "matchmaker": 0.1, "matchmaker-1": 0.1}, [0.2], [0.07], 1076, 1.0, 0.5),
+    ]
+    pooled = _pooled(2, sittings)
+    assert pooled["tickets"] == 2000
+    assert pooled["tickets_per_s"] == 250.0  # 2,000 tickets over 8 s, not the mean of 200 and 333
+    assert pooled["tickets_per_s_by_sitting"] == [200.0, 333.3]
+    assert pooled["cpu_ms_per_ticket_by_process"] == {"gateway": 1.5, "matchmaker": 0.15, "matchmaker-1": 0.05}
+    assert pooled["matchmaker_cpu_ms_per_ticket_total"] == 0.2
+    assert pooled["cpu_ms_per_ticket_all"] == 1.7
+    assert pooled["p50_ms"] == 200.0 and pooled["unloaded_p50_ms"] == 60.0
+    assert pooled["sign_ins_per_s"] == round(2152 / 3.0, 1)
+    assert pooled["cpu_ms_per_sign_in_all"] == round(1500 / 2152, 3)
+
+
+def test_matchmaking_targets_need_every_figure() -> None:
+    from bench.report import matchmaking_targets
+
+    def run(rate: float, cpu_ms: float) -> dict[str, float]:
+        return {"tickets_per_s": rate, "matchmaker_cpu_ms_per_ticket_total": cpu_ms}
+
+    found = {
+        "tickets_in_gateway": {"one_replica": run(2100, 0.15), "two_replicas": run(2200, 0.2),
+                               "throughput_ratio_2_to_1": 1.05},
+        "tickets_via_matchmaker": {"one_replica": run(900, 0.9), "two_replicas": run(850, 1.0),
+                                   "throughput_ratio_2_to_1": 0.94},
+        "backlog": {"one_replica": run(3000, 0.1)},
+    }
+    met = {row["target"]: row["met"] for row in matchmaking_targets(found)}
+    assert met == {
+        "matchmaker's own CPU per ticket <= 0.2 ms": False,  # the replica serving the ticket streams spends 0.9
+        "end to end >= 2,000 tickets/s": True,
+        "two replicas not slower than one": False,
+    }
