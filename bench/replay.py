@@ -79,9 +79,8 @@ async def replay_run(stack: Stack, pids: list[int], events: int, folds: int) -> 
         match_id = await _long_match(gateway, await _moves_for(gateway, events + folds))
         final = (await gateway.view(match_id)).match.version
         versions = range(events, min(events + folds, final + 1))
-        rebuilds: list[float] = []
-        cold, cold_cpu = await _ask(gateway, match_id, versions, pids, lambda: _replay_seconds(metrics_port), rebuilds)
-        cached, cached_cpu = await _ask(gateway, match_id, versions, pids)
+        cold, cold_cpu, rebuilds = await _ask(gateway, match_id, versions, pids, lambda: _replay_seconds(metrics_port))
+        cached, cached_cpu, _ = await _ask(gateway, match_id, versions, pids)
     cold_ms, cached_ms = 1000 * statistics.median(cold), 1000 * statistics.median(cached)
     return Replay(
         events=statistics.mean(versions),
@@ -120,12 +119,11 @@ async def _ask(
     versions: range,
     pids: list[int],
     folding: Callable[[], float] | None = None,
-    rebuilds: list[float] | None = None,
-) -> tuple[list[float], float]:
-    """Each version's spectator view, one request at a time: latencies and the stack's CPU
-    seconds. With `folding` (the match app's replay seconds so far), each request's share of
-    them goes to `rebuilds`; the readings lie outside the CPU and latency figures."""
-    latencies, cpu_seconds = [], 0.0
+) -> tuple[list[float], float, list[float]]:
+    """Each version's spectator view, one request at a time: latencies, the stack's CPU
+    seconds and, with `folding` (the match app's replay seconds so far), each request's share
+    of them; those readings lie outside the CPU and latency figures."""
+    latencies, cpu_seconds, rebuilds = [], 0.0, []
     for version in versions:
         folded = folding() if folding else 0.0
         before = cpu.cpu_seconds(pids)
@@ -133,9 +131,9 @@ async def _ask(
         await gateway.stub.GetView(pb.GetViewRequest(match_id=match_id, at_version=version))
         latencies.append(time.perf_counter() - started)
         cpu_seconds += cpu.used_between(before, cpu.cpu_seconds(pids))
-        if folding and rebuilds is not None:
+        if folding:
             rebuilds.append(folding() - folded)
-    return latencies, cpu_seconds
+    return latencies, cpu_seconds, rebuilds
 
 
 def _replay_seconds(metrics_port: int) -> float:

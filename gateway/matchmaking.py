@@ -10,7 +10,8 @@ in Redis, not in the replica).
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any, TypeVar
 
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
@@ -25,6 +26,8 @@ from services.common.errors import Unavailable
 from services.common.ports import MatchmakerPort
 
 WATCH_REOPENS = 5
+# A ticket update from the matchmaker, from either stream that carries them.
+Update = TypeVar("Update", mmpb.WatchTicketResponse, mmpb.QueueResponse)
 
 
 class Matchmaking:
@@ -67,62 +70,46 @@ class Matchmaking:
     async def Queue(self, request: pb.QueueRequest, context: CallContext) -> AsyncGenerator[pb.QueueResponse, None]:
         """FindMatch, then WatchTicket on its ticket, over one stream: a client's one call to
         queue (the ticket's watcher from its first moment). The matchmaker does both in one
-        call too; if its replica goes away, the same command id (the gateway's own when the
-        client sent none) reopens the same ticket, or the ticket is watched by its id."""
+        call too; if its replica goes away before the ticket is known, the same command id
+        (the gateway's own when the client sent none) reopens the same ticket; after, the
+        ticket is watched by its id."""
         session = self._callers.session(context)
-        checked = await self._checked(session.player_id, request)
-        checked.command_id = checked.command_id or uuid.uuid4().hex
+        fields = await self._checked(session.player_id, request)
+        queue = mmpb.QueueRequest(**fields, command_id=request.command_id or uuid.uuid4().hex)
         ticket_id, before = "", False
         for attempt in range(WATCH_REOPENS):
             try:
-                if not ticket_id:
-                    async for queued in self._mm().Queue(checked):
-                        ticket_id, before = queued.ticket_id, queued.already_queued
-                        if queued.HasField("assignment") and queued.assignment.match_id:
-                            await self._seat_token(session.player_id, queued.assignment)
-                        yield pb.QueueResponse(ticket_id=ticket_id, already_queued=before, status=queued.status,
-                                               assignment=queued.assignment)
-                else:
-                    async for watched in self._watch(session.player_id, ticket_id):
-                        if watched.status == mmpb.TICKET_STATUS_WAITING:
-                            continue  # said already: a reopened watch starts with the state now
-                        yield pb.QueueResponse(ticket_id=ticket_id, already_queued=before, status=watched.status,
-                                               assignment=watched.assignment)
+                async for queued in self._minted(session.player_id, self._mm().Queue(queue)):
+                    ticket_id, before = queued.ticket_id, queued.already_queued
+                    yield pb.QueueResponse(ticket_id=ticket_id, already_queued=before, status=queued.status,
+                                           assignment=queued.assignment)
                 return
             except Unavailable:
+                if ticket_id:
+                    break
                 if attempt == WATCH_REOPENS - 1:
                     raise
+        async for watched in self._watch(session.player_id, ticket_id):
+            if watched.status != mmpb.TICKET_STATUS_WAITING:  # said already: a new watch starts with it
+                yield pb.QueueResponse(ticket_id=ticket_id, already_queued=before, status=watched.status,
+                                       assignment=watched.assignment)
 
     async def _find(self, player_id: str, request: pb.FindMatchRequest) -> mmpb.FindMatchResponse:
-        checked = await self._checked(player_id, request)
-        return await self._mm().FindMatch(
-            mmpb.FindMatchRequest(
-                game=checked.game,
-                player_id=player_id,
-                players_min=checked.players_min,
-                players_max=checked.players_max,
-                options=checked.options,
-                command_id=checked.command_id,
-            )
-        )
+        fields = await self._checked(player_id, request)
+        return await self._mm().FindMatch(mmpb.FindMatchRequest(**fields, command_id=request.command_id))
 
-    async def _checked(self, player_id: str, request: pb.FindMatchRequest | pb.QueueRequest) -> mmpb.QueueRequest:
-        """The matchmaker's request for `request`, checked here first (the game, its table sizes
-        and options, the player's ticket rate) so that nothing is queued for a request refused."""
+    async def _checked(self, player_id: str, request: pb.FindMatchRequest | pb.QueueRequest) -> dict[str, Any]:
+        """The matchmaker request's fields for `request` but its command id, checked here first
+        (the game, its table sizes and options, the player's ticket rate) so that nothing is
+        queued for a request refused."""
         low = validate.count(request.players_min, "players_min", 1, validate.MAX_SEATS)
         high = validate.count(request.players_max or low, "players_max", 1, validate.MAX_SEATS)
         options = validate.options(request.options, "options")
         validate.command_id(request.command_id)
         await self._games.check_table(validate.game(request.game), low, high, options, "options")
         self._ticket_limiter.take(f"ticket/{player_id}", "tickets")
-        return mmpb.QueueRequest(
-            game=request.game,
-            player_id=player_id,
-            players_min=low,
-            players_max=high,
-            options=options,
-            command_id=request.command_id,
-        )
+        return {"game": request.game, "player_id": player_id, "players_min": low, "players_max": high,
+                "options": options}
 
     async def _watch(self, player_id: str, ticket_id: str) -> AsyncGenerator[mmpb.WatchTicketResponse, None]:
         """The ticket's updates, its assignment carrying the seat's token for `player_id`; the
@@ -130,14 +117,19 @@ class Matchmaking:
         watch = mmpb.WatchTicketRequest(ticket_id=ticket_id, player_id=player_id)
         for attempt in range(WATCH_REOPENS):
             try:
-                async for update in self._mm().WatchTicket(watch):
-                    if update.HasField("assignment") and update.assignment.match_id:
-                        await self._seat_token(player_id, update.assignment)
+                async for update in self._minted(player_id, self._mm().WatchTicket(watch)):
                     yield update
                 return
             except Unavailable:
                 if attempt == WATCH_REOPENS - 1:
                     raise
+
+    async def _minted(self, player_id: str, updates: AsyncIterator[Update]) -> AsyncGenerator[Update, None]:
+        """The matchmaker's ticket `updates`, an assignment carrying the seat's token for `player_id`."""
+        async for update in updates:
+            if update.HasField("assignment") and update.assignment.match_id:
+                await self._seat_token(player_id, update.assignment)
+            yield update
 
     async def _seat_token(self, player_id: str, assignment: mmpb.Assignment) -> None:
         """Mint the assigned seat's token for the ticket's owner, bound to the seat's tenure: the

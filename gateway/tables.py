@@ -60,9 +60,9 @@ class GameCatalog:
 
     def __init__(self, rules: Mapping[str, RulesPort]) -> None:
         self._rules = dict(rules)
-        self._described: dict[str, rpb.DescribeGameResponse] = {}
-        # Each game's options and the table's, read once from its declaration (every ticket is checked).
-        self._specs: dict[str, list[OptionSpec]] = {}
+        # Each game's declaration, with its options and the table's read into specs once
+        # (every ticket and table is checked against them).
+        self._tables: dict[str, tuple[rpb.DescribeGameResponse, list[OptionSpec]]] = {}
 
     def names(self) -> list[str]:
         return sorted(self._rules)
@@ -76,12 +76,13 @@ class GameCatalog:
 
     async def check_table(self, game: str, low: int, high: int, options: Mapping[str, str], field: str) -> None:
         """InvalidArgument unless the game seats `low` to `high` players and accepts `options`."""
-        info = self._described.get(game)
-        if info is None:
-            info = self._described[game] = await self.describe(game)
-            self._specs[game] = [option_spec(option) for option in (*info.options, *table_option_messages())]
+        known = self._tables.get(game)
+        if known is None:
+            info = await self.describe(game)
+            known = self._tables[game] = (info, [option_spec(o) for o in (*info.options, *table_option_messages())])
+        info, specs = known
         if not info.min_seats <= low <= high <= info.max_seats:
             raise InvalidArgument(
                 f"{game} seats {info.min_seats}-{info.max_seats} players; asked {low}-{high}", "players"
             )
-        check_against(self._specs[game], options, field)
+        check_against(specs, options, field)

@@ -89,8 +89,7 @@ class MatchmakerApp:
         self._dirty_pools: set[str | None] = set()
         # From the last full pass: every pool known, and the ones this replica owns.
         self._known: set[str] = set()
-        self._mine: list[str] = []
-        self._mine_set: frozenset[str] = frozenset()
+        self._mine: frozenset[str] = frozenset()
         self._last_full = 0.0
         # Where the events follower is: kept across restarts of the loop, so no wake-up is lost.
         self._followed = "$"
@@ -264,11 +263,10 @@ class MatchmakerApp:
             ttl_ms = int(1000 * max(MIN_MEMBERSHIP_SECONDS, 3 * self._config.tick))
             live = await self._store.live_replicas(self.replica, int(time.time() * 1000), ttl_ms)
             pools = await self._store.pools()
-            self._known, self._mine = set(pools), partition.owned(pools, self.replica, live)
-            self._mine_set = frozenset(self._mine)
+            self._known, self._mine = set(pools), frozenset(partition.owned(pools, self.replica, live))
             self._last_full = time.monotonic()
         claimed = 0
-        for pool in self._mine if full or only is None else [p for p in self._mine if p in only]:
+        for pool in self._mine if full or only is None else self._mine & only:
             tickets = await self._store.lease_waiting(pool, self.replica, LEASE_MS, self._config.batch)
             if tickets is None:
                 continue  # another replica is grouping it right now
@@ -353,7 +351,7 @@ class MatchmakerApp:
                     name = pool.decode() if pool is not None else None
                     # Another replica's pool is its to group: no pass here. An unknown pool
                     # makes a full pass, which learns who owns it.
-                    if name is None or name in self._mine_set or name not in self._known:
+                    if name is None or name in self._mine or name not in self._known:
                         self._dirty_pools.add(name)
                         self._dirty.set()
                     continue  # a watcher of a waiting ticket has nothing new to hear
