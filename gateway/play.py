@@ -80,9 +80,13 @@ class Moves:
                 with_position=True,
             )
         )
-        reply = await self.positions.submitted(request.match_id, call)
-        if self._feeds is not None and reply.appended:
-            await self._feeds.offer(request.match_id, reply.version, reply.appended)
+        if self._feeds is None:
+            reply = await self.positions.submitted(request.match_id, call)
+        else:
+            with self._feeds.submitting(request.match_id):
+                reply = await self.positions.submitted(request.match_id, call)
+                if reply.appended:
+                    await self._feeds.offer(request.match_id, reply.version, reply.appended)
         response = pb.SubmitActionResponse(version=reply.version, duplicate=reply.duplicate)
         if reply.HasField("match"):
             response.match.CopyFrom(reply.match)

@@ -9,6 +9,9 @@ gateway uses at most its pool size (+1 on a cluster) connections, whether 10 or 
 watchers follow 10 or 100,000 matches; nobody blocks a connection per match.
 A submit through this gateway brings back the events it appended: those go
 into the match's feed at once (`offer`), and its notification reads nothing.
+The notification and the submit's answer come back on two connections, in
+either order: one heard while a submit to that match is under way here waits
+for the submit (`submitting`), at most OFFER_WAIT, before it reads the store.
 
 Pub/sub keeps nothing for an absent subscriber, so after every
 (re)subscription every feed re-reads the store from its version: an append
@@ -24,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +53,10 @@ IDLE_SECONDS = 30.0
 # watchers far behind never delay live updates.
 READS = 8
 RESUBSCRIBE_SECONDS = 0.5
+# How long a notification heard during a submit through this gateway waits for that
+# submit's own events before the feed reads the store anyway (a submit that hangs
+# after its append must not hold up the other watchers).
+OFFER_WAIT = 0.05
 
 Listen = Callable[[], AsyncIterator[tuple[str, int]]]
 """Opens a subscription: yields SUBSCRIBED, then (stream, last version) per append."""
@@ -65,6 +72,8 @@ class _Feed:
     last_seen: float = field(default_factory=time.monotonic)
     pulling: bool = False
     again: bool = False
+    submits: int = 0  # submits through this gateway under way (`submitting`)
+    heard: int = -1  # the newest version a notification named while they were
 
 
 class Subscriptions:
@@ -107,6 +116,24 @@ class Subscriptions:
         finally:
             feed.watchers -= 1
             feed.last_seen = time.monotonic()
+
+    @contextlib.contextmanager
+    def submitting(self, match_id: str) -> Iterator[None]:
+        """A submit to `match_id` through this gateway is under way: the notification of
+        its append, if heard before its answer, waits for the events the answer brings
+        (`offer`) instead of reading them from the store. What the submit did not bring
+        (it failed, or another writer appended first) is read once it is over."""
+        feed = self._feeds.get(match_stream(match_id))
+        if feed is None:
+            yield
+            return
+        feed.submits += 1
+        try:
+            yield
+        finally:
+            feed.submits -= 1
+            if not feed.submits:
+                self._pull_heard(feed)
 
     async def offer(self, match_id: str, last_version: int, appended: Sequence[log_pb2.LogEntry]) -> None:
         """Events an append just made, at versions up to `last_version` (the match
@@ -197,8 +224,20 @@ class Subscriptions:
                 self._pull(feed)
             return
         followed = self._feeds.get(stream)
-        if followed is not None and version > followed.version:
+        if followed is None or version <= followed.version:
+            return
+        if not followed.submits:
             self._pull(followed)
+            return
+        # A submit here may be about to offer these very events: wait for it, a while.
+        if followed.heard <= followed.version:
+            asyncio.get_running_loop().call_later(OFFER_WAIT, self._pull_heard, followed)
+        followed.heard = max(followed.heard, version)
+
+    def _pull_heard(self, feed: _Feed) -> None:
+        """Read what a notification named that no submit's answer has brought."""
+        if feed.heard > feed.version:
+            self._pull(feed)
 
     def _set_down(self) -> None:
         """Watchers whose wait ends with nothing new while this lasts end UNAVAILABLE."""

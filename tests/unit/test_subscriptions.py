@@ -159,3 +159,66 @@ async def test_an_offered_append_reaches_watchers_without_a_read_and_is_never_do
         assert [e.version for e in await feeds.next_batch("m1", 0, 5)] == [1, 2, 3, 4, 5], "no event twice"
     finally:
         await feeds.close()
+
+
+async def test_a_notification_heard_before_the_submits_answer_waits_for_its_offer() -> None:
+    """The append's notification and the submit's answer race on two connections:
+    heard first, the notification reads nothing while the submit that will offer
+    those events is under way here."""
+    store, channel = CountingStore(), Channel()
+    feeds = Subscriptions(store, channel.listen)
+    stream = match_stream("m1")
+    await append(store, "m1", None)
+    try:
+        assert [e.version for e in await feeds.next_batch("m1", 0, 5)] == [1]
+        watcher = asyncio.ensure_future(feeds.next_batch("m1", 1, 5))
+        reads = store.reads
+        with feeds.submitting("m1"):
+            made = [NewEvent("Test", b"a")]
+            await store.append(stream, 1, made, "c:1")
+            channel.notes.put_nowait((stream, 2))
+            await asyncio.sleep(0.01)  # the notification is heard before the answer
+            await feeds.offer("m1", 2, logged(made))
+        assert [e.version for e in await watcher] == [2]
+        await asyncio.sleep(subscriptions.OFFER_WAIT + 0.02)
+        assert store.reads == reads, "the submit's own events were not read back"
+    finally:
+        await feeds.close()
+
+
+async def test_what_a_submit_does_not_bring_is_read_when_it_ends() -> None:
+    """Another writer's append heard during a submit that then fails is read at its end."""
+    store, channel = CountingStore(), Channel()
+    feeds = Subscriptions(store, channel.listen)
+    await append(store, "m1", None)
+    try:
+        assert [e.version for e in await feeds.next_batch("m1", 0, 5)] == [1]
+        watcher = asyncio.ensure_future(feeds.next_batch("m1", 1, 5))
+        with pytest.raises(RuntimeError), feeds.submitting("m1"):
+            await append(store, "m1", channel)
+            await asyncio.sleep(0.01)
+            assert not watcher.done(), "held for the submit's offer"
+            raise RuntimeError("the submit failed")
+        assert [e.version for e in await asyncio.wait_for(watcher, 1)] == [2]
+    finally:
+        await feeds.close()
+
+
+async def test_a_submit_that_hangs_holds_other_watchers_back_for_a_moment_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(subscriptions, "OFFER_WAIT", 0.05)
+    store, channel = CountingStore(), Channel()
+    feeds = Subscriptions(store, channel.listen)
+    await append(store, "m1", None)
+    try:
+        assert [e.version for e in await feeds.next_batch("m1", 0, 5)] == [1]
+        with feeds.submitting("m1"):
+            await append(store, "m1", channel)
+            started = asyncio.get_running_loop().time()
+            got = await feeds.next_batch("m1", 1, 5)
+            waited = asyncio.get_running_loop().time() - started
+        assert [e.version for e in got] == [2]
+        assert 0.04 <= waited < 1.0, waited
+    finally:
+        await feeds.close()
