@@ -12,12 +12,18 @@ which the server maps to UNAVAILABLE) instead of opening one more.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import urllib.parse
+from collections.abc import Iterable
 from typing import Any, TypedDict, cast
 
+import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import DataError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.common.config import Settings
 
@@ -64,8 +70,64 @@ def connect(
         # Typed as the one-server client its callers are written against: every
         # call touches keys of one hash tag, so the cluster client serves it alike.
         return cast(aioredis.Redis, RedisCluster.from_url(url, **options))  # type: ignore[no-untyped-call]
-    pool = IdleProbingPool.from_url(url, timeout=pool_timeout, **options)
+    pool = IdleProbingPool.from_url(url, timeout=pool_timeout, connection_class=LeanConnection, **options)
     return aioredis.Redis(connection_pool=pool)
+
+
+class LeanConnection(aioredis.Connection):
+    """redis-py's asyncio connection with two costs of every command taken out.
+
+    It packs a command in Python, argument by argument; hiredis (already the reply
+    parser) packs it in C, as redis-py's own synchronous client does. And it sends
+    under `asyncio.wait_for`, which wraps the write in a task of its own, for a
+    timeout that can only strike while the socket's buffer is full: here the write is
+    handed to the transport, and the timed wait happens only when the kernel did not
+    take it all at once. Measured (an EXISTS loop against the embedded server, three
+    alternating runs in one sitting): the client's CPU per command went from 118-129
+    to 72-81 us with one caller, and from 58-66 to 28-34 us with sixteen. The cluster
+    client keeps redis-py's own connections.
+    """
+
+    def pack_command(self, *args: Any) -> list[bytes]:
+        # A command name of several words ("CLIENT SETNAME") goes as several arguments.
+        if isinstance(args[0], str):
+            args = (*args[0].encode().split(), *args[1:])
+        elif b" " in args[0]:
+            args = (*args[0].split(), *args[1:])
+        try:
+            return [hiredis.pack_command(args)]
+        except TypeError as wrong:
+            raise DataError(str(wrong)) from None
+
+    async def send_packed_command(self, command: bytes | str | Iterable[bytes], check_health: bool = True) -> None:
+        writer = self._writer
+        if writer is None or (check_health and self.health_check_interval):
+            await super().send_packed_command(command, check_health)
+            return
+        transport = writer.transport
+        # One turn of the loop first, as redis-py's task did: the commands of every task
+        # that runs in this turn then reach the server together, and a server that
+        # fsyncs each write does so once for all it read at once (see the class).
+        await asyncio.sleep(0)
+        try:
+            if isinstance(command, str):
+                command = command.encode()
+            if isinstance(command, bytes):
+                writer.write(command)
+            else:
+                writer.writelines(command)
+            if transport.get_write_buffer_size() or transport.is_closing():
+                await asyncio.wait_for(writer.drain(), self.socket_timeout)
+        except TimeoutError:
+            await self.disconnect(nowait=True)
+            raise RedisTimeoutError("Timeout writing to socket") from None
+        except OSError as lost:
+            await self.disconnect(nowait=True)
+            raise RedisConnectionError(f"Error while writing to socket: {lost}") from lost
+        except BaseException:
+            # Part of the command may be out: the connection cannot carry another.
+            await self.disconnect(nowait=True)
+            raise
 
 
 class IdleProbingPool(aioredis.BlockingConnectionPool):
@@ -82,6 +144,20 @@ class IdleProbingPool(aioredis.BlockingConnectionPool):
     longer are probed. Under load the pool hands out connections used a moment ago
     (it is last in, first out), so almost no command pays for the probe."""
 
+    async def get_connection(self, command_name: Any = None, *keys: Any, **options: Any) -> Any:
+        # A free connection and nobody waiting for one: take it at once. asyncio runs no
+        # other task between the check and the take, so this hands out what the
+        # condition's wait would, without its lock, its timer and its wait.
+        if not self._available_connections or self._condition.locked() or _waiting(self._condition):
+            return await super().get_connection()  # type: ignore[no-untyped-call]
+        connection = self.get_available_connection()  # type: ignore[no-untyped-call]
+        try:
+            await self.ensure_connection(connection)
+        except BaseException:
+            await self.release(connection)
+            raise
+        return connection
+
     async def ensure_connection(self, connection: Any) -> None:
         if time.monotonic() - getattr(connection, "_tabletop_released", 0.0) > PROBE_IDLE_S:
             await super().ensure_connection(connection)
@@ -90,7 +166,20 @@ class IdleProbingPool(aioredis.BlockingConnectionPool):
 
     async def release(self, connection: Any) -> None:
         connection._tabletop_released = time.monotonic()
-        await super().release(connection)
+        if self._condition.locked() or _waiting(self._condition) or connection._re_auth_token is not None:
+            await super().release(connection)
+            return
+        # Nobody to notify, and no new credentials to log in with (what the release
+        # event's one listener would do): the connection goes straight back.
+        self._in_use_connections.remove(connection)
+        if connection.should_reconnect():
+            await connection.disconnect()
+        self._available_connections.append(connection)
+
+
+def _waiting(condition: asyncio.Condition) -> bool:
+    """Whether a task waits on `condition` (asyncio keeps its waiters in `_waiters`)."""
+    return bool(getattr(condition, "_waiters", True))
 
 
 # A connection idle longer than this is probed before its next command.

@@ -1,12 +1,16 @@
-"""The pool skips redis-py's per-command probe only for connections used a moment ago:
-a connection the server closed while it sat idle is still found and replaced before
-the next command, so that command does not fail."""
+"""The pool and its connections: redis-py's per-command probe is skipped only for
+connections used a moment ago (a connection the server closed while it sat idle is
+still found and replaced before the next command); commands are packed as redis-py
+packs them; the pool stays bounded and hands freed connections to waiters."""
 
 from __future__ import annotations
 
 import asyncio
 
+import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import DataError
 
 from services.common import redis_client
 
@@ -24,3 +28,49 @@ async def test_a_connection_closed_while_idle_is_replaced_before_the_next_comman
     finally:
         await client.aclose()
         await admin.aclose()
+
+
+def test_commands_are_packed_as_redis_py_packs_them() -> None:
+    """hiredis packs in C what redis-py's own packer writes, word for word."""
+    lean = redis_client.LeanConnection()
+    plain = aioredis.Connection()
+    for args in (
+        ("SET", "key", "välue"),
+        ("ZADD", b"k", 1.5, 0.1, 7, b"member"),
+        ("CLIENT SETNAME", "tabletop"),
+        (b"CONFIG GET", b"maxmemory"),
+        ("EVALSHA", "0" * 40, 2, "a", "b", b"\x00\xff" * 100_000),
+    ):
+        assert b"".join(lean.pack_command(*args)) == b"".join(plain.pack_command(*args)), args
+
+
+def test_a_value_redis_cannot_take_is_refused_as_redis_py_refuses_it() -> None:
+    for bad in (None, True, [1]):
+        with pytest.raises(DataError):
+            redis_client.LeanConnection().pack_command("SET", "key", bad)
+
+
+async def test_the_pool_stays_bounded_and_hands_freed_connections_to_waiters(redis_url: str) -> None:
+    """Past the bound a command waits for a connection and gets the next one freed;
+    one that waits longer than the pool's timeout fails. The pool never grows."""
+    client = redis_client.connect(redis_url, max_connections=2, pool_timeout=0.5, name="pool-bound")
+    pool = client.connection_pool
+    try:
+        # Two blocking reads hold both connections; a third command waits for one.
+        blockers = [asyncio.ensure_future(client.xread({"pool-bound:never": "$"}, block=300)) for _ in range(2)]
+        await asyncio.sleep(0.05)
+        assert len(pool._in_use_connections) == 2
+        assert await client.set("pool-bound", "1"), "served once a reader let go, within the pool's timeout"
+        await asyncio.gather(*blockers)
+        assert len(pool._in_use_connections) + len(pool._available_connections) <= 2
+        blockers = [asyncio.ensure_future(client.xread({"pool-bound:never": "$"}, block=1500)) for _ in range(2)]
+        await asyncio.sleep(0.05)
+        with pytest.raises(RedisConnectionError):
+            await client.get("pool-bound")
+        await asyncio.gather(*blockers)
+        results = await asyncio.gather(*(client.incr("pool-bound:n") for _ in range(50)))
+        assert sorted(results) == list(range(1, 51))
+        assert len(pool._in_use_connections) + len(pool._available_connections) <= 2
+    finally:
+        await client.aclose()
+
