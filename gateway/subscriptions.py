@@ -101,8 +101,10 @@ class Subscriptions:
         feed.last_seen = time.monotonic()
         try:
             async with feed.changed:
+                # asyncio.timeout, not wait_for: no task of its own for every wait.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(feed.changed.wait_for(lambda: feed.version > after), timeout)
+                    async with asyncio.timeout(timeout):
+                        await feed.changed.wait_for(lambda: feed.version > after)
             if feed.version <= after:
                 # Still nothing: if that is because the subscription is down, say so
                 # (a short loss of the subscription is invisible: it re-reads on return).

@@ -9,8 +9,9 @@ naming the rule id.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from services.common.errors import FailedPrecondition, InvalidArgument
@@ -29,12 +30,19 @@ class Decision:
 
     events: tuple[tuple[object, Visibility, object | None], ...]
     state: object
-    data: bytes
     turn: ToMove
     outcome: Outcome | None
+    # The host's encoding of a state, run only when `data` is asked for: a move that
+    # chance follows passes through states that nobody stores or sends.
+    encode: Callable[[object], bytes] = field(repr=False, compare=False)
     position: Position | None = None
     # Whether the seat may take the move back (see `undoable`).
     undoable: bool = False
+
+    @cached_property
+    def data(self) -> bytes:
+        """The state as the match stores it and sends it back."""
+        return self.encode(self.state)
 
 
 @dataclass(frozen=True)
@@ -86,7 +94,7 @@ class EngineHost:
         self._remember(data, state)
         return data
 
-    def setup(self, config: Mapping[str, str], seats: int) -> tuple[object, bytes]:
+    def setup(self, config: Mapping[str, str], seats: int) -> object:
         if not self.engine.min_seats <= seats <= self.engine.max_seats:
             raise InvalidArgument(
                 f"{self.entry.name} is for {self.engine.min_seats}-{self.engine.max_seats} seats", "seat_count"
@@ -97,7 +105,7 @@ class EngineHost:
             # reason "config" like the gateway's own checks; the option travels in the metadata.
             detail = f"config[{bad.option}]: {bad}" if bad.option else f"bad option: {bad}"
             raise InvalidArgument(detail, "config", {"option": bad.option} if bad.option else None) from None
-        return state, self.encode(state)
+        return state
 
     def _check_seat_count(self, seat_count: int) -> None:
         if not self.engine.min_seats <= seat_count <= self.engine.max_seats:
@@ -111,9 +119,14 @@ class EngineHost:
         """Apply one move; IllegalAction becomes FailedPrecondition naming the rule. With
         `position_seats`, a decision that leaves players to act (no chance pending) also
         carries the new position."""
+        return self.decide_on(self.state(data), seat, move, position_seats, spectator)
+
+    def decide_on(
+        self, state: object, seat: int, move: object, position_seats: int = 0, spectator: bool = True
+    ) -> Decision:
+        """`decide` from a state in hand (the one a decision before it left)."""
         if position_seats:
             self._check_seat_count(position_seats)
-        state = self.state(data)
         try:
             events = self.engine.decide(state, seat, move)
         except IllegalAction as illegal:
@@ -129,7 +142,7 @@ class EngineHost:
         position = self._position(state, position_seats, spectator) if wanted else None
         outcome = self.engine.result(state)
         may_undo = undoable(self.engine.revealing, seat, emitted, turn, outcome)
-        return Decision(tuple(emitted), state, self.encode(state), turn, outcome, position, may_undo)
+        return Decision(tuple(emitted), state, turn, outcome, self.encode, position, may_undo)
 
     def replay(self, data: bytes, events: Sequence[object]) -> tuple[object, bytes]:
         state = replay(self.engine, self.state(data), events)

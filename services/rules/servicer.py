@@ -127,9 +127,9 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
     async def Setup(self, request: pb.SetupRequest, context: object) -> pb.SetupResponse:
         if request.game and request.game != self._game:
             raise InvalidArgument(f"this rules service plays {self._game}", "game")
-        state, data = self._host.setup(dict(request.config), request.seat_count)
+        state = self._host.setup(dict(request.config), request.seat_count)
         response = pb.SetupResponse()
-        set_up = Decision((), state, data, self._host.engine.to_move(state), None)
+        set_up = Decision((), state, self._host.engine.to_move(state), None, self._host.encode)
         if request.HasField("cursor") and self._chance is not None:
             set_up = await self._resolve(_grant(request), request.cursor, set_up, response.steps, request.seat_count)
             if set_up.turn.chance is None:
@@ -210,7 +210,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             )
             counter, piles = draws.advanced(counter, piles, (step,))
             move = protocodec.decode_union(outcome, chance.OUTCOME_TYPES)
-            decision = self._host.decide(decision.data, CHANCE_SEAT, move, position_seats, spectator)
+            decision = self._host.decide_on(decision.state, CHANCE_SEAT, move, position_seats, spectator)
             self._emit(decision.events, step.events)
         return decision
 
