@@ -63,7 +63,7 @@ async def main() -> None:
         "formation": WorkQueue(client, JOBS, "formers", replica, form, idle, tuning.concurrency,
                                max_failures=dead, on_dead=formation_dead, handle_many=form_many,
                                # One FormMatches call forms a batch: well within the call's deadline.
-                               batch_limit=64),
+                               batch_limit=64, taking=app.forms_matches),
         "bots": WorkQueue(client, BOTS, "bots", replica, play, idle, 64, max_failures=dead),
         # Ratings apply finished matches in order: an entry is never skipped (no dead letters).
         "ratings": WorkQueue(client, keys.FINISHED_STREAM, "ratings", replica, app.run_ratings, idle, 1,

@@ -283,6 +283,15 @@ class MatchmakerApp:
             claimed += sum(await self._store.claim_and_unlease(pool, groups))
         return claimed
 
+    def forms_matches(self) -> bool:
+        """Whether this replica takes new formation jobs: while it owns a pool, or knows of
+        none. A pool's matches are then formed by the replica that groups it, in the
+        batches its passes make, instead of being split among every replica's batches (at
+        N times the calls). A job left by a replica that died is claimed back by any
+        (claims.py); one never handed out waits for the pool's next owner, which the next
+        full pass names within a few seconds, or for any replica once no pool is left."""
+        return bool(self._mine) or not self._known
+
     async def _expire(self, pool: str) -> list[str]:
         """End the pool's tickets that have waited longer than the time-to-live (under the pool's lease).
 

@@ -101,6 +101,10 @@ OnDead = Callable[[str, Mapping[bytes, bytes], str], Awaitable[None]]
 if it raises, the entry stays pending and is tried again."""
 
 
+# How often a consumer that takes no new entries looks again (WorkQueue's `taking`).
+TAKING_RECHECK_S = 0.1
+
+
 def dead_letters(stream: str) -> str:
     """The dead-letter stream of a work stream."""
     return f"{stream}:dead"
@@ -112,7 +116,8 @@ class WorkQueue:
     def __init__(self, client: aioredis.Redis, stream: str, group: str, consumer: str, handle: Handler,
                  idle_ms: int = 3000, concurrency: int = 16, block_ms: int = 1000,
                  max_failures: int = 5, on_dead: OnDead | None = None,
-                 handle_many: BatchHandler | None = None, batch_limit: int = 256, batches: int = 2) -> None:
+                 handle_many: BatchHandler | None = None, batch_limit: int = 256, batches: int = 2,
+                 taking: Callable[[], bool] | None = None) -> None:
         self._redis = commands(client)
         self.stream, self.group, self.consumer = stream, group, consumer
         self._handle = handle
@@ -137,6 +142,9 @@ class WorkQueue:
         self._lost: set[str] = set()
         self._batches: set[asyncio.Task[None]] = set()
         self._beat = client.register_script(_HEARTBEAT)
+        # Whether this consumer takes new entries now (None: always). Pending ones of its
+        # own, and entries another consumer left idle, it takes whatever this says.
+        self._taking = taking
 
     async def ensure_group(self) -> None:
         try:
@@ -159,6 +167,9 @@ class WorkQueue:
         # First whatever this consumer name held before a restart, then new entries.
         start, pending = "0", True
         while True:
+            if not pending and self._taking is not None and not self._taking():
+                await asyncio.sleep(TAKING_RECHECK_S)  # a poll of a local flag, no round trip
+                continue
             free = max(1, self._concurrency - len(self._inflight))
             if self._handle_many is not None:
                 await self._batch_slots.acquire()

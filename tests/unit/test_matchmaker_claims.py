@@ -389,3 +389,45 @@ async def test_a_batch_of_entries_is_handled_together_and_what_it_leaves_goes_on
     assert singles == ["3"]
     pending = await client.xpending_range(stream, "g", "-", "+", 10)
     assert len(pending) == 1  # "1": left pending for the replica that holds it now
+
+
+async def test_a_consumer_not_taking_work_leaves_new_entries_and_still_claims_idle_ones(
+    client: aioredis.Redis,
+) -> None:
+    """Formation follows the pools: a replica that owns none takes no new job (its owner
+    does), yet it claims back a job another consumer took and left, and takes new ones
+    once it says it does."""
+    stream = f"test-taking-{uuid.uuid4().hex}"
+    handled: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+    never = asyncio.Event()
+
+    def handler(name: str) -> Callable[[str, Mapping[bytes, bytes]], Awaitable[None]]:
+        async def handle(entry_id: str, fields: Mapping[bytes, bytes]) -> None:
+            if name == "dead":
+                await never.wait()
+            await handled.put((name, fields[b"job"].decode()))
+        return handle
+
+    taking = False
+    idle = WorkQueue(client, stream, "g", "idle", handler("idle"), idle_ms=300, taking=lambda: taking)
+    await idle.ensure_group()
+    idle_task = asyncio.create_task(idle.run())
+    try:
+        await client.xadd(stream, {"job": "j1"})
+        await asyncio.sleep(0.5)
+        assert handled.empty() and (await client.xpending(stream, "g"))["pending"] == 0, "left undelivered"
+        dead = WorkQueue(client, stream, "g", "dead", handler("dead"), idle_ms=300)
+        dead_task = asyncio.create_task(dead.run())
+        while not (await client.xpending(stream, "g"))["pending"]:
+            await client.xread({stream: "0-0"}, block=100)
+        dead_task.cancel()
+        assert await asyncio.wait_for(handled.get(), 10) == ("idle", "j1"), "claimed back once idle"
+        await client.xadd(stream, {"job": "j2"})
+        await asyncio.sleep(0.3)
+        assert handled.empty()
+        taking = True
+        assert await asyncio.wait_for(handled.get(), 5) == ("idle", "j2")
+    finally:
+        idle_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await idle_task
