@@ -72,6 +72,10 @@ class Commands(Protocol):
         self, name: Key, min: str = "-", max: str = "+", count: int | None = None
     ) -> list[StreamEntry]: ...
 
+    async def xrevrange(
+        self, name: Key, max: str = "+", min: str = "-", count: int | None = None
+    ) -> list[StreamEntry]: ...
+
     async def xread(
         self, streams: Mapping[Key, Key], count: int | None = None, block: int | None = None
     ) -> StreamRead | None: ...

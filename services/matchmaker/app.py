@@ -44,6 +44,8 @@ WATCH_RECHECK_SECONDS = 10.0
 # Longest block on the events stream: below redis-py's default 5 s socket timeout, which
 # would otherwise end a quiet read with an error (and the follower would lose its place).
 FOLLOW_BLOCK_MS = 2000
+# How often a replica that no ticket event concerns looks again (run_notifier).
+STANDBY_SECONDS = 0.1
 LEASE_MS = 5000
 # A replica silent this long (or three grouping ticks, if longer) has left the partition.
 MIN_MEMBERSHIP_SECONDS = 3.0
@@ -343,9 +345,17 @@ class MatchmakerApp:
             named = {pool for pool in dirty if pool is not None}
             await self.group_pass(None if due or None in dirty else named)
 
+    def _concerned(self) -> bool:
+        """Whether ticket events may concern this replica now: it streams a ticket to a
+        watcher, owns a pool, or knows of none (so a new pool may be its)."""
+        return bool(self._watchers) or bool(self._mine) or not self._known
+
     async def run_notifier(self) -> None:
         """Follow the ticket events: wake watchers, and the grouping when tickets (re)enter a pool."""
         while True:
+            if not self._concerned():
+                await self._keep_place()
+                continue
             entries = await self._store.ticket_events(self._followed, FOLLOW_BLOCK_MS)
             if entries:
                 self._pace.arrived(sum(1 for _, f in entries if f.get(b"k") == b"queued"), time.monotonic())
@@ -369,6 +379,20 @@ class MatchmakerApp:
                     for woken in self._watchers.get(ticket_id, ()):
                         woken.placed = placed.get(ticket_id)
                         woken.event.set()
+
+    async def _keep_place(self) -> None:
+        """Stand by without reading the events: nothing here waits on them. A replica that
+        owns no pool and serves no watcher would otherwise read every ticket's events,
+        so each replica added would cost every ticket something. Its place moves to the
+        newest event (one small read), so that once it is concerned it reads on from about
+        here, not through a backlog; a pool it comes to own is grouped whole by the full
+        pass that made it the owner, and a new pool is found by the next full pass."""
+        newest = await self._store.last_event()
+        # Concerned meanwhile (a watcher came): keep the older place, or its events,
+        # which may lie before `newest`, would be skipped.
+        if newest is not None and not self._concerned():
+            self._followed = newest
+        await asyncio.sleep(STANDBY_SECONDS)
 
     async def run_ratings(self, entry_id: str, fields: Mapping[bytes, bytes]) -> None:
         """Handler of a tabletop:finished entry: catch the projection up to it."""

@@ -522,6 +522,11 @@ class TicketStore:
         reply = await self._redis.xread({EVENTS: after}, count=1000, block=block_ms)
         return [(entry_id.decode(), fields) for _, entries in reply or () for entry_id, fields in entries]
 
+    async def last_event(self) -> str | None:
+        """The id of the newest ticket event, None while there is none."""
+        newest = await self._redis.xrevrange(EVENTS, count=1)
+        return newest[0][0].decode() if newest else None
+
     async def display_names(self, player_ids: Sequence[str]) -> list[str]:
         """Each player's display name, "" for one who never gave one (or a bot), in one round trip."""
         return await players.display_names(self._redis, player_ids)
