@@ -161,16 +161,23 @@ async def test_an_offered_append_reaches_watchers_without_a_read_and_is_never_do
         await feeds.close()
 
 
+async def _following(store: MemoryEventStore) -> tuple[Subscriptions, Channel]:
+    """Feeds whose feed of match m1 has read its first event."""
+    channel = Channel()
+    feeds = Subscriptions(store, channel.listen)
+    await append(store, "m1", None)
+    assert [e.version for e in await feeds.next_batch("m1", 0, 5)] == [1]
+    return feeds, channel
+
+
 async def test_a_notification_heard_before_the_submits_answer_waits_for_its_offer() -> None:
     """The append's notification and the submit's answer race on two connections:
     heard first, the notification reads nothing while the submit that will offer
     those events is under way here."""
-    store, channel = CountingStore(), Channel()
-    feeds = Subscriptions(store, channel.listen)
+    store = CountingStore()
+    feeds, channel = await _following(store)
     stream = match_stream("m1")
-    await append(store, "m1", None)
     try:
-        assert [e.version for e in await feeds.next_batch("m1", 0, 5)] == [1]
         watcher = asyncio.ensure_future(feeds.next_batch("m1", 1, 5))
         reads = store.reads
         with feeds.submitting("m1"):
@@ -188,11 +195,9 @@ async def test_a_notification_heard_before_the_submits_answer_waits_for_its_offe
 
 async def test_what_a_submit_does_not_bring_is_read_when_it_ends() -> None:
     """Another writer's append heard during a submit that then fails is read at its end."""
-    store, channel = CountingStore(), Channel()
-    feeds = Subscriptions(store, channel.listen)
-    await append(store, "m1", None)
+    store = CountingStore()
+    feeds, channel = await _following(store)
     try:
-        assert [e.version for e in await feeds.next_batch("m1", 0, 5)] == [1]
         watcher = asyncio.ensure_future(feeds.next_batch("m1", 1, 5))
         with pytest.raises(RuntimeError), feeds.submitting("m1"):
             await append(store, "m1", channel)
@@ -208,11 +213,9 @@ async def test_a_submit_that_hangs_holds_other_watchers_back_for_a_moment_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(subscriptions, "OFFER_WAIT", 0.05)
-    store, channel = CountingStore(), Channel()
-    feeds = Subscriptions(store, channel.listen)
-    await append(store, "m1", None)
+    store = CountingStore()
+    feeds, channel = await _following(store)
     try:
-        assert [e.version for e in await feeds.next_batch("m1", 0, 5)] == [1]
         with feeds.submitting("m1"):
             await append(store, "m1", channel)
             started = asyncio.get_running_loop().time()
