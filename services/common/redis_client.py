@@ -81,11 +81,20 @@ class LeanConnection(aioredis.Connection):
     parser) packs it in C, as redis-py's own synchronous client does. And it sends
     under `asyncio.wait_for`, which wraps the write in a task of its own, for a
     timeout that can only strike while the socket's buffer is full: here the write is
-    handed to the transport, and the timed wait happens only when the kernel did not
-    take it all at once. Measured (an EXISTS loop against the embedded server, three
-    alternating runs in one sitting): the client's CPU per command went from 118-129
-    to 72-81 us with one caller, and from 58-66 to 28-34 us with sixteen. The cluster
-    client keeps redis-py's own connections.
+    handed to the transport after one turn of the loop, and the timed wait happens
+    only when the kernel did not take it all at once.
+
+    That turn matters: redis-py's task also wrote one turn later, so the commands of
+    all the tasks that ran in a turn (64 matches' appends, say) reach the server
+    together, and a server that fsyncs every write (appendfsync always) syncs once per
+    loop of its own for all it read in it. Written at once instead, they trickled in
+    and each paid its own sync: the embedded server's CPU per action of the minimal
+    game rose from 0.23 to 0.41 ms (in process, 64 matches, four alternating runs).
+    With the turn it stays at 0.23, and the stack's CPU per action was 2.04 ms against
+    2.30 with redis-py's send (medians of the same runs). An EXISTS loop against the
+    embedded server (three alternating runs): the client's CPU per command 129-141 us
+    with one caller before, 83-107 after; 56-77 us with sixteen callers before, 43-48
+    after. The cluster client keeps redis-py's own connections.
     """
 
     def pack_command(self, *args: Any) -> list[bytes]:
