@@ -154,18 +154,12 @@ class IdleProbingPool(aioredis.BlockingConnectionPool):
     (it is last in, first out), so almost no command pays for the probe."""
 
     async def get_connection(self, command_name: Any = None, *keys: Any, **options: Any) -> Any:
-        # A free connection and nobody waiting for one: take it at once. asyncio runs no
-        # other task between the check and the take, so this hands out what the
-        # condition's wait would, without its lock, its timer and its wait.
+        # A free connection and nobody waiting for one: the plain pool's way (its own
+        # lock, uncontended), which hands out what the bounded pool's condition would,
+        # without the condition, its timer and its wait.
         if not self._available_connections or self._condition.locked() or _waiting(self._condition):
             return await super().get_connection()  # type: ignore[no-untyped-call]
-        connection = self.get_available_connection()  # type: ignore[no-untyped-call]
-        try:
-            await self.ensure_connection(connection)
-        except BaseException:
-            await self.release(connection)
-            raise
-        return connection
+        return await aioredis.ConnectionPool.get_connection(self)  # type: ignore[no-untyped-call]
 
     async def ensure_connection(self, connection: Any) -> None:
         if time.monotonic() - getattr(connection, "_tabletop_released", 0.0) > PROBE_IDLE_S:
