@@ -154,12 +154,22 @@ class IdleProbingPool(aioredis.BlockingConnectionPool):
     (it is last in, first out), so almost no command pays for the probe."""
 
     async def get_connection(self, command_name: Any = None, *keys: Any, **options: Any) -> Any:
-        # A free connection and nobody waiting for one: the plain pool's way (its own
-        # lock, uncontended), which hands out what the bounded pool's condition would,
-        # without the condition, its timer and its wait.
+        # A free connection and nobody waiting for one: take it at once, with no await
+        # between the check and the take, so no other task can take it first. This
+        # hands out what the condition's wait would, without its lock, timer and wait.
+        # (Not the plain pool's get_connection: it awaits its lock before the take, and
+        # a command that waited there behind another's probe can find the pool empty
+        # and fail with "Too many connections" instead of waiting for one.)
         if not self._available_connections or self._condition.locked() or _waiting(self._condition):
             return await super().get_connection()  # type: ignore[no-untyped-call]
-        return await aioredis.ConnectionPool.get_connection(self)  # type: ignore[no-untyped-call]
+        connection = self.get_available_connection()  # type: ignore[no-untyped-call]
+        try:
+            # Outside any lock, as the bounded pool itself probes.
+            await self.ensure_connection(connection)
+        except BaseException:
+            await self.release(connection)
+            raise
+        return connection
 
     async def ensure_connection(self, connection: Any) -> None:
         if time.monotonic() - getattr(connection, "_tabletop_released", 0.0) > PROBE_IDLE_S:

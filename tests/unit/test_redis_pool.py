@@ -74,3 +74,21 @@ async def test_the_pool_stays_bounded_and_hands_freed_connections_to_waiters(red
     finally:
         await client.aclose()
 
+
+
+async def test_commands_that_find_the_free_connections_taken_wait_instead_of_failing(redis_url: str) -> None:
+    """A burst on a pool whose connections sat idle: each is probed before its
+    command, and commands that came while the probes ran find none left. They wait
+    for one, as the bounded pool promises, and none fails for want of a connection."""
+    client = redis_client.connect(redis_url, max_connections=2, pool_timeout=2.0, name="pool-burst")
+    pool = client.connection_pool
+    try:
+        for _round in range(3):
+            await asyncio.gather(*(client.ping() for _ in range(2)))
+            assert len(pool._available_connections) == 2
+            await asyncio.sleep(redis_client.PROBE_IDLE_S + 0.05)  # both are probed next
+            results = await asyncio.gather(*(client.incr("pool-burst:n") for _ in range(20)))
+            assert len(results) == 20
+        assert len(pool._in_use_connections) + len(pool._available_connections) <= 2
+    finally:
+        await client.aclose()
