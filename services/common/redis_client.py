@@ -179,14 +179,20 @@ class IdleProbingPool(aioredis.BlockingConnectionPool):
 
     async def release(self, connection: Any) -> None:
         connection._tabletop_released = time.monotonic()
-        if self._condition.locked() or _waiting(self._condition) or connection._re_auth_token is not None:
+        if (
+            self._condition.locked()
+            or _waiting(self._condition)
+            or connection._re_auth_token is not None
+            or connection.should_reconnect()
+        ):
+            # The bounded pool's way: it notifies a waiter, and a disconnect awaited
+            # under its condition keeps a getter from opening one connection too many
+            # while this one is counted neither in use nor free.
             await super().release(connection)
             return
-        # Nobody to notify, and no new credentials to log in with (what the release
-        # event's one listener would do): the connection goes straight back.
+        # Nobody to notify, nothing to await, and no new credentials to log in with
+        # (what the release event's one listener would do): straight back, at once.
         self._in_use_connections.remove(connection)
-        if connection.should_reconnect():
-            await connection.disconnect()
         self._available_connections.append(connection)
 
 

@@ -92,3 +92,26 @@ async def test_commands_that_find_the_free_connections_taken_wait_instead_of_fai
         assert len(pool._in_use_connections) + len(pool._available_connections) <= 2
     finally:
         await client.aclose()
+
+
+async def test_a_connection_released_for_reconnection_does_not_let_the_pool_grow(redis_url: str) -> None:
+    """A connection marked for reconnection is disconnected as it goes back; while that
+    is awaited, a command that asks for a connection waits instead of opening one past
+    the bound."""
+    client = redis_client.connect(redis_url, max_connections=2, pool_timeout=2.0, name="pool-reconnect")
+    pool = client.connection_pool
+    try:
+        held = [await pool.get_connection() for _ in range(2)]
+        for connection in held:
+            await connection.send_command("PING")
+            await connection.read_response()
+        held[0].mark_for_reconnect()
+        released = asyncio.ensure_future(pool.release(held[0]))
+        taken = asyncio.ensure_future(pool.get_connection())
+        await asyncio.gather(released, taken)
+        assert len(pool._in_use_connections) + len(pool._available_connections) <= 2
+        await pool.release(taken.result())
+        await pool.release(held[1])
+        assert await client.ping()
+    finally:
+        await client.aclose()
