@@ -27,6 +27,9 @@ from services.common.tokens import SeatClaim
 WATCH_POLL_SECONDS = 10.0
 MAX_LOG_PAGE = 5000
 SUMMARY_CACHE = 4096
+# Messages a Play stream holds for its client beyond what gRPC's own flow control
+# buffers: past them its watch waits for the client to read, as a WatchMatch does.
+PLAY_BACKLOG = 16
 
 
 class Watching:
@@ -149,7 +152,9 @@ class Watching:
         claim = self._callers.any_seat(context)
         # Updates and answers for the client; a refusal of the stream itself
         # (a malformed message, a watch that is not allowed) ends it with its status.
-        out: asyncio.Queue[pb.PlayResponse | ServiceError | None] = asyncio.Queue()
+        # Bounded: a client that stops reading holds back its own watch (and, once that
+        # fills it, its submits' answers), never the gateway's memory.
+        out: asyncio.Queue[pb.PlayResponse | ServiceError | None] = asyncio.Queue(PLAY_BACKLOG)
         watcher: asyncio.Task[None] | None = None
 
         async def watch(request: pb.WatchMatchRequest) -> None:
