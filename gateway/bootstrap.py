@@ -67,7 +67,9 @@ def match_client(settings: Settings, client: aioredis.Redis) -> tuple[MatchClien
     and this process keeps the clocks: the app is answered too)."""
     if settings.match_transport == "inprocess":
         return embedded_match(settings, client)
-    return MatchClient.remote(settings.match_addr, dial(settings, "match"), timeout=10.0), None
+    return MatchClient.remote(
+        settings.match_addr, dial(settings, "match"), timeout=10.0, calls=settings.internal_calls
+    ), None
 
 
 def matchmaker_client(

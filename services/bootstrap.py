@@ -42,4 +42,5 @@ def rules_clients(settings: Settings, caller: str = "", chance: ChanceResolver |
             for name in registry.available()
         }
     how = dial(settings, "rules")
-    return {name: RulesClient.remote(addr, how) for name, addr in settings.rules_addrs.items()}
+    calls = settings.internal_calls
+    return {name: RulesClient.remote(addr, how, calls=calls) for name, addr in settings.rules_addrs.items()}

@@ -26,9 +26,14 @@ from tabletop.rules.v1 import rules_service_pb2_grpc as rules_grpc
 
 from services.common import authz
 from services.common.coalesce import Coalescing
+from services.common.mux import Exchanging
 from services.common.ports import DeckPort, DicePort, MatchmakerPort, MatchPort, RulesPort
 from services.common.tls import Dial
 from services.common.transport import InProcess, Remote, Transport
+
+# How a remote client carries unary calls: "stream" (Exchange) or "unary" (a gRPC call each).
+STREAM, UNARY = "stream", "unary"
+REMOTE_CALLS = (STREAM, UNARY)
 
 Req = TypeVar("Req", bound=Message)
 Resp = TypeVar("Resp", bound=Message)
@@ -44,17 +49,37 @@ class Adapter:
     # service's BatchRequest (services/common/coalesce.py).
     batched: ClassVar[tuple[str, ...]] = ()
     batch_request: ClassVar[type[Message]]
+    # The service's ExchangeRequest and ExchangeResponse: its unary calls over one stream
+    # (services/common/mux.py). None: a service without an Exchange.
+    exchange: ClassVar[tuple[type[Message], type[Message]] | None] = None
 
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
 
     @classmethod
-    def remote(cls, addr: str, dial: Dial, timeout: float = 5.0, options: list[tuple[str, Any]] | None = None) -> Self:
+    def remote(
+        cls,
+        addr: str,
+        dial: Dial,
+        timeout: float = 5.0,
+        options: list[tuple[str, Any]] | None = None,
+        calls: str = STREAM,
+    ) -> Self:
+        """The client over gRPC to `addr`: unary calls as messages on Exchange streams
+        (`calls` "stream", the default), or one gRPC call each, busy callers' batched."""
         remote = Remote(cls.stub, addr, dial, timeout, options)
+        if calls == STREAM and cls.exchange is not None:
+            replies = {name: rpc.response.FromString for name, rpc in cls.unary_rpcs().items()}
+            return cls(Exchanging(remote, cls.service, cls.exchange, replies, timeout))
         if not cls.batched:
             return cls(remote)
         replies = {name: getattr(cls, name).response.FromString for name in cls.batched}
         return cls(Coalescing(remote, cls.batch_request, replies))
+
+    @classmethod
+    def unary_rpcs(cls) -> dict[str, Rpc[Any, Any]]:
+        """The contract's unary rpcs by name."""
+        return {name: rpc for name, rpc in vars(cls).items() if isinstance(rpc, Rpc)}
 
     @classmethod
     def in_process(cls, servicer: object, caller: str) -> Self:
@@ -134,6 +159,7 @@ class ServerStream(Generic[Req, Resp]):
 
 class DiceClient(Adapter):
     service, stub = authz.DICE, dice_grpc.DiceServiceStub
+    exchange = (dice_pb.ExchangeRequest, dice_pb.ExchangeResponse)
     batched, batch_request = ("CommitSeed", "RollDice", "Permute"), dice_pb.BatchRequest
     CommitSeed = Rpc(dice_pb.CommitSeedRequest, dice_pb.CommitSeedResponse)
     RollDice = Rpc(dice_pb.RollDiceRequest, dice_pb.RollDiceResponse)
@@ -143,6 +169,7 @@ class DiceClient(Adapter):
 
 class DeckClient(Adapter):
     service, stub = authz.DECK, deck_grpc.DeckServiceStub
+    exchange = (deck_pb.ExchangeRequest, deck_pb.ExchangeResponse)
     batched, batch_request = ("ShufflePile", "DrawCards", "PutCards"), deck_pb.BatchRequest
     ShufflePile = Rpc(deck_pb.ShufflePileRequest, deck_pb.ShufflePileResponse)
     DrawCards = Rpc(deck_pb.DrawCardsRequest, deck_pb.DrawCardsResponse)
@@ -152,6 +179,7 @@ class DeckClient(Adapter):
 
 class RulesClient(Adapter):
     service, stub = authz.RULES, rules_grpc.RulesServiceStub
+    exchange = (rules_pb.ExchangeRequest, rules_pb.ExchangeResponse)
     # Not Replay: a rebuild's fold may take long, and a batch answers when its slowest call does.
     batched = ("Setup", "Decide", "ListLegalActions", "GetView", "GetPosition")
     batch_request = rules_pb.BatchRequest
@@ -166,6 +194,7 @@ class RulesClient(Adapter):
 
 class MatchClient(Adapter):
     service, stub = authz.MATCH, match_grpc.MatchServiceStub
+    exchange = (match_pb.ExchangeRequest, match_pb.ExchangeResponse)
     # Not FormMatch(es), UndoActions or ListMatches: long or rare; a batch answers with its slowest call.
     batched = (
         "CreateMatch", "JoinMatch", "LeaveMatch", "StartMatch", "SubmitAction", "GetMatch", "GetView",

@@ -68,6 +68,21 @@ POLICY: Mapping[str, frozenset[str]] = {
 }
 
 
+
+def _exchanges(policy: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    """Each service's Exchange stream (services/common/mux.py), open to whoever may call
+    some method of that service: every call on the stream is then checked on its own."""
+    callers: dict[str, set[str]] = {}
+    for method, allowed_callers in policy.items():
+        service = method.split("/")[1]
+        if service in (MATCH, DICE, DECK, RULES):  # the services with an Exchange
+            callers.setdefault(service, set()).update(allowed_callers)
+    return {f"/{service}/Exchange": frozenset(names) for service, names in callers.items()}
+
+
+POLICY = {**POLICY, **_exchanges(POLICY)}
+
+
 def allowed(method: str, caller: str) -> bool:
     """`method` is the full gRPC name, "/package.Service/Method"."""
     return caller in POLICY.get(method, frozenset())

@@ -26,6 +26,7 @@ from prometheus_client import Counter
 from tabletop.common.v1 import batch_pb2
 
 from services.common import authz, errors, metrics, redis_faults, tls
+from services.common import logging as tlog
 from services.common.errors import InvalidArgument, ServiceError
 
 log = structlog.get_logger()
@@ -43,44 +44,46 @@ async def answer(
     if len(calls) > MAX_CALLS:
         raise InvalidArgument(f"at most {MAX_CALLS} calls per batch", "batch.too_many")
     caller = tls.caller(context)
-    requests = _request_types(service)
-    return list(await asyncio.gather(*(_one(servicer, service, requests, caller, call, context) for call in calls)))
+    requests = request_types(service)
+    return list(await asyncio.gather(*(one(servicer, service, requests, caller, call, context) for call in calls)))
 
 
-async def _one(
+async def one(
     servicer: object,
     service: str,
     requests: dict[str, Callable[[bytes], Message]],
     caller: str,
-    call: batch_pb2.BatchCall,
+    call: batch_pb2.BatchCall | batch_pb2.ExchangeCall,
     context: Any,
 ) -> batch_pb2.BatchResult:
+    """One call by name, held to the policy as if it had come alone; its result or error."""
     method = call.method
     parse = requests.get(method)
     if parse is None:
         error = InvalidArgument(f"no method {method[:64]!r} to batch", "batch.unknown_method")
-        return _failed(UNKNOWN_METHOD, error)
+        return failed(UNKNOWN_METHOD, error)
     try:
         authz.check(f"/{service}/{method}", caller)
         try:
             request = parse(call.request)
         except (DecodeError, RecursionError):
             raise errors.malformed_request() from None
+        tlog.bind_request(request)  # this call's own task: its log lines carry its ids
         handler: Callable[[Message, Any], Awaitable[Message]] = getattr(servicer, method)
         reply = await handler(request, context)
     except ServiceError as error:
-        return _failed(method, error)
+        return failed(method, error)
     except redis_faults.FAULTS as fault:
-        return _failed(method, redis_faults.logged(fault, method))
+        return failed(method, redis_faults.logged(fault, method))
     except Exception:  # a fault of ours: it fails this call alone, not its batch-mates
         log.exception("batched_call_failed", method=method)
-        return _failed(method, errors.of_code(grpc.StatusCode.INTERNAL, "internal error", "internal"))
+        return failed(method, errors.of_code(grpc.StatusCode.INTERNAL, "internal error", "internal"))
     # Counted per method, as a call of its own is (the Batch call is counted as well).
     _counter(method, "OK").inc()
     return batch_pb2.BatchResult(response=reply.SerializeToString())
 
 
-def _failed(method: str, error: ServiceError) -> batch_pb2.BatchResult:
+def failed(method: str, error: ServiceError) -> batch_pb2.BatchResult:
     _counter(method, error.code.name).inc()
     return batch_pb2.BatchResult(error=error_message(error))
 
@@ -92,7 +95,7 @@ def _counter(method: str, code: str) -> Counter:
 
 
 @cache
-def _request_types(service: str) -> dict[str, Callable[[bytes], Message]]:
+def request_types(service: str) -> dict[str, Callable[[bytes], Message]]:
     """Each unary method of `service` (but Batch itself) with its request's parser."""
     described = descriptor_pool.Default().FindServiceByName(service)
     return {

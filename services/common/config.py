@@ -63,6 +63,9 @@ class Settings:
     # matchmaker replica at matchmaker_addr) or "inprocess" (the gateway serves them on the
     # tickets in Redis itself: services/matchmaker/desk.py); the replicas group and form either way.
     matchmaker_transport: str = "grpc"
+    # How a "grpc" contract carries unary calls: "stream" (one Exchange stream per peer
+    # replica, services/common/mux.py) or "unary" (a gRPC call each, busy callers' batched).
+    internal_calls: str = "stream"
     # How long a match process keeps a match's write lease after its last append
     # (services/common/event_store.py); 0: it takes none, and reads always check the log.
     match_lease_ms: int = 3000
@@ -173,6 +176,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         deck_transport=get("DECK_TRANSPORT", d.deck_transport),
         match_transport=get("MATCH_TRANSPORT", d.match_transport),
         matchmaker_transport=get("MATCHMAKER_TRANSPORT", d.matchmaker_transport),
+        internal_calls=get("INTERNAL_CALLS", d.internal_calls),
         match_lease_ms=int(get("MATCH_LEASE_MS", str(d.match_lease_ms))),
         game=get("GAME", d.game),
         rules_chance=get("RULES_CHANCE", "1") not in ("0", "false", "no"),

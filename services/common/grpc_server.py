@@ -24,14 +24,13 @@ from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from services.common import authz, lifeline, metrics, redis_faults, redis_health, tls
+from services.common import authz, lifeline, metrics, mux, redis_faults, redis_health, tls
 from services.common import logging as tlog
 from services.common.config import Settings
 from services.common.errors import ServiceError, malformed_request, to_status
 from services.common.gate import Gate, draining_error
 
 log = tlog.get("grpc")
-_CONTEXT_FIELDS = ("match_id", "seat", "command_id", "ticket_id")
 STOP_FLUSH_SECONDS = 1.0
 # A health service name that says only "this process runs": SERVING from start to drain,
 # whatever Redis does, for liveness probes (a lost Redis must take pods out of rotation,
@@ -42,11 +41,7 @@ T = TypeVar("T")
 
 def _bind_request(request: object) -> None:
     """Put the ids a request carries into the log context of this call."""
-    fields = {}
-    for name in _CONTEXT_FIELDS:
-        if hasattr(request, "DESCRIPTOR") and name in request.DESCRIPTOR.fields_by_name:
-            fields[name] = getattr(request, name)
-    structlog.contextvars.bind_contextvars(**fields)
+    tlog.bind_request(request)
 
 
 class _Malformed:
@@ -170,6 +165,12 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
                 request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
+        if handler.stream_stream and method == mux.EXCHANGE:
+            return grpc.stream_stream_rpc_method_handler(
+                _exchange(handler.stream_stream, method, guard, self._gate),
+                request_deserializer=_tolerant(handler.request_deserializer),
+                response_serializer=handler.response_serializer,
+            )
         if handler.stream_stream:
             return grpc.stream_stream_rpc_method_handler(
                 _streaming(handler.stream_stream, method, guard, self._gate, self._admit),
@@ -247,6 +248,28 @@ def _streaming(
             await _fail(context, method, redis_faults.logged(fault, method))
             return
         succeeded.inc()
+
+    return call
+
+
+def _exchange(
+    inner: StreamBehavior, method: str, guard: str, gate: Gate
+) -> Callable[[object, grpc.aio.ServicerContext], AsyncIterator[Message]]:
+    """An Exchange stream (services/common/mux.py): authorized as a whole, each call on it
+    then held to the policy and the gate on its own. A drain does not cut it: the stream
+    answers what is in flight, refuses what comes later, then ends."""
+
+    async def call(request: object, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
+        structlog.contextvars.clear_contextvars()
+        try:
+            with gate.stream():
+                _authorize(guard, context)
+                mux.GATE.set(gate)
+                assert _is_client_stream(request)
+                async for response in inner(_checked(request), context):
+                    yield response
+        except ServiceError as error:
+            await _fail(context, method, error)
 
     return call
 

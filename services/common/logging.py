@@ -28,3 +28,18 @@ def configure(service: str, level: str = "info") -> None:
 
 def get(name: str = "tabletop") -> structlog.typing.FilteringBoundLogger:
     return structlog.get_logger(name)  # type: ignore[no-any-return]
+
+
+_CONTEXT_FIELDS = ("match_id", "seat", "command_id", "ticket_id")
+
+
+def bind_request(request: object) -> None:
+    """Put the ids a request carries (match, seat, command, ticket) into the log context of
+    this call: a call of its own (grpc_server.py), or one of a batch or an Exchange stream."""
+    fields = {}
+    descriptor = getattr(request, "DESCRIPTOR", None)
+    if descriptor is not None:
+        for name in _CONTEXT_FIELDS:
+            if name in descriptor.fields_by_name:
+                fields[name] = getattr(request, name)
+    structlog.contextvars.bind_contextvars(**fields)

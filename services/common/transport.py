@@ -122,6 +122,15 @@ class Remote:
         self.addr = addr
         self._service = _service_name(stub_cls)
 
+    @property
+    def channel(self) -> grpc.aio.Channel:
+        return self._channel
+
+    @property
+    def service(self) -> str:
+        """How error messages name the service ("dice")."""
+        return self._service
+
     async def unary(self, rpc: str, request: Message) -> Message:
         try:
             reply: Message = await getattr(self._stub, rpc)(request, timeout=self._timeout, wait_for_ready=True)

@@ -14,7 +14,7 @@ async def main() -> None:
     settings = config.load()
     grants = GrantChecker(tls.material(settings).ca)
     client = redis_client.connect_settings(settings, "tabletop-deck")
-    dice = DiceClient.remote(settings.dice_addr, dial(settings, "dice"))
+    dice = DiceClient.remote(settings.dice_addr, dial(settings, "dice"), calls=settings.internal_calls)
     app = DeckApp(client, DicePermuter(dice))
 
     async def close() -> None:

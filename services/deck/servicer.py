@@ -6,6 +6,7 @@ A rules process may shuffle, deal and put only under the match's grant
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -13,7 +14,7 @@ from tabletop.deck.v1 import deck_service_pb2 as pb
 from tabletop.deck.v1 import deck_service_pb2_grpc as pb_grpc
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 
-from services.common import authz, batch
+from services.common import authz, batch, mux
 from services.common.grants import GrantChecker, check_call
 from services.common.ports import DicePort
 from services.deck.app import DeckApp
@@ -62,6 +63,12 @@ class DeckServicer(pb_grpc.DeckServiceServicer):
 
     async def Batch(self, request: pb.BatchRequest, context: object) -> pb.BatchResponse:
         return pb.BatchResponse(results=await batch.answer(self, authz.DECK, request.calls, context))
+
+    async def Exchange(
+        self, requests: AsyncIterator[pb.ExchangeRequest], context: Any
+    ) -> AsyncIterator[pb.ExchangeResponse]:
+        async for message in mux.answer(self, authz.DECK, requests, context, pb.ExchangeResponse):
+            yield message
 
 
 def register(server: grpc.aio.Server, app: DeckApp, grants: GrantChecker) -> list[str]:

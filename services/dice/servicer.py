@@ -6,13 +6,14 @@ number it asks (services/common/grants.py); the match and the deck need none.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
 from tabletop.dice.v1 import dice_service_pb2 as pb
 from tabletop.dice.v1 import dice_service_pb2_grpc as pb_grpc
 
-from services.common import authz, batch
+from services.common import authz, batch, mux
 from services.common.grants import GrantChecker, check_call
 from services.dice.app import DiceApp
 
@@ -40,6 +41,12 @@ class DiceServicer(pb_grpc.DiceServiceServicer):
 
     async def Batch(self, request: pb.BatchRequest, context: object) -> pb.BatchResponse:
         return pb.BatchResponse(results=await batch.answer(self, authz.DICE, request.calls, context))
+
+    async def Exchange(
+        self, requests: AsyncIterator[pb.ExchangeRequest], context: Any
+    ) -> AsyncIterator[pb.ExchangeResponse]:
+        async for message in mux.answer(self, authz.DICE, requests, context, pb.ExchangeResponse):
+            yield message
 
 
 def register(server: grpc.aio.Server, app: DiceApp, grants: GrantChecker) -> list[str]:

@@ -35,7 +35,7 @@ def dice_client(settings: Settings, redis: aioredis.Redis, caller: str = "") -> 
     if settings.dice_transport == "inprocess":
         servicer = DiceServicer(DiceApp(redis), GrantChecker(tls.material(settings).ca))
         return DiceClient.in_process(servicer, caller or tls.identity(settings))
-    return DiceClient.remote(settings.dice_addr, dial(settings, "dice"))
+    return DiceClient.remote(settings.dice_addr, dial(settings, "dice"), calls=settings.internal_calls)
 
 
 def deck_client(settings: Settings, redis: aioredis.Redis, dice: DicePort, caller: str = "") -> DeckPort:
@@ -43,7 +43,7 @@ def deck_client(settings: Settings, redis: aioredis.Redis, dice: DicePort, calle
         app = DeckApp(redis, DicePermuter(dice))
         servicer = DeckServicer(app, GrantChecker(tls.material(settings).ca))
         return DeckClient.in_process(servicer, caller or tls.identity(settings))
-    return DeckClient.remote(settings.deck_addr, dial(settings, "deck"))
+    return DeckClient.remote(settings.deck_addr, dial(settings, "deck"), calls=settings.internal_calls)
 
 
 def match_app(settings: Settings, redis: aioredis.Redis, caller: str = "") -> MatchApp:

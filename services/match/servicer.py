@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
 
 import grpc
 from tabletop.match.v1 import match_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2_grpc as pb_grpc
 
-from services.common import authz, batch, log_entry, tls
+from services.common import authz, batch, log_entry, mux, tls
 from services.common.errors import PermissionDenied
 from services.common.players import is_bot
 from services.match.app import MatchApp
@@ -123,6 +124,12 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def Batch(self, request: pb.BatchRequest, context: object) -> pb.BatchResponse:
         return pb.BatchResponse(results=await batch.answer(self, authz.MATCH, request.calls, context))
+
+    async def Exchange(
+        self, requests: AsyncIterator[pb.ExchangeRequest], context: Any
+    ) -> AsyncIterator[pb.ExchangeResponse]:
+        async for message in mux.answer(self, authz.MATCH, requests, context, pb.ExchangeResponse):
+            yield message
 
 
 class _HeldRequest(Protocol):

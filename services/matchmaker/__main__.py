@@ -29,7 +29,7 @@ async def main() -> None:
     # Bots and work queues hold connections in blocking reads: a larger bound than the default.
     client = redis_client.connect_settings(settings, "tabletop-matchmaker", max_connections=256)
     events = RedisEventStore(client)
-    match = MatchClient.remote(settings.match_addr, dial(settings, "match"))
+    match = MatchClient.remote(settings.match_addr, dial(settings, "match"), calls=settings.internal_calls)
     store = TicketStore(client)
     ratings = RatingsProjection(client, events)
     app = MatchmakerApp(store, ratings, tuning, replica)

@@ -22,8 +22,8 @@ async def main() -> None:
     resolver = None
     clients: list[DiceClient | DeckClient] = []
     if settings.rules_chance:
-        dice = DiceClient.remote(settings.dice_addr, dial(settings, "dice"))
-        deck = DeckClient.remote(settings.deck_addr, dial(settings, "deck"))
+        dice = DiceClient.remote(settings.dice_addr, dial(settings, "dice"), calls=settings.internal_calls)
+        deck = DeckClient.remote(settings.deck_addr, dial(settings, "deck"), calls=settings.internal_calls)
         clients = [dice, deck]
         resolver = ChanceResolver(dice, deck)
 

@@ -11,7 +11,7 @@ which resolves chance as it always has.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import grpc
@@ -22,7 +22,7 @@ from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.rules.v1 import rules_service_pb2 as pb
 from tabletop.rules.v1 import rules_service_pb2_grpc as pb_grpc
 
-from services.common import authz, batch, draws, metrics
+from services.common import authz, batch, draws, metrics, mux
 from services.common.audience import to_wire
 from services.common.draws import ChanceResolver, Pile
 from services.common.errors import InvalidArgument, ServiceError
@@ -287,6 +287,12 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
 
     async def Batch(self, request: pb.BatchRequest, context: object) -> pb.BatchResponse:
         return pb.BatchResponse(results=await batch.answer(self, authz.RULES, request.calls, context))
+
+    async def Exchange(
+        self, requests: AsyncIterator[pb.ExchangeRequest], context: Any
+    ) -> AsyncIterator[pb.ExchangeResponse]:
+        async for message in mux.answer(self, authz.RULES, requests, context, pb.ExchangeResponse):
+            yield message
 
 
 def _grant(request: pb.DecideRequest | pb.SetupRequest) -> chance_pb2.ChanceGrant | None:

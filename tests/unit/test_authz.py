@@ -99,7 +99,10 @@ def test_no_deck_response_can_carry_a_pile_order_beyond_the_drawn_cards() -> Non
     with_lists = {name for name, message in responses.items() if any(f.is_repeated for f in message.fields)}
     # The cards asked for, at the offset the match keeps; and a batch, whose results are
     # only these same methods' own responses, serialized (services/common/batch.py).
-    assert with_lists == {"DrawCardsResponse", "BatchResponse"}
+    assert with_lists == {"DrawCardsResponse", "BatchResponse", "ExchangeResponse"}
+    (exchanged,) = responses["ExchangeResponse"].fields  # each result: an id and a BatchResult
+    assert [f.name for f in exchanged.message_type.fields] == ["id", "result"]
+    assert exchanged.message_type.fields_by_name["result"].message_type.name == "BatchResult"
     (results,) = responses["BatchResponse"].fields
     assert [f.name for f in results.message_type.fields] == ["response", "error"]
     assert results.message_type.fields_by_name["response"].type == results.message_type.fields_by_name[

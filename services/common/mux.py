@@ -1,0 +1,301 @@
+"""Exchange: an internal service's unary calls carried over one long-lived stream.
+
+Through Python's grpc.aio a unary call costs about three times what a message on
+an open bidirectional stream costs, on both sides together (measured on this
+project's 2-core machine: 240 against 85 us of CPU at 16-64 in flight, 510
+against 190 alone): each call sets up an HTTP/2 stream, its metadata, a
+deadline and a server task. So a client of an internal service keeps one
+`Exchange` stream open to each replica and sends its unary calls as messages on
+it, each with an id; the server runs each call as a call of its own would run
+(the same per-method policy, parsing and error mapping as services/common/batch.py)
+and answers each as it completes. What is asked in one turn of the caller's loop
+goes out in one message, and results that complete together go back in one.
+
+Who may call what is unchanged: the stream is opened over mutual TLS, so the
+server knows the caller's identity, and every call on it is checked against the
+policy table on its own. A call fails as it would alone: its own error, or
+UNAVAILABLE when the stream breaks, when no answer comes within the client's
+timeout, or when the server drains (it answers what is in flight, refuses what
+comes later with `server.draining`, then ends the stream; the client reopens on
+its next call, to another replica where there is one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import itertools
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+from tabletop.common.v1 import batch_pb2
+
+from services.common import batch, errors, tls
+from services.common import logging as tlog
+from services.common.errors import ServiceError, Unavailable
+from services.common.gate import Gate
+from services.common.transport import Remote
+
+log = tlog.get("mux")
+
+EXCHANGE = "Exchange"
+# Results sent in one message at most (bytes of responses): well under the 8 MB a message may carry.
+MESSAGE_BYTES = 1 << 20
+# The gate of the server a stream arrived at; set by the interceptor (grpc_server.py) per stream.
+GATE: contextvars.ContextVar[Gate | None] = contextvars.ContextVar("exchange_gate", default=None)
+
+
+# ------------------------------------------------------------------ server
+
+
+async def answer(
+    servicer: object, service: str, requests: AsyncIterator[Any], context: Any, response_type: type[Message]
+) -> AsyncIterator[Message]:
+    """The Exchange of `servicer` (full gRPC name `service`): each call on `requests` run
+    concurrently as a call of its own, its result sent once it completes."""
+    caller = tls.caller(context)
+    parsers = batch.request_types(service)
+    gate = GATE.get()
+    done: list[batch_pb2.ExchangeResult] = []
+    running: set[asyncio.Task[None]] = set()
+    wake = asyncio.Event()
+    ended = False
+
+    async def run(call: batch_pb2.ExchangeCall) -> None:
+        try:
+            with gate.unary() if gate is not None else contextlib.nullcontext():
+                result = await batch.one(servicer, service, parsers, caller, call, context)
+        except ServiceError as refused:  # the gate's: overloaded, or draining
+            result = batch.failed(call.method, refused)
+        done.append(batch_pb2.ExchangeResult(id=call.id, result=result))
+        wake.set()
+
+    async def read() -> None:
+        nonlocal ended
+        try:
+            async for message in requests:
+                for call in message.calls:
+                    task = asyncio.ensure_future(run(call))
+                    running.add(task)
+                    task.add_done_callback(running.discard)
+        finally:
+            ended = True
+            wake.set()
+
+    reader = asyncio.ensure_future(read())
+    stop = gate.stop_signal() if gate is not None else None
+    if stop is not None:
+        stop.add_done_callback(lambda _: wake.set())
+    try:
+        while True:
+            await wake.wait()
+            wake.clear()
+            while done:
+                yield response_type(results=_taken(done))
+            # Once the client is done, or the server drains, the stream ends with nothing in flight.
+            if not running and (ended or (stop is not None and stop.done())):
+                return
+    finally:
+        reader.cancel()
+        for task in list(running):
+            task.cancel()
+
+
+def _taken(done: list[batch_pb2.ExchangeResult]) -> list[batch_pb2.ExchangeResult]:
+    """The oldest results that fit in one message (at least one), removed from `done`."""
+    size, count = 0, 0
+    for result in done:
+        size += len(result.result.response)
+        count += 1
+        if size > MESSAGE_BYTES:
+            break
+    taken = done[:count]
+    del done[:count]
+    return taken
+
+
+# ------------------------------------------------------------------ client
+
+# (the caller's future, the response parser, when the call was asked: loop time)
+_Pending = tuple["asyncio.Future[Message]", Callable[[bytes], Message], float]
+
+
+class Lane:
+    """One Exchange stream to one server: calls out, results back, reopened after a break."""
+
+    def __init__(self, open_stream: Callable[[], Any], request_type: type[Message], service: str, timeout: float):
+        self._open = open_stream
+        self._request_type = request_type
+        self._service = service
+        self._timeout = timeout
+        self._ids = itertools.count(1)
+        self._pending: dict[int, _Pending] = {}
+        self._outbox: list[batch_pb2.ExchangeCall] = []
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def load(self) -> int:
+        return len(self._pending)
+
+    async def call(self, rpc: str, request: Message, parse: Callable[[bytes], Message]) -> Message:
+        loop = asyncio.get_running_loop()
+        call_id = next(self._ids)
+        answer: asyncio.Future[Message] = loop.create_future()
+        self._pending[call_id] = (answer, parse, loop.time())
+        self._outbox.append(batch_pb2.ExchangeCall(id=call_id, method=rpc, request=request.SerializeToString()))
+        if not self._tasks:
+            self._tasks = [asyncio.ensure_future(self._run()), asyncio.ensure_future(self._sweep())]
+        self._wake.set()
+        try:
+            return await answer
+        finally:
+            self._pending.pop(call_id, None)
+
+    async def _run(self) -> None:
+        """Open the stream, write what is asked and read what comes back, until it breaks;
+        then fail what was in flight and open a new one for the calls that follow."""
+        while True:
+            await self._wake.wait()
+            stream = self._open()
+            reader = asyncio.ensure_future(self._read(stream))
+            try:
+                await self._write(stream, reader)
+            except grpc.aio.AioRpcError as broken:
+                self._fail_all(self._broken(broken))
+            except asyncio.CancelledError:
+                reader.cancel()
+                stream.cancel()
+                raise
+            reader.cancel()
+            stream.cancel()
+
+    async def _write(self, stream: Any, reader: asyncio.Task[None]) -> None:
+        while not reader.done():
+            await self._wake.wait()
+            self._wake.clear()
+            if reader.done():
+                break
+            if self._outbox:
+                calls, self._outbox = self._outbox, []
+                await stream.write(self._request_type(calls=calls))
+        # The stream ended: whatever it was carrying fails; the outbox waits for the next one.
+        error = reader.exception() if not reader.cancelled() else None
+        if isinstance(error, grpc.aio.AioRpcError):
+            self._fail_all(self._broken(error), keep_unsent=True)
+        else:
+            self._fail_all(self._unavailable(), keep_unsent=True)
+        if self._outbox:
+            self._wake.set()
+
+    async def _read(self, stream: Any) -> None:
+        try:
+            while True:
+                message = await stream.read()
+                if message is grpc.aio.EOF:
+                    return
+                for result in message.results:
+                    self._settle(result)
+        finally:
+            self._wake.set()
+
+    def _settle(self, result: batch_pb2.ExchangeResult) -> None:
+        pending = self._pending.pop(result.id, None)
+        if pending is None or pending[0].done():
+            return  # timed out or cancelled meanwhile
+        answer, parse, _ = pending
+        if result.result.WhichOneof("result") == "error":
+            answer.set_exception(batch.error_of(result.result.error))
+            return
+        try:
+            answer.set_result(parse(result.result.response))
+        except Exception:  # noqa: BLE001 -- an unreadable answer is the service's fault, not the caller's
+            answer.set_exception(errors.of_code(grpc.StatusCode.INTERNAL, "unreadable answer", "batch.unanswered"))
+
+    async def _sweep(self) -> None:
+        """Fail calls unanswered past the timeout: one timer per stream, not one per call."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self._timeout / 4)
+            late = loop.time() - self._timeout
+            for call_id, (answer, _, asked) in list(self._pending.items()):
+                if asked <= late and not answer.done():
+                    answer.set_exception(self._unavailable())
+                    self._pending.pop(call_id, None)
+
+    def _fail_all(self, error: ServiceError, keep_unsent: bool = False) -> None:
+        unsent = {call.id for call in self._outbox} if keep_unsent else set()
+        for call_id, (answer, _, _) in list(self._pending.items()):
+            if call_id in unsent:
+                continue
+            if not answer.done():
+                answer.set_exception(error)
+            self._pending.pop(call_id, None)
+        if not keep_unsent:
+            self._outbox = []
+
+    def _broken(self, error: grpc.aio.AioRpcError) -> ServiceError:
+        if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED):
+            return self._unavailable()
+        return errors.from_rpc_error(error)
+
+    def _unavailable(self) -> Unavailable:
+        return Unavailable(f"the {self._service} service is unavailable", f"{self._service}.unavailable")
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        self._fail_all(self._unavailable())
+        self._tasks = []
+
+class Exchanging:
+    """A transport (services/common/transport.py): the unary methods in `replies` over
+    Exchange lanes to `remote`'s address, one lane per replica it lists; anything else
+    (server streams, methods not listed) over `remote` as before."""
+
+    def __init__(
+        self,
+        remote: Remote,
+        service: str,
+        exchange: tuple[type[Message], type[Message]],
+        replies: dict[str, Callable[[bytes], Message]],
+        timeout: float,
+    ) -> None:
+        self._remote = remote
+        self._replies = replies
+        request_type, response_type = exchange
+        opened = remote.channel.stream_stream(
+            f"/{service}/{EXCHANGE}",
+            request_serializer=request_type.SerializeToString,
+            response_deserializer=response_type.FromString,
+        )
+        # A channel over several replicas (round robin) gives each new stream the next one.
+        self._lanes = [
+            Lane(lambda: opened(wait_for_ready=True), request_type, remote.service, timeout)
+            for _ in range(replicas(remote.addr))
+        ]
+
+    async def unary(self, rpc: str, request: Message) -> Message:
+        parse = self._replies.get(rpc)
+        if parse is None:
+            return await self._remote.unary(rpc, request)
+        lanes = self._lanes
+        lane = lanes[0] if len(lanes) == 1 else min(lanes, key=lambda lane: lane.load)
+        return await lane.call(rpc, request, parse)
+
+    async def stream(self, rpc: str, request: Message) -> AsyncIterator[Message]:
+        async for item in self._remote.stream(rpc, request):
+            yield item
+
+    async def close(self) -> None:
+        for lane in self._lanes:
+            await lane.close()
+        await self._remote.close()
+
+
+def replicas(addr: str) -> int:
+    """How many servers a target names ("host:port", or "ipv4:h:p,h:p" for several)."""
+    return addr.count(",") + 1
