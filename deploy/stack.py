@@ -11,7 +11,10 @@ the launcher health-checks each internal process over mutual TLS with that
 process's own identity.
 Without a `redis_url` the stack starts the embedded server on its data
 directory (`data_dir/redis`) and hands every process a
-REDIS_URL of its own ACL user; `Stack.redis_url` is the admin URL.
+REDIS_URL of its own ACL user (services/common/redis_credentials.py: the keys
+and commands of the roles the process plays); `Stack.redis_url` is the admin
+URL. Given the admin URL of an embedded server this Python process started
+(the tests' session server), it does the same.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import grpc
@@ -278,7 +282,6 @@ class Stack:
             **os.environ,
             **self.extra_env,
             **proc.env,
-            "REDIS_URL": self._redis_url_for(proc.name),
             "TABLETOP_READY_FILE": str(ready),
             "PYTHONUNBUFFERED": "1",
             # The child asks the kernel to stop it when this launcher dies (lifeline.py).
@@ -286,6 +289,7 @@ class Stack:
             **self._tls_env(proc.module),
         }
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "gen"), env.get("PYTHONPATH", "")])
+        env["REDIS_URL"] = self._redis_url_for(proc.name, env)
         if env["REDIS_URL"] and not urllib.parse.urlsplit(env["REDIS_URL"]).password:
             # An external server without users, handed to this launcher on purpose
             # (REDIS_URL for the tests or `make run`): the explicit local mode.
@@ -312,12 +316,15 @@ class Stack:
             "TABLETOP_TLS_KEY": str(creds.key),
         }
 
-    def _redis_url_for(self, name: str) -> str:
-        """Each process authenticates as its own user; rules processes use no Redis at all."""
-        if self._redis is None:
+    def _redis_url_for(self, name: str, env: Mapping[str, str]) -> str:
+        """Each process authenticates as the user of the roles it plays (its own, and those
+        it runs in process); rules processes use no Redis at all. On a server this launcher
+        did not start (an operator's REDIS_URL), every process gets that URL."""
+        server = self._redis or redis_server.known(self.redis_url)
+        if server is None:
             return self.redis_url
-        user = redis_user(name)
-        return self._redis.url_for(user) if user else ""
+        user = redis_user(name, env)
+        return server.url_for(user) if user else ""
 
     def _wait_ready(self, proc: Proc, ready: pathlib.Path, timeout: float = 60.0) -> int:
         deadline = time.monotonic() + timeout
@@ -404,10 +411,14 @@ def _temporary_data_dir() -> pathlib.Path:
     return path
 
 
-def redis_user(process_name: str) -> str | None:
-    """The ACL user of a launched process (matchmaker replicas share one), or None."""
+def redis_user(process_name: str, env: Mapping[str, str]) -> str | None:
+    """The ACL user of a launched process started with `env` (matchmaker replicas share
+    one; a process that runs other services' apps in process plays their roles too), or
+    None for a process without Redis."""
     service = process_name.split("-", 1)[0]
-    return service if service in redis_credentials.SERVICE_USERS else None
+    if service not in redis_credentials.SERVICE_USERS:
+        return None
+    return redis_credentials.user_of(redis_credentials.hosted_roles(service, env))
 
 
 def _serving(channel: grpc.Channel, timeout: float) -> bool:

@@ -126,6 +126,7 @@ class RedisProcess:
     def launch(self, timeout: float = 30.0) -> RedisProcess:
         """Start the server process (again, after stop or kill) and wait until it serves."""
         write_private(self.directory / ACL_FILE, redis_credentials.acl_rules(self.passwords))
+        _STARTED[self.url] = self
         config = self.directory / PRIVATE_CONFIG
         write_private(config, private_config(self.passwords, self.cluster))
         # The config file comes first; command-line options after it add to it.
@@ -152,6 +153,7 @@ class RedisProcess:
 
     def stop(self) -> None:
         self._terminate()
+        _STARTED.pop(self.url, None)
         if self.ephemeral:
             shutil.rmtree(self.directory, ignore_errors=True)
 
@@ -196,6 +198,17 @@ class RedisProcess:
             client.close()
 
 
+# The servers this process started, by admin URL: a launcher handed one of their admin
+# URLs (the tests' session server) still gives each process its own user (`known`).
+_STARTED: dict[str, RedisProcess] = {}
+
+
+def known(admin_url: str) -> RedisProcess | None:
+    """The running embedded server (or cluster node) this process started whose admin URL
+    is `admin_url`; None for any other server (whose users are its operator's)."""
+    return _STARTED.get(admin_url)
+
+
 def start(
     data_dir: pathlib.Path | None = None, port: int | None = None, timeout: float = 30.0, cluster: bool = False,
     passwords: Mapping[str, str] | None = None,
@@ -208,12 +221,12 @@ def start(
     """
     if data_dir is None:
         directory = pathlib.Path(tempfile.mkdtemp(prefix="tabletop-redis-"))
-        passwords = passwords or redis_credentials.new_passwords()
+        passwords = passwords or redis_credentials.new_passwords(redis_credentials.LAUNCHER_USERS)
     else:
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         directory = data_dir / "redis"
         directory.mkdir(mode=0o700, exist_ok=True)
-        passwords = passwords or redis_credentials.load_or_create(data_dir / CREDENTIALS_FILENAME)
+        passwords = passwords or _passwords(data_dir)
     server = RedisProcess(port or free_port(), directory, passwords, cluster=cluster, ephemeral=data_dir is None)
     try:
         return server.launch(timeout)
@@ -263,7 +276,7 @@ def start_cluster(nodes: int = 3, timeout: float = 30.0, data_dir: pathlib.Path 
         return _new_cluster(nodes, timeout)
     home = data_dir / "cluster"
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    passwords = redis_credentials.load_or_create(data_dir / CREDENTIALS_FILENAME)
+    passwords = _passwords(data_dir)
     ports_file = home / "ports.json"
     known = json.loads(ports_file.read_text()) if ports_file.exists() else []
     ports = known if len(known) == nodes else [_free_port_below(55_000) for _ in range(nodes)]
@@ -284,8 +297,13 @@ def start_cluster(nodes: int = 3, timeout: float = 30.0, data_dir: pathlib.Path 
     return RedisCluster(started)
 
 
+def _passwords(data_dir: pathlib.Path) -> dict[str, str]:
+    """The passwords kept in a data directory: admin and every user a launcher hands out."""
+    return redis_credentials.load_or_create(data_dir / CREDENTIALS_FILENAME, redis_credentials.LAUNCHER_USERS)
+
+
 def _new_cluster(nodes: int, timeout: float) -> RedisCluster:
-    passwords = redis_credentials.new_passwords()
+    passwords = redis_credentials.new_passwords(redis_credentials.LAUNCHER_USERS)
     started: list[RedisProcess] = []
     try:
         for _ in range(nodes):

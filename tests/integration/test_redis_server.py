@@ -11,6 +11,7 @@ import redis.exceptions
 
 from services.common import redis_credentials, redis_server
 from services.common.event_store import NewEvent
+from services.common.keys import APPENDED_CHANNEL, match_stream
 from services.common.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.integration
@@ -42,11 +43,14 @@ def test_a_client_without_the_password_is_refused(server):
 
 
 def test_a_service_user_works_but_cannot_administer_the_server(server):
+    # Which keys each user reaches: tests/integration/test_redis_acl.py.
+    log = "{" + match_stream("m-1") + "}:log"
+    with _client(server.url_for("match")) as match:
+        match.xadd(log, {"e": "v"})
+        assert match.register_script("return redis.call('XLEN', KEYS[1])")(keys=[log]) == 1
+        match.publish(APPENDED_CHANNEL, "hello")
     with _client(server.url_for("gateway")) as gateway:
-        gateway.xadd("s", {"f": "v"})
-        assert gateway.xread({"s": "0-0"}, block=10)
-        assert gateway.eval("return redis.call('XLEN', KEYS[1])", 1, "s") == 1
-        gateway.publish("channel", "hello")
+        assert gateway.xread({log: "0-0"}, block=10)
         for command in (("FLUSHALL",), ("CONFIG", "GET", "dir"), ("KEYS", "*"), ("SHUTDOWN",), ("ACL", "LIST")):
             with pytest.raises(redis.exceptions.NoPermissionError):
                 gateway.execute_command(*command)
@@ -69,18 +73,20 @@ def test_durable_configuration_and_private_files(server, tmp_path: pathlib.Path)
 
 
 def test_data_and_passwords_survive_a_kill_and_a_restart(server, tmp_path: pathlib.Path):
+    log, once = "{match:d}:log", "{match:d}:once:1"
     with _client(server.url_for("match")) as match:
         for n in range(100):
-            match.xadd("log", {"n": n})
+            match.xadd(log, {"n": n})
         # A script that writes twice and a transaction: both are logged as MULTI/EXEC.
-        match.eval("redis.call('SET', KEYS[1], 'a'); redis.call('SET', KEYS[2], 'b')", 2, "{s}1", "{s}2")
-        with match.pipeline(transaction=True) as pipe:
-            pipe.set("{t}1", "c").set("{t}2", "d").execute()
+        match.register_script("redis.call('SET', KEYS[1], 'a'); redis.call('XADD', KEYS[2], '*', 'n', 'x')")(
+            keys=[once, log])
+    with _client(server.url) as admin, admin.pipeline(transaction=True) as pipe:
+        pipe.set("{t}1", "c").set("{t}2", "d").execute()
     server.kill()
     server.restart()
     with _client(server.url) as admin:
-        assert admin.xlen("log") == 100
-        assert admin.mget("{s}1", "{s}2", "{t}1", "{t}2") == [b"a", b"b", b"c", b"d"]
+        assert admin.xlen(log) == 101
+        assert admin.mget(once, "{t}1", "{t}2") == [b"a", b"c", b"d"]
     assert "CRITICAL" not in (server.directory / "valkey.log").read_text()
     server.stop()
     assert (tmp_path / "data" / "redis").is_dir()
@@ -88,7 +94,7 @@ def test_data_and_passwords_survive_a_kill_and_a_restart(server, tmp_path: pathl
     try:
         assert again.passwords == server.passwords
         with _client(again.url) as admin:
-            assert admin.xlen("log") == 100
+            assert admin.xlen(log) == 101
     finally:
         again.stop()
 
@@ -111,8 +117,9 @@ async def test_a_service_user_drives_the_embedded_cluster():
         store = RedisEventStore.from_url(cluster.nodes[0].url_for("match"), cluster=True)
         try:
             for n in range(20):  # streams spread over the three nodes
-                await store.append(f"acl-{n}", 0, [NewEvent("t", b"x")], command_id="c")
-                assert [e.version for e in await store.read(f"acl-{n}")] == [1]
+                stream = match_stream(f"acl-{n}")
+                await store.append(stream, 0, [NewEvent("t", b"x")], command_id="c")
+                assert [e.version for e in await store.read(stream)] == [1]
         finally:
             await store.close()
         for node in cluster.nodes:

@@ -1,12 +1,15 @@
-"""The secrets a container deployment makes once, and how a process reads its Redis password."""
+"""The secrets a container deployment makes once, the ACL file it gives the server, and how
+a process reads its Redis password."""
 
 from __future__ import annotations
 
 import pathlib
 import stat
 
+import pytest
+
 from deploy import secrets
-from services.common import config, keyring, pki
+from services.common import config, keyring, pki, redis_credentials
 
 
 def test_every_secret_is_made_once_and_private(tmp_path: pathlib.Path) -> None:
@@ -36,3 +39,27 @@ def test_a_process_reads_its_redis_password_from_a_file(tmp_path: pathlib.Path) 
     })
     assert settings.redis_url == "redis://match:s3cret%2Fwith%3Aodd%40chars@redis:6379/0"
     assert config.load({"REDIS_URL": "redis://h:1/0"}).redis_url == "redis://h:1/0"
+
+
+def test_the_acl_file_holds_each_service_to_its_own_keys(tmp_path: pathlib.Path) -> None:
+    secrets.ensure(tmp_path)
+    lines = {line.split()[1]: line for line in (tmp_path / "redis" / "users.acl").read_text().splitlines()}
+    # A deployment runs each service as a process of its own: no user of an in-process shape.
+    assert set(lines) == {"default", *redis_credentials.USERS}
+    for user in redis_credentials.SERVICE_USERS:
+        rules = lines[user].split()
+        assert rules[4:7] == ["resetkeys", "resetchannels", "-@all"] and "~*" not in rules and "&*" not in rules
+        assert set(redis_credentials.DENIED) <= set(rules)
+    gateway = lines["gateway"].split()
+    assert "%R~{match:*}:log" in gateway and "~{match:*}:seed" not in gateway and "+publish" not in gateway
+    assert "~{match:*}:seed" in lines["dice"].split() and "~{match:*}:pile:*" in lines["deck"].split()
+
+
+def test_operators_write_acls_for_any_service_user_with_acl_rules() -> None:
+    passwords = {"admin": "a" * 43, "match+dice+deck": "m" * 43, "gateway": "g" * 43}
+    text = redis_credentials.acl_rules(passwords)
+    hosting = next(line for line in text.splitlines() if line.startswith("user match+dice+deck "))
+    assert all(f"~{pattern}" in hosting.split() for pattern in ("{match:*}:log", "{match:*}:seed", "{match:*}:piles"))
+    assert "m" * 43 not in text
+    with pytest.raises(ValueError, match="not a service user"):
+        redis_credentials.acl_rules({"rules": "r" * 43})
