@@ -18,6 +18,16 @@ from services.match.lifecycle import Holder
 from services.match.records import holder_of, summary
 
 GATEWAY = "gateway"  # the platform identity (certificate name) of the gateway
+# Each seat call's refusal, for a caller held to its bots' seats (authz.BOT_SEATS):
+# rpc -> the stable reason's area ("submit" -> "submit.bot_seat_only").
+_SEAT_CALLS = {
+    "SubmitAction": "submit",
+    "ListLegalActions": "legal_actions",
+    "GetView": "view",
+    "UndoActions": "undo",
+    "LeaveMatch": "leave",
+    "StartMatch": "start",
+}
 
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
@@ -31,19 +41,29 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         return pb.CreateMatchResponse(match=summary(match))
 
     async def JoinMatch(self, request: pb.JoinMatchRequest, context: object) -> pb.JoinMatchResponse:
+        # A bot sits only where the matchmaker formed it (FormMatch): that is what lets a seat
+        # a `bot-` player holds be the matchmaker's to play, and no one else's.
+        if is_bot(request.player_id):
+            raise PermissionDenied("bots are seated only by forming a match", "join.bot_player")
         wanted = request.seat if request.HasField("seat") else None
         joined = await self._app.join(
             request.match_id, request.player_id, wanted, request.command_id, request.display_name
         )
         return pb.JoinMatchResponse(seat=joined.seat, version=joined.version, tenure=joined.tenure)
 
-    async def LeaveMatch(self, request: pb.LeaveMatchRequest, context: object) -> pb.LeaveMatchResponse:
-        version = await self._app.leave(request.match_id, request.seat, request.command_id, _holder(request))
+    async def LeaveMatch(
+        self, request: pb.LeaveMatchRequest, context: tls.Authenticated | None
+    ) -> pb.LeaveMatchResponse:
+        holder = await self._acting_for("LeaveMatch", request, request.seat, context)
+        version = await self._app.leave(request.match_id, request.seat, request.command_id, holder)
         return pb.LeaveMatchResponse(version=version)
 
-    async def StartMatch(self, request: pb.StartMatchRequest, context: object) -> pb.StartMatchResponse:
+    async def StartMatch(
+        self, request: pb.StartMatchRequest, context: tls.Authenticated | None
+    ) -> pb.StartMatchResponse:
         seat = request.seat if request.HasField("seat") else None
-        version = await self._app.start(request.match_id, request.command_id, seat, _holder(request))
+        holder = await self._acting_for("StartMatch", request, seat, context)
+        version = await self._app.start(request.match_id, request.command_id, seat, holder)
         return pb.StartMatchResponse(version=version)
 
     async def FormMatch(self, request: pb.FormMatchRequest, context: object) -> pb.FormMatchResponse:
@@ -59,11 +79,10 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
     ) -> pb.SubmitActionResponse:
         # A whole position holds every seat's secrets: only the gateway, which shows
         # each viewer its own part, may have one (the matchmaker's bots also submit).
-        if request.with_position and (context is None or tls.caller(context) != GATEWAY):
+        if request.with_position and _caller(context) != GATEWAY:
             raise PermissionDenied("only the gateway may ask for every seat's view", "position.gateway_only")
-        done = await self._app.submit(
-            request.match_id, request.seat, request.action, request.command_id, _holder(request)
-        )
+        holder = await self._acting_for("SubmitAction", request, request.seat, context)
+        done = await self._app.submit(request.match_id, request.seat, request.action, request.command_id, holder)
         response = pb.SubmitActionResponse(version=done.version, duplicate=done.duplicate)
         if request.with_position and done.match is not None:
             response.match.CopyFrom(summary(done.match))
@@ -72,10 +91,11 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             response.appended.extend([log_entry.entry(event, request.command_id) for event in done.appended])
         return response
 
-    async def UndoActions(self, request: pb.UndoActionsRequest, context: object) -> pb.UndoActionsResponse:
-        done = await self._app.undo(
-            request.match_id, request.seat, request.count or 1, request.command_id, _holder(request)
-        )
+    async def UndoActions(
+        self, request: pb.UndoActionsRequest, context: tls.Authenticated | None
+    ) -> pb.UndoActionsResponse:
+        holder = await self._acting_for("UndoActions", request, request.seat, context)
+        done = await self._app.undo(request.match_id, request.seat, request.count or 1, request.command_id, holder)
         response = pb.UndoActionsResponse(version=done.version, duplicate=done.match is None)
         response.match.CopyFrom(summary(done.match or await self._app.current(request.match_id)))
         return response
@@ -96,31 +116,44 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def GetView(self, request: pb.GetViewRequest, context: tls.Authenticated | None) -> pb.GetViewResponse:
         viewer = request.viewer if request.HasField("viewer") else None
-        if context is None or tls.caller(context) != GATEWAY:
-            await self._require_bot_seat(request, viewer)
+        if request.HasField("at_version") and not authz.any_seat(_full("GetView"), _caller(context)):
+            # A bot seat's current view is all its bot needs: no replays of any seat's past.
+            raise PermissionDenied("only a bot seat's own current view", "view.bot_seat_only")
+        holder = await self._acting_for("GetView", request, viewer, context)
         if request.HasField("at_version"):
-            match, view = await self._app.view_at(request.match_id, request.at_version, viewer, _holder(request))
+            match, view = await self._app.view_at(request.match_id, request.at_version, viewer, holder)
         else:
-            match, view = await self._app.view(request.match_id, viewer, _holder(request))
+            match, view = await self._app.view(request.match_id, viewer, holder)
         response = pb.GetViewResponse(match=summary(match))
         if view is not None:
             response.view.CopyFrom(view)
         return response
 
-    async def _require_bot_seat(self, request: pb.GetViewRequest, viewer: int | None) -> None:
-        """Anyone but the gateway (the matchmaker, playing backfill bots) reads one thing only:
-        the current view of a seat a bot holds, exactly what that seat's own client would see."""
-        if viewer is None or request.HasField("at_version"):
-            raise PermissionDenied("only a bot seat's own view", "view.bot_seat_only")
-        players = (await self._app.current(request.match_id)).players
-        if not 0 <= viewer < len(players) or not is_bot(players[viewer]):
-            raise PermissionDenied("only a bot seat's own view", "view.bot_seat_only")
-
     async def ListLegalActions(
-        self, request: pb.ListLegalActionsRequest, context: object
+        self, request: pb.ListLegalActionsRequest, context: tls.Authenticated | None
     ) -> pb.ListLegalActionsResponse:
-        version, actions = await self._app.legal_actions(request.match_id, request.seat, _holder(request))
+        holder = await self._acting_for("ListLegalActions", request, request.seat, context)
+        version, actions = await self._app.legal_actions(request.match_id, request.seat, holder)
         return pb.ListLegalActionsResponse(version=version, actions=actions)
+
+    async def _acting_for(
+        self, rpc: str, request: _SeatRequest, seat: int | None, context: tls.Authenticated | None
+    ) -> Holder | None:
+        """Whom a seat call acts as: the holder the request names, for a caller the policy
+        trusts with any seat (the gateway, which names it from the player's seat token); for
+        any other (the matchmaker, playing backfill bots: authz.BOT_SEATS) the bot holding
+        `seat`, or a refusal. The use case checks that holder again in the write itself, so a
+        seat that changed hands since is refused there (auth.seat_changed), never acted for."""
+        if authz.any_seat(_full(rpc), _caller(context)):
+            return _holder(request)
+        refused = PermissionDenied(f"this caller may call {rpc} only for a seat its own bot holds",
+                                   f"{_SEAT_CALLS[rpc]}.bot_seat_only")
+        if seat is None:  # a spectator's view, a start in no seat's name: not a bot's
+            raise refused
+        match = await self._app.current(request.match_id)
+        if not 0 <= seat < len(match.players) or not is_bot(match.players[seat]):
+            raise refused
+        return Holder(match.players[seat], match.tenure(seat))
 
     async def Batch(self, request: pb.BatchRequest, context: object) -> pb.BatchResponse:
         return pb.BatchResponse(results=await batch.answer(self, authz.MATCH, request.calls, context))
@@ -141,8 +174,24 @@ class _HeldRequest(Protocol):
     def HasField(self, field_name: str) -> bool: ...
 
 
+class _SeatRequest(_HeldRequest, Protocol):
+    """A seat call's request: a seat of one match."""
+
+    @property
+    def match_id(self) -> str: ...
+
+
 def _holder(request: _HeldRequest) -> Holder | None:
     return holder_of(request.holder if request.HasField("holder") else None)
+
+
+def _caller(context: tls.Authenticated | None) -> str:
+    """The calling platform identity ('' for a call with no context: trusted with nothing)."""
+    return tls.caller(context) if context is not None else ""
+
+
+def _full(rpc: str) -> str:
+    return f"/{authz.MATCH}/{rpc}"
 
 
 def register(server: grpc.aio.Server, app: MatchApp) -> list[str]:

@@ -261,9 +261,9 @@ async def test_only_a_caller_that_asks_gets_the_whole_position_with_a_submit():
     await app.start("m1")
     servicer = MatchServicer(app)
     ana = mpb.SeatHolder(player_id="p-ana", tenure=1)
-    # The matchmaker's bots do not ask: no seat's secrets reach them.
+    # A submit that does not ask (as the matchmaker's bots never do) gets no seat's secrets.
     plain = mpb.SubmitActionRequest(match_id="m1", seat=0, action=FLIP, command_id="c:1", holder=ana)
-    reply = await servicer.SubmitAction(plain, None)
+    reply = await servicer.SubmitAction(plain, LocalCall("gateway"))
     assert reply.version == 10 and not reply.HasField("match") and not reply.HasField("position")
     table2 = Table()
     app2 = table2.replica()
