@@ -60,18 +60,18 @@ class Players:
         self._custom_enabled = custom_enabled
 
     async def device(self, device_id: str) -> SignedIn:
-        return await self._link("device", _secret_id(device_id, "device_id"))
+        return await self._link(players.GUEST, _secret_id(device_id, "device_id"))
 
     async def custom(self, custom_id: str) -> SignedIn:
         if not self._custom_enabled:
             raise FailedPrecondition("custom-id sign-in is turned off on this server", "auth.custom_disabled")
-        return await self._link("custom", _secret_id(custom_id, "custom_id"))
+        return await self._link(players.CUSTOM, _secret_id(custom_id, "custom_id"))
 
     async def external(self, token: str) -> SignedIn:
         if self._external is None:
             raise FailedPrecondition("no external identity provider is configured", "auth.external_disabled")
         issuer, subject = await self._external.verify(token)
-        return await self._link("external", f"{issuer}\x1f{subject}")
+        return await self._link(players.EXTERNAL, f"{issuer}\x1f{subject}")
 
     async def name(self, player_id: str, display_name: str) -> None:
         """Keep the name others see for `player_id` (checked here: 1-32 printable characters)."""
@@ -89,6 +89,13 @@ class Players:
         return await players.display_names(self._redis, player_ids)
 
     async def _link(self, kind: str, identity: str) -> SignedIn:
+        signed = await self._player_of(kind, identity)
+        # The ratings keep guests off the leaderboard (services/matchmaker/ratings.py). Written
+        # at every sign-in, so players made before kinds were recorded get theirs too.
+        await players.set_kind(self._redis, signed.player_id, kind)
+        return signed
+
+    async def _player_of(self, kind: str, identity: str) -> SignedIn:
         key = _key(kind, identity)
         fresh = new_player_id()
         # SET NX: two first sign-ins racing agree on one player id.

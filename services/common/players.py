@@ -1,9 +1,12 @@
-"""The player directory: what the platform shows of a verified player (a display name).
+"""The player directory: what the platform shows of a verified player (a display name), and
+how the player signs in (the kind of identity).
 
-The gateway writes it when a player signs in with a name; the match records the
-name in `PlayerJoined` when the player takes a seat (the gateway and the matchmaker
-read it here first), and the gateway shows it beside ratings. A key per player,
-`tabletop:player:<player id>`, so it spreads over a cluster like any other key.
+The gateway writes it when a player signs in (the name when one is given); the match
+records the name in `PlayerJoined` when the player takes a seat (the gateway and the
+matchmaker read it here first), and the gateway shows it beside ratings. The ratings
+keep guests (device sign-ins) off the leaderboard until they have played enough
+(services/matchmaker/ratings.py). A key per player, `tabletop:player:<player id>`,
+so it spreads over a cluster like any other key.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ MAX_DISPLAY_NAME = 32
 # Player ids: the gateway mints "p-<hex>" for people; the matchmaker names the bots it seats
 # "bot-<n>" (and refuses FindMatch for such an id), so the two can never be confused.
 BOT_PREFIX = "bot-"
+# Identity kinds (gateway/identity.py): a guest is a device sign-in, one Authenticate away.
+GUEST, CUSTOM, EXTERNAL = "device", "custom", "external"
 
 
 def is_bot(player_id: str) -> bool:
@@ -29,6 +34,22 @@ def key(player_id: str) -> str:
 
 async def set_display_name(redis: Commands, player_id: str, name: str) -> None:
     await redis.hset(key(player_id), "name", name)
+
+
+async def set_kind(redis: Commands, player_id: str, kind: str) -> None:
+    """Record how `player_id` signs in: a player id is made for one identity, so it never changes."""
+    await redis.hset(key(player_id), "kind", kind)
+
+
+async def kinds(redis: Commands, player_ids: Sequence[str]) -> list[str]:
+    """Each player's identity kind, "" where none is recorded (a bot, or a player not signed in
+    since kinds were recorded), in one round trip."""
+    if not player_ids:
+        return []
+    async with redis.pipeline(transaction=False) as pipe:
+        for player in player_ids:
+            pipe.hget(key(player), "kind")
+        return [_text(kind) for kind in await pipe.execute()]
 
 
 async def display_names(redis: Commands, player_ids: Sequence[str]) -> list[str]:

@@ -31,7 +31,7 @@ async def main() -> None:
     events = RedisEventStore(client)
     match = MatchClient.remote(settings.match_addr, dial(settings, "match"), calls=settings.internal_calls)
     store = TicketStore(client)
-    ratings = RatingsProjection(client, events)
+    ratings = RatingsProjection(client, events, tuning.ratings)
     app = MatchmakerApp(store, ratings, tuning, replica)
     former = Former(match, store, batch=match)
     bots = BotPlayer(match, events, tuning.bot_idle, tuning.bot_level, parse_budget(tuning.bot_budget))

@@ -32,7 +32,7 @@ from services.matchmaker import partition
 from services.matchmaker.config import MatchmakerConfig
 from services.matchmaker.pace import Pace
 from services.matchmaker.pool import form_groups
-from services.matchmaker.projection import RatingsProjection, ratings_key
+from services.matchmaker.projection import RatingsProjection, Standing, ratings_key
 from services.matchmaker.ratings import DEFAULT, Rating
 from services.matchmaker.store import TicketState, TicketStore, ids_of, placed_of, pool_name
 
@@ -232,10 +232,12 @@ class MatchmakerApp:
 
     # ------------------------------------------------------------ ratings
 
-    async def rating(self, game: str, player_id: str) -> Rating:
+    async def rating(self, game: str, player_id: str) -> Standing:
+        """The player's rating, provisional while the leaderboard does not show it (a guest's
+        before its minimum of matchmade games): the player may still see it."""
         if not game or not player_id:
             raise InvalidArgument("game and player_id are required", "rating")
-        found = await self._ratings.rating(game, player_id)
+        found = await self._ratings.standing(game, player_id)
         if found is None:
             raise NotFound(f"{player_id} has no rated {game} match", "matchmaker.player_not_rated")
         return found

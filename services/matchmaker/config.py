@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from services.bots.policies import KINDS
 from services.common.config import Settings
+from services.matchmaker.ratings import DEFAULT_RULES, RatingRules
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,9 @@ class MatchmakerConfig:
     # Seconds a pass waits after the first new ticket for others arriving with it, when
     # tickets come 200 a second or faster; less the fewer come (services/matchmaker/pace.py).
     batch_window: float = 0.05
+    # What is rated and shown (TABLETOP_RATE_CUSTOM_TABLES, TABLETOP_RATE_GUEST_MIN_MATCHES):
+    # matchmade tables only, and guests on the leaderboard after 10 of them (RATINGS.md).
+    ratings: RatingRules = DEFAULT_RULES
 
 
 def load(settings: Settings, env: Mapping[str, str] | None = None) -> MatchmakerConfig:
@@ -76,7 +80,27 @@ def load(settings: Settings, env: Mapping[str, str] | None = None) -> Matchmaker
         batch_window=num("BATCH_WINDOW", d.batch_window),
         bot_level=_level(env.get("TABLETOP_MM_BOT_LEVEL", d.bot_level)),
         bot_budget=env.get("TABLETOP_MM_BOT_BUDGET", d.bot_budget),
+        ratings=RatingRules(
+            rate_custom_tables=_switch(env, "TABLETOP_RATE_CUSTOM_TABLES", d.ratings.rate_custom_tables),
+            guest_min_matches=_count(env, "TABLETOP_RATE_GUEST_MIN_MATCHES", d.ratings.guest_min_matches),
+        ),
     )
+
+
+def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
+    value = env.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value not in ("on", "off", "1", "0", "true", "false"):
+        raise ValueError(f"{name} must be on or off, not {value!r}")
+    return value in ("on", "1", "true")
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    value = int(env.get(name, str(default)))
+    if value < 0:
+        raise ValueError(f"{name} must not be negative, not {value}")
+    return value
 
 
 def _level(value: str) -> str:

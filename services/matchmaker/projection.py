@@ -1,8 +1,9 @@
 """The ratings read model: finished matches folded into openskill ratings.
 
 Keys (all in the hash slot `{ratings}`):
-  tabletop:{ratings}:r:<game>      hash player -> "mu sigma matches"
-  tabletop:{ratings}:board:<game>  sorted set player -> ordinal (the leaderboard)
+  tabletop:{ratings}:r:<game>      hash player -> "mu sigma matches matchmade"
+  tabletop:{ratings}:board:<game>  sorted set player -> ordinal (the leaderboard: guests below
+                                   the minimum of matchmade games are rated but not on it)
   tabletop:{ratings}:counted       set of match ids already counted
   tabletop:{ratings}:cursor        id of the last tabletop:finished entry applied
   tabletop:{ratings}:games         games with ratings
@@ -13,20 +14,27 @@ read it, advances it, and (unless the match was counted before) writes the
 new ratings and adds the match to the counted set. Replicas race harmlessly:
 the loser re-reads and goes on. So the live ratings equal a rebuild's, a
 match is counted once however often it is announced or replayed.
+
+Only trusted matches are rated (ratings.py `untrusted`: matchmade tables, custom
+ones where the operator allows, never one player in two seats); the others only
+move the cursor. Whether a table is matchmade is read from its log
+(MatchCreated.matchmade), so a rebuild decides as the live path did.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import redis.asyncio as aioredis
 from tabletop.match.v1 import events_pb2 as ev
 
-from services.common import keys
+from services.common import keys, players
 from services.common import logging as tlog
 from services.common.event_store import EventStore
 from services.common.players import is_bot
 from services.common.redis_commands import commands
 from services.common.redis_store import INDEX_KEY
-from services.matchmaker.ratings import DEFAULT, Rating, Result, rate
+from services.matchmaker.ratings import DEFAULT, DEFAULT_RULES, Rating, RatingRules, Result, on_board, rate, untrusted
 
 log = tlog.get("matchmaker.ratings")
 PREFIX = "tabletop:{ratings}:"
@@ -45,7 +53,8 @@ def board_key(game: str) -> str:
 
 
 # KEYS: cursor, counted, ratings, board, games. ARGV: expected cursor, new cursor,
-# match id, game, count ('1' to write), then player, rating, ordinal triples.
+# match id, game, count ('1' to write), then player, rating, ordinal triples (an empty
+# ordinal: rated, but not on the leaderboard).
 _APPLY = """
 local cur = redis.call('GET', KEYS[1]) or '0-0'
 if cur ~= ARGV[1] then return -1 end
@@ -55,7 +64,11 @@ redis.call('SADD', KEYS[2], ARGV[3])
 redis.call('SADD', KEYS[5], ARGV[4])
 for i = 6, #ARGV, 3 do
   redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
-  redis.call('ZADD', KEYS[4], ARGV[i + 2], ARGV[i])
+  if ARGV[i + 2] == '' then
+    redis.call('ZREM', KEYS[4], ARGV[i])
+  else
+    redis.call('ZADD', KEYS[4], ARGV[i + 2], ARGV[i])
+  end
 end
 return 1
 """
@@ -63,34 +76,52 @@ return 1
 
 async def match_result(store: EventStore, match_id: str) -> Result | None:
     """The players and outcome of a finished match, from its log; None if it has not ended."""
-    game, players = "", []
+    game, matchmade = "", False
+    seated: list[str] = []
     for stored in await store.read(keys.match_stream(match_id)):
         if stored.type == "tabletop.match.v1.MatchCreated":
             created = ev.MatchCreated.FromString(stored.data)
-            game, players = created.game, [""] * created.seat_count
+            game, seated, matchmade = created.game, [""] * created.seat_count, created.matchmade
         elif stored.type == "tabletop.match.v1.PlayerJoined":
             joined = ev.PlayerJoined.FromString(stored.data)
-            players[joined.seat] = joined.player_id
+            seated[joined.seat] = joined.player_id
         elif stored.type == "tabletop.match.v1.PlayerLeft":
-            players[ev.PlayerLeft.FromString(stored.data).seat] = ""
+            seated[ev.PlayerLeft.FromString(stored.data).seat] = ""
         elif stored.type == "tabletop.match.v1.MatchEnded":
             outcome = ev.MatchEnded.FromString(stored.data).outcome
             coop = outcome.cooperative_win if outcome.HasField("cooperative_win") else None
-            return Result(game, tuple(players), tuple(outcome.ranking), coop)
+            return Result(game, tuple(seated), tuple(outcome.ranking), coop, matchmade)
     return None
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A player's rating, and whether it is provisional: rated, but not on the leaderboard yet."""
+
+    rating: Rating
+    provisional: bool
 
 
 class RatingsProjection:
     """Applies finished matches to the ratings, in finish order, each once."""
 
-    def __init__(self, client: aioredis.Redis, store: EventStore) -> None:
+    def __init__(self, client: aioredis.Redis, store: EventStore, rules: RatingRules = DEFAULT_RULES) -> None:
         self._redis = commands(client)
         self._store = store
+        self._rules = rules
         self._apply = client.register_script(_APPLY)
 
     async def rating(self, game: str, player_id: str) -> Rating | None:
         raw = await self._redis.hget(ratings_key(game), player_id)
         return Rating.decode(raw) if raw is not None else None
+
+    async def standing(self, game: str, player_id: str) -> Standing | None:
+        """The player's rating and whether the leaderboard shows it, in one round trip."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.hget(ratings_key(game), player_id)
+            pipe.zscore(board_key(game), player_id)
+            raw, score = await pipe.execute()
+        return Standing(Rating.decode(raw), score is None) if raw is not None else None
 
     async def leaderboard(self, game: str, limit: int, offset: int = 0) -> list[tuple[str, Rating]]:
         ranked = await self._redis.zrevrange(board_key(game), offset, offset + limit - 1)
@@ -127,25 +158,29 @@ class RatingsProjection:
         """Apply one match if the cursor is at `expected`: 1 counted, 0 already counted, -1 cursor moved."""
         result = await match_result(self._store, match_id)
         args: list[str | float] = [expected, new_cursor, match_id, result.game if result else "", "0"]
-        if result is not None:
-            rated = await self._rated(result)
+        refused = untrusted(result, self._rules) if result is not None else None
+        if result is not None and refused is None:
             args[4] = "1"
-            for player, rating in rated:
-                args += [player, rating.encode(), rating.ordinal]
+            for player, rating, shown in await self._rated(result):
+                args += [player, rating.encode(), rating.ordinal if shown else ""]
         game = result.game if result else ""
         keys_ = [CURSOR, COUNTED, ratings_key(game), board_key(game), GAMES]
         done = int(await self._apply(keys=keys_, args=args))
         if done == 1:
             log.info("match_rated", match_id=match_id, game=game)
+        elif done == 0 and refused is not None:
+            log.info("match_not_rated", match_id=match_id, game=game, reason=refused)
         return done
 
-    async def _rated(self, result: Result) -> list[tuple[str, Rating]]:
+    async def _rated(self, result: Result) -> list[tuple[str, Rating, bool]]:
+        """Each human's new rating, and whether the leaderboard shows it."""
         humans = [p for p in result.players if p and not is_bot(p)]
         raws = await self._redis.hmget(ratings_key(result.game), humans) if humans else []
+        kinds = dict(zip(humans, await players.kinds(self._redis, humans)))
         stored = {p: Rating.decode(r) for p, r in zip(humans, raws) if r is not None}
         current = [stored.get(p, DEFAULT) for p in result.players]
         new = rate(result, current)
-        return [(p, r) for p, r in zip(result.players, new) if p and not is_bot(p)]
+        return [(p, r, on_board(r, kinds[p], self._rules)) for p, r in zip(result.players, new) if p and not is_bot(p)]
 
     async def rebuild(self) -> int:
         """Reset the ratings and recompute them from the match logs; returns the matches counted."""

@@ -46,8 +46,10 @@ class MatchmakerServicer(pb_grpc.MatchmakerServiceServicer):
         return pb.CancelTicketResponse()
 
     async def GetRating(self, request: pb.GetRatingRequest, context: object) -> pb.GetRatingResponse:
-        rating = await self._app.rating(request.game, request.player_id)
-        return pb.GetRatingResponse(rating=rating_message(request.player_id, request.game, rating))
+        standing = await self._app.rating(request.game, request.player_id)
+        message = rating_message(request.player_id, request.game, standing.rating)
+        message.provisional = standing.provisional
+        return pb.GetRatingResponse(rating=message)
 
     async def ListLeaderboard(self, request: pb.ListLeaderboardRequest, context: object) -> pb.ListLeaderboardResponse:
         board = await self._app.leaderboard(request.game, request.limit, request.offset)

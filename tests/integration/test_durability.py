@@ -34,7 +34,9 @@ from services.matchmaker.projection import COUNTED, ratings_key
 
 pytestmark = pytest.mark.integration
 # The waiting ticket has no watcher and must outlive a restart as it is: none is abandoned for it.
-PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig", "TABLETOP_MM_WATCH_GRACE": "0"}
+# The rated match here is a lobby made and joined by hand: its stack rates custom tables.
+PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig", "TABLETOP_MM_WATCH_GRACE": "0",
+       "TABLETOP_RATE_CUSTOM_TABLES": "on"}
 SOAK = int(os.environ.get("SOAK", "0") or 0)
 LANES = 4
 ACTIONS_PER_CYCLE = 12

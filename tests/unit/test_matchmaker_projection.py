@@ -1,4 +1,5 @@
-"""The ratings projection: finished matches counted once, in finish order, rebuildable."""
+"""The ratings projection: finished matches counted once, in finish order, rebuildable; only
+trusted tables rated, and guests kept off the leaderboard until they have played enough."""
 
 from __future__ import annotations
 
@@ -14,11 +15,14 @@ from openskill.models import PlackettLuce
 from tabletop.common.v1 import common_pb2
 from tabletop.match.v1 import events_pb2 as ev
 
+from gateway.identity import Players
 from services.common import keys
 from services.common.event_store import NewEvent
+from services.common.players import CUSTOM, EXTERNAL, GUEST, kinds, set_kind
+from services.common.redis_commands import commands
 from services.common.redis_store import RedisEventStore
 from services.matchmaker.projection import RatingsProjection
-from services.matchmaker.ratings import SCENARIO
+from services.matchmaker.ratings import SCENARIO, RatingRules
 
 MODEL = PlackettLuce()
 
@@ -36,16 +40,17 @@ def _new(message: Message) -> NewEvent:
     return NewEvent(message.DESCRIPTOR.full_name, message.SerializeToString())
 
 
-async def _finish(client: aioredis.Redis, match_id: str, players: list[str], ranking: list[int],
-                  coop: bool | None = None, game: str = "pig") -> None:
-    """Write a finished match's log (a join that is left again included) and announce it."""
+async def _finish(client: aioredis.Redis, match_id: str, seated: list[str], ranking: list[int],
+                  coop: bool | None = None, game: str = "pig", matchmade: bool = True) -> None:
+    """Write a finished match's log (a join that is left again included) and announce it;
+    a matchmade table's unless `matchmade` is False (a lobby made with CreateMatch)."""
     store = RedisEventStore(client)
     outcome = common_pb2.Outcome(ranking=ranking)
     if coop is not None:
         outcome.cooperative_win = coop
-    events: list[Message] = [ev.MatchCreated(game=game, seat_count=len(players)),
+    events: list[Message] = [ev.MatchCreated(game=game, seat_count=len(seated), matchmade=matchmade),
                              ev.PlayerJoined(seat=0, player_id="leaver"), ev.PlayerLeft(seat=0, player_id="leaver")]
-    events += [ev.PlayerJoined(seat=i, player_id=p) for i, p in enumerate(players)]
+    events += [ev.PlayerJoined(seat=i, player_id=p) for i, p in enumerate(seated)]
     events += [ev.MatchStarted(), ev.MatchEnded(outcome=outcome)]
     await store.append(keys.match_stream(match_id), 0, [_new(e) for e in events])
     await client.xadd(keys.FINISHED_STREAM, {"match_id": match_id, "game": game})
@@ -124,3 +129,76 @@ async def test_a_cooperative_table_plays_against_a_fixed_scenario(client: aiored
     team = MODEL.rate([team, [MODEL.rating(mu=SCENARIO.mu, sigma=SCENARIO.sigma)]], ranks=[2, 1])[0]
     assert await _all(projection, {"a", "b"}, "discover") == {p: (r.mu, r.sigma) for p, r in zip("ab", team)}
     assert (await projection.rating("discover", "a")).matches == 2  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------- what is rated, what is shown
+
+
+async def _board(projection: RatingsProjection, game: str = "pig") -> list[str]:
+    return [player for player, _ in await projection.leaderboard(game, 100)]
+
+
+async def test_a_custom_table_is_not_rated_unless_the_operator_allows_it(client: aioredis.Redis) -> None:
+    await _finish(client, "lobby", ["farmer", "victim"], [1, 2], matchmade=False)
+    await _finish(client, "formed", ["a", "b"], [1, 2])
+    projection = RatingsProjection(client, RedisEventStore(client))
+    assert await projection.catch_up() == 1
+    assert await projection.cursor() == (await client.xrevrange(keys.FINISHED_STREAM, count=1))[0][0].decode()
+    assert await projection.rating("pig", "farmer") is None and await projection.rating("pig", "victim") is None
+    assert await _all(projection, {"a", "b"}) == _expected([(["a", "b"], [1, 2])])
+    # Where the operator rates custom tables, a rebuild from the same logs rates it too.
+    allowing = RatingsProjection(client, RedisEventStore(client), RatingRules(rate_custom_tables=True))
+    assert await allowing.rebuild() == 2
+    assert await _all(allowing, {"farmer", "victim", "a", "b"}) == _expected([(["farmer", "victim"], [1, 2]),
+                                                                            (["a", "b"], [1, 2])])
+    assert (await allowing.rating("pig", "farmer")).matchmade == 0  # type: ignore[union-attr]
+    assert (await allowing.rating("pig", "a")).matchmade == 1  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("matchmade", [True, False])
+async def test_one_player_in_two_seats_is_never_rated(client: aioredis.Redis, matchmade: bool) -> None:
+    await _finish(client, "self", ["farmer", "farmer", "other"], [1, 2, 3], matchmade=matchmade)
+    projection = RatingsProjection(client, RedisEventStore(client), RatingRules(rate_custom_tables=True))
+    assert await projection.catch_up() == 0
+    assert await _all(projection, {"farmer", "other"}) == {}
+    assert await projection.rebuild() == 0
+
+
+async def test_a_guest_is_rated_but_off_the_leaderboard_until_its_minimum(client: aioredis.Redis) -> None:
+    redis = commands(client)
+    for player, kind in (("guest", GUEST), ("account", CUSTOM), ("sso", EXTERNAL)):
+        await set_kind(redis, player, kind)
+    rules = RatingRules(guest_min_matches=3)
+    projection = RatingsProjection(client, RedisEventStore(client), rules)
+    for i in range(2):
+        await _finish(client, f"m{i}", ["guest", "account", "sso", "unknown"], [1, 2, 3, 4])
+    await projection.catch_up()
+    # Accounts of the operator's are shown at once, and so is a player signed in before kinds
+    # were recorded; the guest, first at every table, is rated but not ranked yet.
+    assert set(await _board(projection)) == {"account", "sso", "unknown"}
+    standing = await projection.standing("pig", "guest")
+    assert standing is not None and standing.provisional and standing.rating.matchmade == 2
+    assert not (await projection.standing("pig", "account")).provisional  # type: ignore[union-attr]
+    # A custom table, rated by the operator's leave, does not count towards the minimum.
+    await _finish(client, "lobby", ["guest", "account"], [1, 2], matchmade=False)
+    allowing = RatingsProjection(client, RedisEventStore(client), RatingRules(True, guest_min_matches=3))
+    await allowing.catch_up()
+    assert "guest" not in await _board(allowing)
+    await _finish(client, "m2", ["guest", "account"], [1, 2])
+    await allowing.catch_up()
+    assert (await _board(allowing))[0] == "guest"
+    assert not (await allowing.standing("pig", "guest")).provisional  # type: ignore[union-attr]
+    # A rebuild under a stricter minimum takes the guest off again: the board follows the rules.
+    strict = RatingsProjection(client, RedisEventStore(client), RatingRules(True, guest_min_matches=10))
+    await strict.rebuild()
+    assert "guest" not in await _board(strict) and await strict.rating("pig", "guest") is not None
+
+
+async def test_every_sign_in_records_the_kind_the_leaderboard_reads(client: aioredis.Redis) -> None:
+    signing = Players(client)
+    guest = await signing.device("a-device-id-of-16+")
+    account = await signing.custom("an-operator-account-id")
+    await client.hdel(f"tabletop:player:{guest.player_id}", "kind")  # as if signed in before kinds were
+    again = await signing.device("a-device-id-of-16+")
+    assert again.player_id == guest.player_id and not again.created
+    assert await kinds(commands(client), [guest.player_id, account.player_id, "never"]) == [GUEST, CUSTOM, ""]
