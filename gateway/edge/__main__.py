@@ -2,6 +2,8 @@
 
 Environment: TABLETOP_HOST and TABLETOP_PORT (default 8080) to listen on,
 TABLETOP_GATEWAY_ADDR (the gateway's gRPC port), TABLETOP_CORS_ORIGINS,
+TABLETOP_EDGE_TRUSTED_PROXIES (reverse proxies whose X-Forwarded-For names the
+browser: addresses or CIDRs, none by default; gateway/edge/proxies.py),
 TABLETOP_WEB_DIR, TABLETOP_METRICS_PORT, TABLETOP_READY_FILE.
 """
 
@@ -14,7 +16,7 @@ import socket
 import grpc
 import uvicorn
 
-from gateway.edge import cors
+from gateway.edge import cors, proxies
 from gateway.edge.app import EdgeConfig, build
 from services.common import config, lifeline, metrics, runtime
 from services.common import logging as tlog
@@ -47,7 +49,13 @@ async def main() -> None:
     lifeline.hold()
     tlog.configure("edge", settings.log_level)
     port = int(os.environ.get("TABLETOP_PORT", str(DEFAULT_PORT)))
-    edge = EdgeConfig(cors.origins(os.environ.get("TABLETOP_CORS_ORIGINS", "")), os.environ.get("TABLETOP_WEB_DIR", ""))
+    try:
+        trusted = proxies.TrustedProxies.parse(os.environ.get("TABLETOP_EDGE_TRUSTED_PROXIES", ""))
+    except proxies.BadProxyList as bad:
+        raise SystemExit(f"tabletop: refusing to start: {bad}") from None
+    edge = EdgeConfig(
+        cors.origins(os.environ.get("TABLETOP_CORS_ORIGINS", "")), os.environ.get("TABLETOP_WEB_DIR", ""), trusted
+    )
     # The gateway's public port is plaintext on purpose (tokens identify players).
     async with grpc.aio.insecure_channel(settings.gateway_addr) as channel:
         server = uvicorn.Server(
@@ -57,12 +65,19 @@ async def main() -> None:
                 log_config=None,
                 access_log=False,
                 timeout_graceful_shutdown=GRACEFUL_SECONDS,
+                # uvicorn believes X-Forwarded-For from loopback by default: off, the
+                # edge's own rule decides (proxies.py), for the proxies configured only.
+                proxy_headers=False,
+                forwarded_allow_ips="",
             )
         )
         sock = listening_socket(settings.host, port)
         announce(settings.ready_file, sock.getsockname()[1], metrics.expose(settings.metrics_port))
         log = tlog.get("edge")
-        log.info("serving", port=sock.getsockname()[1], gateway=settings.gateway_addr, cors=edge.cors_origins)
+        log.info(
+            "serving", port=sock.getsockname()[1], gateway=settings.gateway_addr, cors=edge.cors_origins,
+            trusted_proxies=[str(network) for network in trusted.networks],
+        )
         await server.serve(sockets=[sock])
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 import grpc
@@ -12,7 +12,7 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 from tabletop.gateway.v1.gateway_service_connect import GatewayService, GatewayServiceASGIApplication
 
-from gateway.edge import codec, cors, static
+from gateway.edge import codec, cors, proxies, static
 from gateway.edge.relay import Relay
 
 API_PREFIX = "/tabletop.gateway.v1.GatewayService/"
@@ -25,6 +25,8 @@ MAX_REQUEST_BYTES = 1024 * 1024
 class EdgeConfig:
     cors_origins: list[str]
     web_dir: str = ""
+    # Whose X-Forwarded-For names the browser (gateway/edge/proxies.py): nobody's by default.
+    trusted_proxies: proxies.TrustedProxies = field(default_factory=proxies.TrustedProxies)
 
 
 def api(channel: grpc.aio.Channel) -> ASGIApp:
@@ -69,7 +71,7 @@ def build(channel: grpc.aio.Channel, config: EdgeConfig) -> ASGIApp:
         else:
             await files(scope, receive, send)
 
-    return cors.wrap(app, config.cors_origins)
+    return cors.wrap(proxies.wrap(app, config.trusted_proxies), config.cors_origins)
 
 
 GRPC_REFUSED = "this is the HTTP edge (Connect, gRPC-Web): send gRPC to the gateway's port"

@@ -75,6 +75,8 @@ class Settings:
     # through the dice and the deck at dice_addr and deck_addr (False: the match does).
     rules_chance: bool = True
     snapshot_every: int = 50
+    # A lobby with no event for this long is closed (LobbyExpired); 0 keeps lobbies open forever.
+    lobby_idle_seconds: float = 3600.0
     # SIGTERM: seconds in-flight calls get to finish (longer than a normal action).
     grace_seconds: float = 10.0
     # Redis connections per process (every pool is bounded); seconds a command waits
@@ -181,6 +183,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         game=get("GAME", d.game),
         rules_chance=get("RULES_CHANCE", "1") not in ("0", "false", "no"),
         snapshot_every=int(get("SNAPSHOT_EVERY", str(d.snapshot_every))),
+        lobby_idle_seconds=float(get("LOBBY_IDLE_SECONDS", str(d.lobby_idle_seconds))),
         grace_seconds=float(get("GRACE_SECONDS", str(d.grace_seconds))),
         redis_max_connections=int(get("REDIS_MAX_CONNECTIONS", str(d.redis_max_connections))),
         redis_pool_timeout=float(get("REDIS_POOL_TIMEOUT", str(d.redis_pool_timeout))),

@@ -30,6 +30,8 @@ class Gate:
         self._max_streams = max_streams
         self.inflight = 0
         self.streams = 0
+        # Calls refused because the process drains (logged at the exit).
+        self.refused = 0
         self._draining = False
         self._idle = asyncio.Event()
         self._idle.set()
@@ -42,6 +44,7 @@ class Gate:
     @contextlib.contextmanager
     def unary(self) -> Iterator[None]:
         if self._draining:
+            self.refused += 1
             raise draining_error()
         if self._max_inflight and self.inflight >= self._max_inflight:
             raise ResourceExhausted("the server is busy; retry shortly", "server.overloaded")
@@ -52,6 +55,7 @@ class Gate:
     def stream(self) -> Iterator[asyncio.Future[None]]:
         """Admits a stream; yields a future that completes when the stream must end."""
         if self._draining:
+            self.refused += 1
             raise draining_error()
         if self._max_streams and self.streams >= self._max_streams:
             raise ResourceExhausted("too many open streams; retry shortly", "server.overloaded")

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import pathlib
 import signal
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
@@ -31,6 +33,7 @@ from services.common.errors import ServiceError, malformed_request, to_status
 from services.common.gate import Gate, draining_error
 
 log = tlog.get("grpc")
+# How long the statuses of the last calls answered may take to be sent before the exit.
 STOP_FLUSH_SECONDS = 1.0
 # A health service name that says only "this process runs": SERVING from start to drain,
 # whatever Redis does, for liveness probes (a lost Redis must take pods out of rotation,
@@ -380,7 +383,8 @@ async def serve(
     else:
         port = server.add_secure_port(address, tls.server_credentials(own))
     await server.start()
-    probes, health_port = await _serve_health_alone(health_servicer, settings)
+    # Held to the end: the probe port serves until the process exits (_exit_now), never stopped.
+    _probes, health_port = await _serve_health_alone(health_servicer, settings)
 
     async def report(up: bool) -> None:
         status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
@@ -406,14 +410,14 @@ async def serve(
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
     await stopping.wait()
-    await _drain(server, gate, health_servicer, watcher, settings.grace_seconds)
-    if probes is not None:
-        await probes.stop(0)
+    await _drain(gate, health_servicer, watcher, settings.grace_seconds)
     if probe is not None:
         await probe.close()
     if on_stop is not None:
         await on_stop()
-    log.info("stopped")
+    await _answers_sent(STOP_FLUSH_SECONDS)
+    log.info("stopped", refused=gate.refused)
+    _exit_now()
 
 
 async def _serve_health_alone(
@@ -436,14 +440,20 @@ async def _serve_health_alone(
 
 
 async def _drain(
-    server: grpc.aio.Server,
     gate: Gate,
     health_servicer: health.aio.HealthServicer,
     watcher: asyncio.Task[None] | None,
     grace: float,
 ) -> None:
-    """NOT_SERVING, refuse new calls, end streams (UNAVAILABLE server.draining),
-    let unary calls in flight finish within `grace` s, then close the server."""
+    """NOT_SERVING, refuse new calls (UNAVAILABLE server.draining), end streams (the same),
+    and let the calls in flight finish within `grace` s.
+
+    The server keeps serving meanwhile, and is never stopped: grpc's own stop cancels
+    (CANCELLED, a code clients are not told to expect) every call that reaches it after
+    the stop began, on connections whose clients have not yet seen its GOAWAY, and a
+    client sending steadily always has some on the way. So the gate answers every call
+    that arrives until the process exits (_exit_now), and what is still on the wire then
+    meets a closed connection, which its client sees as UNAVAILABLE."""
     log.info("stopping", grace=grace, inflight=gate.inflight, streams=gate.streams)
     if watcher is not None:
         watcher.cancel()
@@ -452,6 +462,30 @@ async def _drain(
     gate.drain()
     finished = await gate.drained(grace)
     log.info("drained" if finished else "grace_expired", inflight=gate.inflight, streams=gate.streams)
-    # What is left (nothing, or calls past the grace period) is cancelled now;
-    # a short grace lets the statuses of just-ended streams reach their clients.
-    await server.stop(STOP_FLUSH_SECONDS)
+
+
+# The name grpc.aio gives the task of each call it serves (grpc/_cython/_cygrpc/aio/server.pyx.pxi).
+_RPC_TASK = "rpc_task"
+
+
+async def _answers_sent(bound: float) -> None:
+    """Wait (at most `bound` s) until grpc has sent the status of every call it was serving:
+    a handler that has returned, a refusal or a stream ended by the drain, is not on the
+    wire yet. grpc offers no event for it; its tasks end once the status is sent."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + bound
+    this = asyncio.current_task()
+    while loop.time() < deadline and any(
+        task is not this and not task.done() and task.get_name() == _RPC_TASK for task in asyncio.all_tasks()
+    ):
+        await asyncio.sleep(0.005)
+
+
+def _exit_now() -> None:
+    """End the process once drained: nothing it runs is needed any more, and whatever would
+    still run (asyncio's teardown cancelling every task, its executor's threads, grpc's own
+    shutdown of the server, which cancels the calls just arriving) only delays the exit and
+    answers late callers CANCELLED. The kernel closes every connection at once."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(0)

@@ -8,6 +8,12 @@ due, never a deadline nobody watches. A keeper claims what is due by pushing
 its score a lease ahead (a claimer that dies is retried when the lease ends),
 then settles it at the match's next deadline, unless a batch scheduled an
 earlier one meanwhile.
+
+Lobbies use the same list to expire (MatchApp.wake): every batch that leaves a
+match in the lobby first `postpone`s its wake-up to when it would be idle, so
+the list only ever says "due" once no lobby command has been written for the
+idle time. A postpone that lands and an append that does not (a refusal, a
+crash) makes the lobby expire late, never early.
 """
 
 from __future__ import annotations
@@ -40,6 +46,9 @@ class Deadlines(Protocol):
     async def schedule(self, match_id: str, at_ms: int) -> None:
         """Wake up for `match_id` at `at_ms`, or earlier if already asked to."""
 
+    async def postpone(self, match_id: str, at_ms: int) -> None:
+        """Wake up for `match_id` at `at_ms`, or later if already asked to (a lobby's idle time)."""
+
     async def claim(self, now_ms: int, lease_ms: int, limit: int) -> list[tuple[str, int]]:
         """The matches due by `now_ms`, each with the score it is claimed at."""
 
@@ -53,6 +62,9 @@ class MemoryDeadlines:
 
     async def schedule(self, match_id: str, at_ms: int) -> None:
         self._due[match_id] = min(at_ms, self._due.get(match_id, at_ms))
+
+    async def postpone(self, match_id: str, at_ms: int) -> None:
+        self._due[match_id] = max(at_ms, self._due.get(match_id, at_ms))
 
     async def claim(self, now_ms: int, lease_ms: int, limit: int) -> list[tuple[str, int]]:
         due = sorted((at, m) for m, at in self._due.items() if at <= now_ms)[:limit]
@@ -81,6 +93,10 @@ class RedisDeadlines:
     async def schedule(self, match_id: str, at_ms: int) -> None:
         # LT: only ever earlier (a new member is added as it is).
         await self._redis.zadd(DEADLINES_KEY, {match_id: at_ms}, lt=True)
+
+    async def postpone(self, match_id: str, at_ms: int) -> None:
+        # GT: only ever later (a new member is added as it is).
+        await self._redis.zadd(DEADLINES_KEY, {match_id: at_ms}, gt=True)
 
     async def claim(self, now_ms: int, lease_ms: int, limit: int) -> list[tuple[str, int]]:
         claimed = now_ms + lease_ms

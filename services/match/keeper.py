@@ -1,4 +1,5 @@
-"""The clock keeper: wakes up at clocked matches' deadlines and applies the policy.
+"""The clock keeper: wakes up at clocked matches' deadlines and applies the policy,
+and at idle lobbies' to close them (MatchApp.wake).
 
 Every match replica runs one. It polls the wake-up list (deadlines.py) a few
 times a second, claims what is due, asks the match app to time out every seat
@@ -46,7 +47,7 @@ class ClockKeeper:
         due = await self._app.deadlines.claim(now, CLAIM_MS, BATCH)
         for match_id, claimed in due:
             try:
-                next_ms = await self._app.expire(match_id)
+                next_ms = await self._app.wake(match_id)
             except NotFound:
                 next_ms = None
             except ServiceError as error:

@@ -44,6 +44,7 @@ PLATFORM_EVENTS: dict[str, type[Message]] = {
         ev.ClockExpired,
         ev.UndoPoint,
         ev.ActionsUndone,
+        ev.LobbyExpired,
     )
 }
 
@@ -61,6 +62,10 @@ class Status(IntEnum):
 
 
 _STATUS_WORDS = {Status.LOBBY: "in the lobby", Status.ACTIVE: "being played", Status.FINISHED: "finished"}
+# The outcome detail of a lobby closed for idleness (LobbyExpired): it ends FINISHED
+# with no ranking, the terminal status every client and watcher already knows (a
+# status of its own would leave them waiting for a FINISHED that never comes).
+EXPIRED_REASON = "lobby_expired"
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,11 @@ class Match:
     def full(self) -> bool:
         return "" not in self.players
 
+    @property
+    def expired(self) -> bool:
+        """Closed as an idle lobby (LobbyExpired): nobody ever played it."""
+        return self.outcome is not None and self.outcome.detail.get("reason") == EXPIRED_REASON
+
 
 # ------------------------------------------------------------------ evolve
 
@@ -154,6 +164,9 @@ def evolve(match: Match, event: Message) -> Match:
             return replace(match, status=Status.FINISHED, outcome=_copy(event.outcome))
         case ev.ClockSet():
             return replace(match, clock=folded(event))
+        case ev.LobbyExpired():
+            closed = common_pb2.Outcome(detail={"reason": EXPIRED_REASON, "idle_seconds": str(event.idle_seconds)})
+            return replace(match, status=Status.FINISHED, outcome=closed)
         case _:
             # SeedRevealed and ClockExpired change nothing the platform derives
             # (a timeout's move and its clock follow as events of their own).
@@ -169,7 +182,9 @@ def with_position(
 
 def restored(match: Match, undone: ev.ActionsUndone) -> Match:
     """The match once a seat took back actions: the game as it stood at `to_version`
-    (an undo never crosses chance or the end, so nothing else differs)."""
+    (an undo never crosses chance or the end, so nothing else differs). In a clocked
+    match the undo's batch closes with the clocks of `to_version`, the undoer charged
+    for the time since (services/match/clocks.py `restore`): a ClockSet of its own."""
     return replace(match, engine_state=undone.state, turn=Turn(seats=tuple(undone.seats)))
 
 
@@ -260,6 +275,22 @@ def check_replay(match: Match, version: int) -> None:
         raise InvalidArgument(f"at_version must be between 1 and {match.version}", "at_version")
 
 
+def decide_expiry(match: Match, seen_version: int, idle_seconds: int) -> list[ev.LobbyExpired]:
+    """Close a lobby found idle at `seen_version`: the wake-up list (services/match/deadlines.py)
+    says no lobby command has been written for `idle_seconds` since; a match that moved
+    on since (someone joined, left or started it) is no longer idle, and only a lobby
+    expires."""
+    require_status(match, Status.LOBBY, "match.not_in_lobby")
+    if match.version != seen_version:
+        raise FailedPrecondition(f"match {match.match_id} changed since it was found idle", "match.lobby_active")
+    return [ev.LobbyExpired(idle_seconds=idle_seconds)]
+
+
+def lobby_wake_ms(now_ms: int, idle_seconds: float) -> int:
+    """When a lobby written to at `now_ms` is idle, if nothing is written to it again."""
+    return now_ms + int(idle_seconds * 1000)
+
+
 def ending(match: Match) -> ev.MatchEnded | None:
     """The event that closes a game its rules have scored, once."""
     if match.outcome is not None and match.status == Status.ACTIVE:
@@ -271,8 +302,14 @@ def ending(match: Match) -> ev.MatchEnded | None:
 
 
 def require_status(match: Match, status: Status, rule: str) -> None:
-    if match.status != status:
-        raise FailedPrecondition(f"match {match.match_id} is {_STATUS_WORDS.get(match.status, 'unknown')}", rule)
+    if match.status == status:
+        return
+    if match.expired:
+        # One rule for every command on a lobby closed for idleness: create another.
+        raise FailedPrecondition(
+            f"match {match.match_id} expired in the lobby; create a new one", "match.lobby_expired"
+        )
+    raise FailedPrecondition(f"match {match.match_id} is {_STATUS_WORDS.get(match.status, 'unknown')}", rule)
 
 
 def require_seat_index(match: Match, seat: int) -> None:

@@ -264,3 +264,52 @@ def test_a_run_of_chance_events_folds_as_one_event_at_a_time(run, before):
     for event in run:
         one_by_one = lifecycle.chance_resolved(one_by_one, [event])
     assert lifecycle.chance_resolved(start, run) == one_by_one
+
+
+# ------------------------------------------------------------------ an idle lobby expires
+
+EXPIRED = ev.LobbyExpired(idle_seconds=3600)
+
+
+def test_a_lobby_found_idle_expires_with_the_idle_time_it_waited():
+    match = fold(CREATED, ANA)
+    assert lifecycle.decide_expiry(match, match.version, 3600) == [EXPIRED]
+
+
+def test_a_lobby_that_moved_since_it_was_found_idle_does_not_expire():
+    found = fold(CREATED)
+    moved_on = fold(CREATED, ANA)
+    refused(lambda: lifecycle.decide_expiry(moved_on, found.version, 3600), "match.lobby_active")
+
+
+@pytest.mark.parametrize("match", [playing(), fold(CREATED, ANA, BEN, ev.MatchStarted(), ev.MatchEnded())])
+def test_only_a_lobby_expires(match):
+    refused(lambda: lifecycle.decide_expiry(match, match.version, 3600), "match.not_in_lobby")
+
+
+def test_an_expired_lobby_is_finished_without_a_ranking_and_says_why():
+    closed = fold(CREATED, ANA, EXPIRED)
+    assert closed.status == Status.FINISHED and closed.expired
+    assert closed.outcome is not None and list(closed.outcome.ranking) == []
+    assert dict(closed.outcome.detail) == {"reason": "lobby_expired", "idle_seconds": "3600"}
+    assert not fold(CREATED, ANA, BEN, ev.MatchStarted(), ev.MatchEnded()).expired
+
+
+def test_an_expired_lobby_refuses_every_seat_command_by_one_rule():
+    closed = fold(CREATED, ANA, EXPIRED)
+    refused(lambda: lifecycle.decide_join(closed, "p-ben", None, "Ben"), "match.lobby_expired")
+    refused(lambda: lifecycle.decide_leave(closed, 0, None), "match.lobby_expired")
+    refused(lambda: lifecycle.decide_start(closed, None, None), "match.lobby_expired")
+    refused(lambda: lifecycle.decide_expiry(closed, closed.version, 3600), "match.lobby_expired")
+    with pytest.raises(FailedPrecondition):
+        lifecycle.check_move(closed, 0, None)
+
+
+def test_an_expired_lobby_survives_its_snapshot_form():
+    closed = fold(CREATED, ANA, EXPIRED)
+    again = records.from_record(records.to_record(closed))
+    assert again.expired and again.status == Status.FINISHED
+
+
+def test_a_lobby_is_idle_its_idle_time_after_it_was_written():
+    assert lifecycle.lobby_wake_ms(1_000, 2.5) == 3_500
