@@ -30,6 +30,7 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common import logging as tlog
 from services.common import metrics
+from services.common.draws import RollWindows
 from services.common.errors import Aborted, AlreadyExists, FailedPrecondition, InvalidArgument, ServiceError
 from services.common.event_store import AppendResult, CommandReused, EventStore, NewEvent, VersionConflict
 from services.common.grants import GrantSigner
@@ -102,12 +103,14 @@ class MatchApp:
         now_ms: Callable[[], int] | None = None,
         grants: GrantSigner | None = None,
         chance_in_rules: bool = False,
+        lobby_idle_seconds: float = 0,
+        windows: RollWindows | None = None,
     ) -> None:
         self._store = store
         self._rules = RulesBook(rules)
         self._dice = dice
         self._matches = MatchRepository(store, self._rules, snapshot_every)
-        self._turns = TurnRunner(self._rules, dice, deck, grants, chance_in_rules)
+        self._turns = TurnRunner(self._rules, dice, deck, grants, chance_in_rules, windows)
         self._directory = directory or MemoryDirectory()
         # Told (match_id, game) once a match has ended, after its last append.
         self._on_finished = on_finished
@@ -116,6 +119,8 @@ class MatchApp:
         # Clocked matches' wake-ups (services/match/deadlines.py) and the wall clock.
         self.deadlines: Deadlines = deadlines or MemoryDeadlines()
         self._now_ms = now_ms or (lambda: int(time.time() * 1000))
+        # A lobby with nothing written for this long is closed (0: never; see `wake`).
+        self._lobby_idle_seconds = lobby_idle_seconds
 
     # ------------------------------------------------------------ commands
 
@@ -133,6 +138,7 @@ class MatchApp:
         created = ev.MatchCreated(game=game, config=dict(config), seat_count=seat_count, seed_commitment=commitment)
         lobby = Match(match_id)
         progress = Progress(lifecycle.evolve(lobby, created), (log_events.platform_event(created),))
+        await self._schedule(progress.match)
         try:
             await self._matches.append(lobby, progress, command_id, asked)
         except VersionConflict:
@@ -168,7 +174,10 @@ class MatchApp:
         if command_id and await self._known_command(match_id, command_id, asked):
             return await self.current(match_id)
         commitment = (await self._dice.CommitSeed(dice_pb.CommitSeedRequest(match_id=match_id))).commitment
-        created = ev.MatchCreated(game=game, config=dict(config), seat_count=seat_count, seed_commitment=commitment)
+        # Only the matchmaker may form (services/common/authz.py): the log says the table is its,
+        # which is what lets ratings trust it (services/matchmaker/RATINGS.md).
+        created = ev.MatchCreated(game=game, config=dict(config), seat_count=seat_count, seed_commitment=commitment,
+                                  matchmade=True)
         lobby = Match(match_id)
         opened = lifecycle.evolve(lobby, created)
         decided: list[Message]
@@ -277,6 +286,35 @@ class MatchApp:
                 continue
         return self._now_ms()
 
+    async def wake(self, match_id: str) -> int | None:
+        """What the keeper does with a match whose wake-up came due: close a lobby that has
+        been idle (`_expire_lobby`), or apply the clocks of a match in play (`expire`).
+        Answers when to look again (None: never)."""
+        match = await self.current(match_id)
+        if match.status == Status.LOBBY and self._lobby_idle_seconds:
+            return await self._expire_lobby(match)
+        return await self.expire(match_id)
+
+    async def _expire_lobby(self, seen: Match) -> int | None:
+        """Close `seen`, a lobby nothing was written to for the idle time (its wake-up, which
+        every lobby batch postpones first, came due), unless it moved on meanwhile."""
+        idle = int(self._lobby_idle_seconds)
+
+        async def plan(match: Match) -> Progress:
+            expired = lifecycle.decide_expiry(match, seen.version, idle)
+            return Progress(lifecycle.evolve(match, expired[0]), tuple(map(log_events.platform_event, expired)))
+
+        # One id per (match, version): two keepers that race append it once.
+        command_id = f"lobby-expired-{seen.version}"
+        try:
+            written = await self._write(seen.match_id, command_id, plan, fingerprint("lobby-expired", seen.version))
+        except FailedPrecondition:
+            # Joined, left or started meanwhile: its own postpone moved the wake-up later.
+            return lifecycle.lobby_wake_ms(self._now_ms(), self._lobby_idle_seconds)
+        if written.match is not None:
+            log.info("lobby_expired", match_id=seen.match_id, idle_seconds=idle, version=written.version)
+        return None
+
     async def _time_out(self, seen: Match, seat: int, settings: ClockSettings) -> None:
         async def plan(match: Match) -> Progress:
             deadline = match.clock.deadline(seat) if match.clock is not None else None
@@ -331,7 +369,11 @@ class MatchApp:
         return progress.then(lifecycle.evolve(match, clock_set), log_events.platform_event(clock_set))
 
     async def _schedule(self, match: Match) -> None:
-        """Before an append: wake the keeper at the match's next deadline (see deadlines.py)."""
+        """Before an append: wake the keeper at the match's next deadline (see deadlines.py),
+        or, for a lobby, once it would be idle."""
+        if match.status == Status.LOBBY and self._lobby_idle_seconds:
+            idle_at = lifecycle.lobby_wake_ms(self._now_ms(), self._lobby_idle_seconds)
+            await self.deadlines.postpone(match.match_id, idle_at)
         if match.clock is not None and match.status == Status.ACTIVE:
             deadline = match.clock.next_deadline()
             if deadline is not None:
@@ -358,13 +400,24 @@ class MatchApp:
             lifecycle.require_holder(match, seat, holder)
             self._check_time(match, seat)
             to_version = undo.check_undo(match.undo, seat, count)
-            return self._turns.undo(match, seat, count, await self._matches.at(match_id, to_version))
+            past = await self._matches.at(match_id, to_version)
+            return self._clocks_restored(self._turns.undo(match, seat, count, past), past, seat)
 
         asked = fingerprint("undo", _holder_id(holder), seat, count)
-        written = await self._write(match_id, command_id, plan, asked)
+        # Not ticked: an undo sets the clocks back itself, its seat paying for the time since.
+        written = await self._write(match_id, command_id, plan, asked, ticked=False)
         if written.match is not None:
             log.info("actions_undone", match_id=match_id, seat=seat, count=count, version=written.version)
         return written
+
+    def _clocks_restored(self, progress: Progress, past: Match, seat: int) -> Progress:
+        """An undo closed by the clocks of the version it returns to, `seat` charged with
+        all the time since (services/match/clocks.py `restore`), in a clocked match."""
+        clock = past.clock or progress.match.clock
+        if clocks.settings_of(progress.match.config) is None or clock is None:
+            return progress
+        clock_set = clocks.restore(clock, self._now_ms(), seat)
+        return progress.then(lifecycle.evolve(progress.match, clock_set), log_events.platform_event(clock_set))
 
     # ------------------------------------------------------------ reads
 
@@ -465,10 +518,13 @@ class MatchApp:
             return Written(done.last_version, None)
         return None
 
-    async def _write(self, match_id: str, command_id: str, plan: Plan, asked: str, mover: int | None = None) -> Written:
+    async def _write(
+        self, match_id: str, command_id: str, plan: Plan, asked: str, mover: int | None = None, ticked: bool = True
+    ) -> Written:
         """Decide against the current match and append, catching up after a lost race.
         A command applied before is answered by the append (it checks the command id
-        first), or, when deciding it again fails, by asking for its first answer then."""
+        first), or, when deciding it again fails, by asking for its first answer then.
+        `ticked`: the clocks close the batch (a plan that sets them itself says False)."""
         async with self._lock(match_id):
             match = await self._matches.get(match_id, fresh=False)
             for _ in range(MAX_RETRIES):
@@ -486,7 +542,8 @@ class MatchApp:
                     if (done := await self._answered(match_id, command_id, asked)) is not None:
                         return done
                     raise
-                progress = self._timed(match, progress, mover)
+                if ticked:
+                    progress = self._timed(match, progress, mover)
                 try:
                     await self._schedule(progress.match)
                     result = await self._matches.append(match, progress, command_id, asked)
@@ -513,7 +570,8 @@ class MatchApp:
         if after.status == Status.FINISHED and before.status != Status.FINISHED:
             log.info("match_ended", match_id=after.match_id, version=after.version)
             await self._turns.release(after)
-            if self._on_finished is not None:
+            # A lobby closed for idleness was never played: no result to announce.
+            if self._on_finished is not None and not after.expired:
                 await self._on_finished(after.match_id, after.game)
 
     def _lock(self, match_id: str) -> asyncio.Lock:

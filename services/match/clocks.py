@@ -15,6 +15,9 @@ How time is spent (`tick`), for the seats that were running:
 A move the clock made for a seat (a timeout) earns nothing, so a seat that is
 away keeps timing out until the game stops asking it: the policy plays its
 whole turn.
+
+An undo does not tick: it returns the clocks to the version it returns to,
+and its seat pays for the time since (`restore`).
 """
 
 from __future__ import annotations
@@ -101,6 +104,19 @@ def tick(
             if seat not in clock.running:
                 remaining[seat] = settings.allowance_ms
     return clock_set(Clock(now_ms, tuple(remaining), tuple(asked)))
+
+
+def restore(past: Clock, now_ms: int, undoer: int) -> ev.ClockSet:
+    """The ClockSet that closes an undo at `now_ms` back to the version `past` is the
+    clock of: every seat's clock as it was then, running for the seats asked then,
+    except that the undoer pays all the time since (its allowance then in `move` mode,
+    its bank then in `game` mode, less that time, never below 0). So an undo moves no
+    time between seats: whatever ran off another seat's clock after the undone actions
+    is back on it, and acting, waiting and undoing spends the undoer's time only."""
+    spent = max(0, now_ms - past.at_ms)
+    remaining = list(past.remaining_ms)
+    remaining[undoer] = max(0, remaining[undoer] - spent)
+    return clock_set(Clock(now_ms, tuple(remaining), past.running))
 
 
 def clock_set(clock: Clock) -> ev.ClockSet:

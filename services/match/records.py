@@ -47,6 +47,7 @@ def to_record(match: Match) -> record_pb2.MatchRecord:
     record.undo_seat = match.undo.seat
     record.undo_versions.extend(match.undo.versions)
     record.undo_covering = match.undo.covering
+    record.undo_count = match.undo.undos
     return record
 
 
@@ -70,8 +71,8 @@ def from_record(record: record_pb2.MatchRecord) -> Match:
         outcome=_copy(record.outcome) if record.HasField("outcome") else None,
         clock=clocks.folded(record.clock) if record.HasField("clock") else None,
         # Snapshots older than undo have none: nothing could be taken back then.
-        undo=UndoTrack(record.undo_seat, tuple(record.undo_versions), record.undo_covering)
-        if record.undo_versions
+        undo=UndoTrack(record.undo_seat, tuple(record.undo_versions), record.undo_covering, record.undo_count)
+        if record.undo_versions or record.undo_count
         else CLEAR,
     )
 

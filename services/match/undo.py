@@ -2,17 +2,26 @@
 
 A seat may take back its own last actions while nobody else has acted, nothing
 was drawn or rolled and nothing hidden was disclosed. The rules say whether an
-action discloses anything (DecideResponse.undoable, from the game's
-`revealing` events); the match service then opens its batch with an
-UndoPoint, unless the batch resolved chance or ended the match. The track is
-stepped over every log event, by the live path and the rebuild alike:
+action disclosed anything (DecideResponse.undoable: services/rules/app.py
+`undoable`, derived by replaying the move in worlds its seat cannot tell from
+the real one); the match service then opens its batch with an UndoPoint, unless
+the batch resolved chance or ended the match. The track is stepped over every
+log event, by the live path and the rebuild alike:
 
 - an UndoPoint of seat s remembers the version before its batch (starting over
   if the track was another seat's) and covers the action's game events after it;
 - ClockSet events leave it alone (a clock ticking is nobody's move);
-- ActionsUndone forgets the actions it took back;
+- ActionsUndone forgets the actions it took back and counts the undo;
 - anything else (chance, another seat's action without an UndoPoint, the end,
   a timeout) clears it.
+
+A seat may undo at most MAX_UNDOS_PER_TURN times per turn: the count lives in
+the track, so it starts again only when the track is cleared or another seat's
+UndoPoint takes it over (another seat acted, chance happened, or the seat made
+a move it cannot take back), and a rebuild counts as the live path does. With
+the clocks restored by every undo (services/match/clocks.py `restore`), act and
+undo costs the undoer its own time only; the bound keeps it from filling the
+log or stalling the table with it.
 
 An undo itself appends ActionsUndone with the engine state of the version it
 returns to (services/match/app.py): the log only grows.
@@ -29,6 +38,8 @@ from services.common.errors import FailedPrecondition, InvalidArgument
 
 # How many actions back a seat may go.
 MAX_UNDO = 20
+# How many undos a seat may make in one turn (see the module docstring).
+MAX_UNDOS_PER_TURN = 3
 UNDO_POINT = ev.UndoPoint.DESCRIPTOR.full_name
 UNDONE = ev.ActionsUndone.DESCRIPTOR.full_name
 # Events that are nobody's move.
@@ -43,10 +54,13 @@ class UndoTrack:
     versions: tuple[int, ...] = ()
     # Game events of the last UndoPoint's action still to come.
     covering: int = 0
+    # The undos the seat has made this turn.
+    undos: int = 0
 
     @property
     def available(self) -> int:
-        return len(self.versions)
+        """How many actions the seat may take back now (none once its undos are spent)."""
+        return len(self.versions) if self.undos < MAX_UNDOS_PER_TURN else 0
 
 
 CLEAR = UndoTrack()
@@ -56,16 +70,18 @@ def step(track: UndoTrack, version: int, type_name: str, data: bytes) -> UndoTra
     """The track after the log event at `version`."""
     if type_name == UNDO_POINT:
         point = ev.UndoPoint.FromString(data)
-        earlier = track.versions if point.seat == track.seat else ()
-        return UndoTrack(point.seat, (*earlier, version - 1)[-MAX_UNDO:], point.events)
+        if point.seat == track.seat:
+            return UndoTrack(point.seat, (*track.versions, version - 1)[-MAX_UNDO:], point.events, track.undos)
+        return UndoTrack(point.seat, (version - 1,), point.events)
     if track is CLEAR or type_name in UNDO_NEUTRAL:
         return track
     if track.covering > 0 and not type_name.startswith(PLATFORM_PREFIX):
-        return UndoTrack(track.seat, track.versions, track.covering - 1)
+        return UndoTrack(track.seat, track.versions, track.covering - 1, track.undos)
     if type_name == UNDONE:
         undone = ev.ActionsUndone.FromString(data)
         left = track.versions[: max(0, len(track.versions) - undone.count)]
-        return UndoTrack(track.seat, left, 0) if left else CLEAR
+        # Kept with nothing left to take back: the seat's turn goes on, and so does its count.
+        return UndoTrack(track.seat, left, 0, track.undos + 1)
     return CLEAR
 
 
@@ -80,12 +96,14 @@ def check_undo(track: UndoTrack, seat: int, count: int) -> int:
     """The version an undo of `seat`'s last `count` actions returns to; refuses otherwise."""
     if count < 1:
         raise InvalidArgument("count must be at least 1", "count")
-    if track.available == 0:
+    if not track.versions:
         raise FailedPrecondition(
             "nothing to undo: something was drawn, rolled or disclosed, or another seat acted", "undo.nothing_to_undo"
         )
     if track.seat != seat:
         raise FailedPrecondition(f"the last actions are seat {track.seat}'s, not seat {seat}'s", "undo.not_yours")
+    if track.undos >= MAX_UNDOS_PER_TURN:
+        raise FailedPrecondition(f"at most {MAX_UNDOS_PER_TURN} undos a turn", "undo.limit")
     if count > track.available:
         raise FailedPrecondition(f"only {track.available} action(s) can be taken back", "undo.too_many")
     return track.versions[-count]

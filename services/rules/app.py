@@ -20,6 +20,8 @@ from services.games.common.host import HostedEngine
 from services.games.registry import GameEntry
 
 CACHE_SIZE = 4096
+# States whose views are kept for the undo verdict's view before a move: one a match in play.
+VIEWS_KEPT = 1024
 
 
 # A game's states, actions, events and views are its own dataclasses: to this
@@ -70,6 +72,11 @@ class EngineHost:
         self.engine: HostedEngine[Any, Any, Any] = entry.engine
         self.codec = entry.codec
         self._decoded: OrderedDict[bytes, object] = OrderedDict()
+        # The seats' views of the states decisions led to, by the identity of the state
+        # (kept alive here, so an id is not reused; `_decoded` holds the same objects): the
+        # next move's undo verdict reads its mover's view before from there. A state decoded
+        # again misses and computes that view.
+        self._views: OrderedDict[int, tuple[object, tuple[object, ...]]] = OrderedDict()
 
     def state(self, data: bytes) -> object:
         """The state encoded in `data` (decoded once, then cached)."""
@@ -119,18 +126,26 @@ class EngineHost:
         """Apply one move; IllegalAction becomes FailedPrecondition naming the rule. With
         `position_seats`, a decision that leaves players to act (no chance pending) also
         carries the new position."""
-        return self.decide_on(self.state(data), seat, move, position_seats, spectator)
+        return self.decide_on(self.state(data), seat, move, position_seats, spectator, data)
 
     def decide_on(
-        self, state: object, seat: int, move: object, position_seats: int = 0, spectator: bool = True
+        self,
+        state: object,
+        seat: int,
+        move: object,
+        position_seats: int = 0,
+        spectator: bool = True,
+        data: bytes | None = None,
     ) -> Decision:
-        """`decide` from a state in hand (the one a decision before it left)."""
+        """`decide` from a state in hand (the one a decision before it left; `data`, its
+        encoding, if known)."""
         if position_seats:
             self._check_seat_count(position_seats)
         try:
             events = self.engine.decide(state, seat, move)
         except IllegalAction as illegal:
             raise FailedPrecondition(illegal.detail or illegal.rule, illegal.rule) from None
+        before = state
         emitted: list[tuple[object, Visibility, object | None]] = []
         for event in events:
             state = self.engine.evolve(state, event)
@@ -141,8 +156,28 @@ class EngineHost:
         wanted = position_seats and turn.chance is None
         position = self._position(state, position_seats, spectator) if wanted else None
         outcome = self.engine.result(state)
-        may_undo = undoable(self.engine.revealing, seat, emitted, turn, outcome)
+        if position is not None:
+            self._keep_views(state, position)
+        # The counterfactual only where the cheap checks let the move be taken back.
+        may_undo = undoable(seat, emitted, turn, outcome) and not self.engine.discloses(
+            (before, seat, move),
+            (events, state),
+            data if data is not None else self.encode(before),
+            (self._view_of(before, seat), position.seats[seat].view if position is not None else None),
+        )
         return Decision(tuple(emitted), state, turn, outcome, self.encode, position, may_undo)
+
+    def _keep_views(self, state: object, position: Position) -> None:
+        self._views[id(state)] = (state, tuple(seat.view for seat in position.seats))
+        if len(self._views) > VIEWS_KEPT:
+            self._views.popitem(last=False)
+
+    def _view_of(self, state: object, seat: int) -> object | None:
+        """`seat`'s view of `state` if a decision computed it already."""
+        known = self._views.get(id(state))
+        if known is None or known[0] is not state or seat >= len(known[1]):
+            return None
+        return known[1][seat]
 
     def replay(self, data: bytes, events: Sequence[object]) -> tuple[object, bytes]:
         state = replay(self.engine, self.state(data), events)
@@ -162,20 +197,19 @@ class EngineHost:
 
 
 def undoable(
-    revealing: frozenset[str],
     seat: int,
     emitted: Sequence[tuple[object, Visibility, object | None]],
     turn: ToMove,
     outcome: Outcome | None,
 ) -> bool:
-    """Whether a seat may take a move back: it asked for no chance (nothing drawn or
-    rolled), ended nothing, disclosed nothing the game calls revealing, and told no
-    other seat anything in private (a seat's own private events are its own choices)."""
+    """The cheap half of the undo verdict: the move asked for no chance (nothing drawn
+    or rolled), ended nothing, and told no other seat anything in private (a seat's own
+    private events are its own choices) nor the servers alone. The other half,
+    `HostedEngine.discloses`, asks whether anything the move caused depended on what its
+    mover could not see (a public reveal included); it runs only when this one agrees."""
     if seat < 0 or turn.chance is not None or outcome is not None:
         return False
-    for event, visibility, _ in emitted:
-        if type(event).__name__ in revealing:
-            return False
+    for _, visibility, _ in emitted:
         if visibility.audience is Audience.SEAT and visibility.seat != seat:
             return False
         if visibility.audience is Audience.SERVER:

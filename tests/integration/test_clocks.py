@@ -1,12 +1,14 @@
 """Turn clocks on the real stack: a deadline read from the log fires within a
 second, even when the match process and the game's rules process were killed
-with SIGKILL in the middle of the turn; the timeout is in every viewer's log."""
+with SIGKILL in the middle of the turn; the timeout is in every viewer's log;
+acting and undoing takes no time from the other seat."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 
+import grpc
 import pytest
 from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.match.v1 import events_pb2 as ev
@@ -14,6 +16,8 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 
 from deploy.stack import Stack
 from gateway.client.api import Gateway, Seat
+from tests.integration.test_platform import HOLD
+from tests.integration.test_undo import refusal_reason, until_hold_is_legal
 
 pytestmark = pytest.mark.integration
 
@@ -110,3 +114,34 @@ async def test_the_deadline_holds_through_a_kill_9_of_the_match_and_rules_proces
         assert ended.status == mpb.MATCH_STATUS_FINISHED
         assert list(ended.outcome.ranking) == [2, 1] and ended.outcome.detail["reason"] == "timeout"
         assert [(e.seat, e.policy) for e in await _expired(gateway, seats[0].match_id)] == [(0, "forfeit")]
+
+
+def _clocks(summary: mpb.MatchSummary) -> dict[int, mpb.SeatClockView]:
+    return {c.seat: c for c in summary.clocks}
+
+
+async def test_act_and_undo_never_runs_the_other_seats_clock_down(pig_stack: Stack):
+    # Issue 27 item 2: under a game clock, hold (the other seat's bank starts), undo, again:
+    # the other seat's bank drained to nothing and the keeper forfeited it.
+    async with Gateway(pig_stack.gateway_addr) as gateway:
+        config = {"clock": "game", "clock_seconds": "30", "clock_timeout": "forfeit"}
+        match_id = (await gateway.create("pig", 2, config)).match.match_id
+        seats = [await gateway.join(match_id, f"undoer-{i}") for i in range(2)]
+        await gateway.start(seats[0])
+        attacker = await until_hold_is_legal(gateway, seats)
+        victim = seats[1 - attacker.seat].seat
+        before = _clocks((await gateway.view(match_id)).match)
+        for _ in range(3):
+            held = await gateway.submit(attacker, HOLD)
+            assert _clocks(held.match)[victim].running  # the victim's bank ran while the hold stood
+            undone = (await gateway.undo(attacker)).match
+            after = _clocks(undone)
+            # The victim's bank is exactly what it was, stopped; the attacker's deadline never moved
+            # and its time left shrank by all the time the hold and the undo took.
+            assert (after[victim].remaining_ms, after[victim].running) == (before[victim].remaining_ms, False)
+            assert after[attacker.seat].running
+            assert after[attacker.seat].deadline_ms == before[attacker.seat].deadline_ms
+            assert after[attacker.seat].remaining_ms < before[attacker.seat].remaining_ms
+        # A fourth undo in the same turn is refused by name.
+        await gateway.submit(attacker, HOLD)
+        assert await refusal_reason(gateway.undo(attacker)) == (grpc.StatusCode.FAILED_PRECONDITION, "undo.limit")

@@ -1,6 +1,7 @@
 """Undo through the real gateway: a seat takes back its last action and sees the
 position it had, every viewer reads the undo without the state it restored,
-another seat cannot take it back, and the CLI offers and performs it."""
+another seat cannot take it back, the CLI offers and performs it, and a move that
+revealed another seat's secret (La Isla's last assignment) cannot be taken back."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import pathlib
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2, status_pb2
+from tabletop.games.la_isla.v1 import events_pb2 as isla_events
 from tabletop.match.v1 import events_pb2 as ev
 
 from deploy.stack import Stack
@@ -19,7 +22,7 @@ from tests.integration.test_platform import HOLD, ROLL, started_pig
 pytestmark = pytest.mark.integration
 
 
-async def _until_hold_is_legal(gateway: Gateway, seats: list[Seat]) -> Seat:
+async def until_hold_is_legal(gateway: Gateway, seats: list[Seat]) -> Seat:
     """Roll with whoever is asked until a seat may hold; that seat."""
     for _ in range(200):
         summary = (await gateway.view(seats[0].match_id)).match
@@ -35,7 +38,7 @@ async def test_a_seat_takes_back_its_hold_and_every_viewer_sees_the_undo(stack: 
     async with Gateway(stack.gateway_addr) as gateway:
         seats = await started_pig(gateway)
         match_id = seats[0].match_id
-        mover = await _until_hold_is_legal(gateway, seats)
+        mover = await until_hold_is_legal(gateway, seats)
         other = seats[1 - mover.seat]
         before = await gateway.view(match_id, mover)
         held = await gateway.submit(mover, HOLD)  # no chance: Hold passes the turn
@@ -87,3 +90,46 @@ def test_the_cli_says_when_an_undo_is_available_and_performs_it(
     assert done.returncode == 0 and "took back 1 action(s)" in done.stdout, done.stderr
     again = tabletop(tmp_path, "undo", match_id, "--seat", str(mover), *gateway)
     assert again.returncode == 1 and "FAILED_PRECONDITION" in again.stderr + again.stdout
+
+
+async def refusal_reason(call: object) -> tuple[grpc.StatusCode, str]:
+    """The status code and ErrorInfo reason of a call that must fail."""
+    try:
+        await call  # type: ignore[misc]
+    except grpc.aio.AioRpcError as error:
+        return error.code(), _reason(error)
+    raise AssertionError("the call succeeded")
+
+
+def _reason(error: grpc.aio.AioRpcError) -> str:
+    for key, value in error.trailing_metadata() or ():
+        if key == "grpc-status-details-bin":
+            for detail in status_pb2.Status.FromString(value).details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    return info.reason
+    return ""
+
+
+async def test_the_last_secret_assignment_reveals_every_seats_cards_and_cannot_be_taken_back(stack: Stack):
+    # Issue 27 item 1: seat 1 assigned last, the same batch revealed seat 0's cards in
+    # public events, and seat 1 could undo and assign again knowing them.
+    async with Gateway(stack.gateway_addr) as gateway:
+        match_id = (await gateway.create("la_isla", 2)).match.match_id
+        seats = [await gateway.join(match_id, f"isla-{i}") for i in range(2)]
+        await gateway.start(seats[0])
+        assert sorted((await gateway.view(match_id)).match.to_move) == [0, 1]  # the secret assignment
+        first = (await gateway.legal_actions(seats[0])).actions[0]
+        assigned = await gateway.submit(seats[0], first)
+        assert (assigned.match.undoable, assigned.match.undo_seat) == (1, 0)  # its own secret, nothing shown
+
+        last = (await gateway.legal_actions(seats[1])).actions[0]
+        revealed = await gateway.submit(seats[1], last)
+        spectators_log = await gateway.log(match_id)
+        shown = [isla_events.Event.FromString(e.event.value) for e in spectators_log[assigned.version :]]
+        (inserted,) = [e.functions_inserted for e in shown if e.WhichOneof("kind") == "functions_inserted"]
+        assert {i.seat for i in inserted.insertions} == {0, 1}, "every seat's A card, in public"
+        assert revealed.match.undoable == 0
+        code, reason = await refusal_reason(gateway.undo(seats[1]))
+        assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "undo.nothing_to_undo")
+        assert (await gateway.view(match_id)).match.version == revealed.version  # nothing appended

@@ -65,6 +65,28 @@ def test_a_move_the_clock_made_earns_nothing_so_an_absent_seat_stays_out_of_time
     assert after.remaining_ms[0] == 0 and after.overdue(T0 + 61_000) == [0]
 
 
+def test_an_undo_sets_every_clock_back_and_the_undoer_pays_for_all_the_time_since():
+    game = ClockSettings("game", 12_000, 0, "forfeit")
+    before = clocks.folded(clocks.tick(game, None, 2, T0, (0,), None))  # seat 0 to act, both banks full
+    held = clocks.folded(clocks.tick(game, before, 2, T0 + 1_000, (1,), 0))  # seat 0 acted; seat 1's bank runs
+    # Three seconds later seat 0 takes it back: seat 1's bank is as it was, stopped; seat 0 paid 4 s.
+    undone = clocks.folded(clocks.restore(before, T0 + 4_000, 0))
+    assert held.running == (1,) and undone == Clock(T0 + 4_000, (8_000, 12_000), (0,))
+    assert undone.deadline(0) == T0 + 12_000 and undone.deadline(1) is None
+
+
+def test_per_move_an_undo_gives_the_undoer_what_was_left_of_its_allowance_then_less_the_time_since():
+    before = Clock(T0, (60_000, 60_000, 25_000), (0, 2))  # seats 0 and 2 asked at once
+    undone = clocks.folded(clocks.restore(before, T0 + 20_000, 0))
+    # The other seat asked then runs again with its time left then: nothing moved to or from it.
+    assert undone == Clock(T0 + 20_000, (40_000, 60_000, 25_000), (0, 2))
+
+
+def test_an_undoers_clock_restored_never_goes_below_zero():
+    undone = clocks.folded(clocks.restore(Clock(T0, (5_000, 5_000), (0,)), T0 + 9_000, 0))
+    assert undone.remaining_ms == (0, 5_000) and undone.overdue(T0 + 9_000) == [0]
+
+
 def test_overdue_seats_come_earliest_deadline_first():
     clock = Clock(T0, (5_000, 1_000, 9_000), (0, 1, 2))
     assert clock.overdue(T0 + 6_000) == [1, 0]
@@ -76,10 +98,12 @@ def test_overdue_seats_come_earliest_deadline_first():
 
 class TurnRules:
     """Seats alternate; each may Move or Pass (or only Move with `passes` off); the game
-    ends after MOVES_TO_END moves. The state is the number of moves made."""
+    ends after MOVES_TO_END moves. The state is the number of moves made. With `undoable`,
+    the rules call every move that does not end the game undoable."""
 
-    def __init__(self, passes: bool = True) -> None:
+    def __init__(self, passes: bool = True, undoable: bool = False) -> None:
         self.passes = passes
+        self.undoable = undoable
         self.setups: list[dict[str, str]] = []
 
     async def DescribeGame(self, request: rpb.DescribeGameRequest) -> rpb.DescribeGameResponse:
@@ -96,7 +120,10 @@ class TurnRules:
             event=any_pb2.Any(type_url=f"type.googleapis.com/test.{kind}d", value=b""),
             visibility=common_pb2.Visibility(audience=common_pb2.AUDIENCE_PUBLIC),
         )
-        return rpb.DecideResponse(state=_state(made), turn=_turn(made), events=[emitted], outcome=_outcome(made))
+        return rpb.DecideResponse(
+            state=_state(made), turn=_turn(made), events=[emitted], outcome=_outcome(made),
+            undoable=self.undoable and made < MOVES_TO_END,
+        )
 
     async def Replay(self, request: rpb.ReplayRequest) -> rpb.ReplayResponse:
         made = int(request.state.data) + len(request.events) + len(request.event_data)
@@ -154,9 +181,9 @@ class Wall:
 
 
 class Table:
-    def __init__(self, passes: bool = True) -> None:
+    def __init__(self, passes: bool = True, undoable: bool = False) -> None:
         self.store = MemoryEventStore(lease_ms=100)
-        self.rules = TurnRules(passes)
+        self.rules = TurnRules(passes, undoable)
         self.deadlines = MemoryDeadlines()
         self.wall = Wall()
 
@@ -344,3 +371,52 @@ async def test_a_seat_out_of_time_cannot_take_its_moves_back_either():
     with pytest.raises(FailedPrecondition) as refused:
         await app.undo("m1", 1, 1, "u1", Holder("p-ben", 1))
     assert refused.value.reason == "clock.expired"
+
+
+# ---------------------------------------------------------------- undo and the clocks (issue 27)
+
+
+async def _act_and_undo(table: Table, app: MatchApp, turns: int, think_ms: int, wait_ms: int) -> list[Clock]:
+    """Seat 0 moves after `think_ms`, waits `wait_ms` while seat 1's clock would run, and
+    takes the move back, `turns` times; the clocks after each undo."""
+    seen = []
+    for n in range(turns):
+        table.wall.now += think_ms
+        await app.submit("m1", 0, MOVE, f"m{n}", Holder("p-ana", 1))
+        table.wall.now += wait_ms
+        await app.undo("m1", 0, 1, f"u{n}", Holder("p-ana", 1))
+        clock = (await app.current("m1")).clock
+        assert clock is not None
+        seen.append(clock)
+    return seen
+
+
+@pytest.mark.parametrize("mode", ["game", "move"])
+async def test_act_and_undo_takes_no_time_from_the_other_seat_and_all_of_it_from_the_undoer(mode: str):
+    table = Table(undoable=True)
+    app = table.replica()
+    await _started(app, {"clock": mode, "clock_seconds": "12", "clock_timeout": "forfeit"})
+    seen = await _act_and_undo(table, app, 3, think_ms=10, wait_ms=3_000)
+    for n, clock in enumerate(seen, 1):
+        spent = n * 3_010
+        assert clock == Clock(T0 + spent, (12_000 - spent, 12_000), (0,)), f"after undo {n}"
+    assert table.deadlines.pending() == {"m1": T0 + 12_000}  # seat 0's own deadline never moved
+    table.wall.now = T0 + 11_999
+    assert await app.expire("m1") == T0 + 12_000 and "ClockExpired" not in await table.types()
+
+
+async def test_the_fourth_undo_of_a_turn_is_refused_and_the_rebuilt_clocks_agree():
+    table = Table(undoable=True)
+    app = table.replica()
+    await _started(app, {"clock": "game", "clock_seconds": "12", "clock_timeout": "forfeit"})
+    await _act_and_undo(table, app, 3, think_ms=10, wait_ms=1_000)
+    table.wall.now += 10
+    await app.submit("m1", 0, MOVE, "m3", Holder("p-ana", 1))
+    assert records.summary(await app.current("m1")).undoable == 0
+    with pytest.raises(FailedPrecondition) as refused:
+        await app.undo("m1", 0, 1, "u3", Holder("p-ana", 1))
+    assert refused.value.reason == "undo.limit"
+    live = await app.current("m1")
+    rebuilt = await table.replica().current("m1")
+    assert rebuilt.clock == live.clock and rebuilt.undo == live.undo
+    assert live.clock == Clock(T0 + 3_040, (12_000 - 3_040, 12_000), (1,))  # seat 1 asked, its bank whole

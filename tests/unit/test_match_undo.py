@@ -51,11 +51,38 @@ def test_another_seats_action_chance_or_an_uncovered_event_clears_the_track():
     assert undo.steps(mine, 3, [(ev.ClockExpired.DESCRIPTOR.full_name, b"")]) == CLEAR
 
 
-def test_an_undo_forgets_what_it_took_back():
+def test_an_undo_forgets_what_it_took_back_and_counts_itself():
     track = UndoTrack(0, (3, 5, 7), 0)
     taken = ev.ActionsUndone(seat=0, count=2).SerializeToString()
-    assert undo.step(track, 9, UNDONE, taken) == UndoTrack(0, (3,), 0)
-    assert undo.step(UndoTrack(0, (3,), 0), 9, UNDONE, ev.ActionsUndone(count=1).SerializeToString()) == CLEAR
+    assert undo.step(track, 9, UNDONE, taken) == UndoTrack(0, (3,), 0, undos=1)
+    emptied = undo.step(UndoTrack(0, (3,), 0, 1), 9, UNDONE, ev.ActionsUndone(count=1).SerializeToString())
+    assert emptied == UndoTrack(0, (), 0, undos=2) and emptied.available == 0
+
+
+def _undone(count: int = 1) -> tuple[str, bytes]:
+    return UNDONE, ev.ActionsUndone(seat=0, count=count).SerializeToString()
+
+
+def test_a_seat_may_undo_at_most_three_times_a_turn():
+    track = CLEAR
+    version = 1
+    for _ in range(undo.MAX_UNDOS_PER_TURN):
+        track = undo.steps(track, version, [_point(0), (GAME_EVENT, b""), _undone(), (CLOCK, b"")])
+        version += 4
+    assert track.undos == undo.MAX_UNDOS_PER_TURN
+    track = undo.steps(track, version, [_point(0), (GAME_EVENT, b"")])
+    assert track.versions == (version - 1,) and track.available == 0  # no summary offers it
+    with pytest.raises(FailedPrecondition) as limit:
+        undo.check_undo(track, 0, 1)
+    assert limit.value.reason == "undo.limit"
+
+
+def test_the_count_starts_again_when_another_seat_acts_or_chance_happens():
+    spent = UndoTrack(0, (4,), 0, undos=undo.MAX_UNDOS_PER_TURN)
+    assert undo.steps(spent, 6, [_point(1), (GAME_EVENT, b"")]) == UndoTrack(1, (5,), 0)
+    chance = ev.ChanceResolved.DESCRIPTOR.full_name
+    assert undo.steps(spent, 6, [(chance, b""), _point(0), (GAME_EVENT, b"")]) == UndoTrack(0, (6,), 0)
+    assert undo.steps(spent, 6, [(GAME_EVENT, b""), _point(0), (GAME_EVENT, b"")]) == UndoTrack(0, (6,), 0)
 
 
 def test_the_track_keeps_the_last_actions_only():
@@ -260,6 +287,28 @@ async def test_the_undo_is_in_every_viewers_log_but_the_state_it_restores_only_o
     public = ev.ActionsUndone.FromString(stored.redacted)
     assert (public.seat, public.count, public.state) == (0, 1, b"")
     assert b"SECRET" not in stored.redacted
+
+
+async def test_a_fourth_undo_in_one_turn_is_refused_by_name_and_a_rebuild_counts_alike():
+    for snapshot_every in (50, 3):
+        table = Table()
+        live = table.replica(snapshot_every)
+        await _started(live)
+        for n in range(undo.MAX_UNDOS_PER_TURN):
+            await live.submit("m1", 0, MOVE, f"c{n}", ANA)
+            await live.undo("m1", 0, 1, f"u{n}", ANA)
+        await live.submit("m1", 0, MOVE, "c-last", ANA)
+        with pytest.raises(FailedPrecondition) as refused:
+            await live.undo("m1", 0, 1, "u-last", ANA)
+        assert refused.value.reason == "undo.limit"
+        now = await live.current("m1")
+        rebuilt = await table.replica(snapshot_every).current("m1")
+        assert rebuilt == now and now.undo.undos == undo.MAX_UNDOS_PER_TURN
+        assert records.summary(now).undoable == 0
+        # Seat 1's move starts a new turn: seat 1 may undo.
+        await live.submit("m1", 0, MOVE, "c-more", ANA)
+        await live.submit("m1", 1, MOVE, "b1", BEN)
+        await live.undo("m1", 1, 1, "ub1", BEN)
 
 
 async def test_a_rebuilt_match_equals_the_live_one_after_undos_with_or_without_a_snapshot():

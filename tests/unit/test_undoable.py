@@ -1,5 +1,6 @@
-"""What the rules call undoable: the pure verdict, each game's declared names, and
-real games' decisions (nothing undoable asks for chance or discloses anything)."""
+"""What the rules call undoable: the cheap half of the verdict, each game's declared
+names, and real games' decisions (nothing undoable asks for chance; what a move
+disclosed is tests/games/test_undo_disclosure.py's)."""
 
 from __future__ import annotations
 
@@ -22,33 +23,27 @@ class Shown:
     pass
 
 
-class Flipped:
-    pass
-
-
 def test_a_public_or_own_move_that_asks_nothing_is_undoable():
-    assert undoable(frozenset(), 0, [(Shown(), PUBLIC, None), (Shown(), MINE, None)], ToMove((1,)), None)
+    assert undoable(0, [(Shown(), PUBLIC, None), (Shown(), MINE, None)], ToMove((1,)), None)
 
 
-def test_chance_the_end_a_disclosure_or_a_secret_told_to_another_seat_is_not():
+def test_chance_the_end_or_a_secret_told_to_another_seat_or_the_servers_is_not():
     asked = ToMove((0,))
-    assert not undoable(frozenset(), 0, [(Shown(), PUBLIC, None)], ToMove((), RollDice(6, 1)), None)
-    assert not undoable(frozenset(), 0, [], asked, Outcome(ranking=(1, 2), scores=(1, 0)))
-    assert not undoable(frozenset({"Flipped"}), 0, [(Flipped(), PUBLIC, None)], asked, None)
-    assert not undoable(frozenset(), 0, [(Shown(), THEIRS, None)], asked, None)
-    assert not undoable(frozenset(), 0, [(Shown(), Visibility(Audience.SERVER), None)], asked, None)
-    assert not undoable(frozenset(), -1, [], asked, None)  # the chance seat
+    assert not undoable(0, [(Shown(), PUBLIC, None)], ToMove((), RollDice(6, 1)), None)
+    assert not undoable(0, [], asked, Outcome(ranking=(1, 2), scores=(1, 0)))
+    assert not undoable(0, [(Shown(), THEIRS, None)], asked, None)
+    assert not undoable(0, [(Shown(), Visibility(Audience.SERVER), None)], asked, None)
+    assert not undoable(-1, [], asked, None)  # the chance seat
 
 
 @pytest.mark.parametrize("name", registry.available())
-def test_every_declared_pass_and_revealing_name_is_one_of_the_games_own_types(name: str):
+def test_every_declared_pass_name_is_one_of_the_games_own_types(name: str):
     entry = registry.game(name)
     assert set(entry.engine.passes) <= {cls.__name__ for cls in entry.codec.action_types}
-    assert entry.engine.revealing <= {cls.__name__ for cls in entry.codec.event_types}
 
 
 @pytest.mark.parametrize("name", ["el_dorado", "la_isla", "discover"])
-def test_in_real_play_an_undoable_decision_never_asks_chance_nor_discloses(name: str):
+def test_in_real_play_an_undoable_decision_never_asks_chance_nor_ends_the_game(name: str):
     host = EngineHost(registry.game(name))
     sample = host.entry.declaration.samples[0]
     # The states at which a seat was asked (a state between two events of one move is not one).
@@ -71,7 +66,6 @@ def test_in_real_play_an_undoable_decision_never_asks_chance_nor_discloses(name:
             verdicts.append(decision.undoable)
             if decision.undoable:
                 assert decision.turn.chance is None and decision.outcome is None
-                assert not {type(e).__name__ for e, _, _ in decision.events} & host.engine.revealing
     assert True in verdicts and False in verdicts, "a real game has moves of both kinds"
 
 

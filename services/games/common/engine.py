@@ -117,8 +117,6 @@ class Engine(Protocol, Generic[S, A, E]):
     options: tuple[OptionSpec, ...]
     # The action types that pass, most passive first (a timed-out seat's move).
     passes: tuple[str, ...]
-    # The event types that disclose hidden information (such an action cannot be undone).
-    revealing: frozenset[str]
 
     def setup(self, config: Mapping[str, str], seats: int) -> S:
         """The initial state; raises InvalidConfig for an unknown or unacceptable option

@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from services.games.common import disclosure
 from services.games.common.chance import (
     CHANCE_SEAT,
     OUTCOME_TYPES,
@@ -121,13 +122,12 @@ class GameDeclaration(Generic[S, A, E]):
     # The action types (class names, as the codec names their messages) that pass, most
     # passive first: what a seat whose turn clock ran out plays under the `pass` policy.
     passes: tuple[str, ...] = ()
-    # The event types (class names) that disclose something hidden the engine holds
-    # (a face-down tile or token turned over, a card drawn from an ordered pile): an
-    # action that emits one cannot be taken back. Chance is never undoable anyway.
-    revealing: frozenset[str] = frozenset()
-    # Bots (services/bots, docs/bots.md): a full state consistent with a seat's view (the
-    # game's View, as its codec decodes it), every
-    # unknown sampled from what that seat cannot tell apart; None: the game has no search bot.
+    # A full state consistent with a seat's view (the game's View, as its codec decodes
+    # it), every unknown sampled from what that seat cannot tell apart. Bots search with
+    # it (services/bots, docs/bots.md), and the undo verdict replays a move in the worlds
+    # it draws (`HostedEngine.discloses`). None: no search bot, and a move is judged
+    # undoable by its events' audiences alone, which holds only for a game whose every
+    # secret is dealt by chance into private events (the platform's test games).
     determinize: Callable[[Any, int, Rng], Determinization[S]] | None = None
     # How good `state` looks for `seat`, in [0, 1]: scores a search's cut-off rollouts.
     evaluate: Callable[[S, int], float] | None = None
@@ -193,7 +193,6 @@ class HostedEngine(Generic[S, A, E]):
         self.max_seats = declaration.max_seats
         self.options = declaration.options
         self.passes = declaration.passes
-        self.revealing = declaration.revealing
         # The game's own functions where the host adds no check: a fold or a search calls
         # them thousands of times, and a forwarding method would double each call.
         self.to_move: Callable[[S], ToMove] = declaration.to_move
@@ -221,6 +220,19 @@ class HostedEngine(Generic[S, A, E]):
         """The game's events for a move the position asks for; IllegalAction otherwise."""
         check_move(self.declaration.to_move(state), seat, action)
         return self.declaration.decide(state, seat, action)
+
+    def discloses(
+        self,
+        move: tuple[S, int, A],
+        caused: tuple[Sequence[E], S],
+        seed: bytes,
+        seen: tuple[object | None, object | None] = (None, None),
+    ) -> bool:
+        """Whether `move` (state, seat, action), which `caused` (its events, the state after),
+        depended on anything hidden from its seat (services/games/common/disclosure.py);
+        `seed` is the state's canonical bytes, `seen` the mover's views before and after
+        where the caller has them (None: computed)."""
+        return disclosure.discloses(self, move, caused, seed, seen)
 
 
 __all__ = [

@@ -23,12 +23,6 @@ GAME = GameDeclaration(
     options=setup.OPTIONS,
     # A timed-out survivor ends its turn and declines what it may decline.
     passes=("EndTurn", "SkipGather", "DeclineKeyItem", "DeclineSupport", "DeclineTrade", "EndTrade", "KeepRewards"),
-    # Tiles, feature and monster tokens turned over; cards drawn from the piles.
-    revealing=frozenset({
-        "TileRevealed", "FeatureRevealed", "MonsterRevealed", "CharactersRevealed", "LandmarkInvestigated",
-        "EnemySpawned", "NightCardDrawn", "ThreatDrawn", "ProjectsDrawn", "HiddenCardsDealt", "CardResolved",
-        "PileFormed", "DiscardsReshuffled", "CharactersDealt",
-    }),
     setup=setup.setup,
     to_move=flow.to_move,
     legal_actions=legal.legal_actions,

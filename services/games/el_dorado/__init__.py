@@ -11,8 +11,6 @@ GAME = GameDeclaration(
     options=setup.OPTIONS,
     # A timed-out seat stops moving, ends its turn and keeps its hand.
     passes=("StopMoving", "Done", "EndTurn"),
-    # A cave token turned over, or cards drawn from the deck.
-    revealing=frozenset({"CaveExplored", "CardsDrawnToHand", "CardsDrawnUnseen", "DeckShuffled"}),
     setup=setup.setup,
     to_move=flow.to_move,
     legal_actions=legal.legal_actions,

@@ -11,7 +11,6 @@ GAME = GameDeclaration(
     options=setup.OPTIONS,
     # Only a placement reward can be declined; every other choice is a bot move.
     passes=("DeclineMarker",),
-    revealing=frozenset({"CardsDrawnToHand", "HandRefilled", "DrawPileShuffled", "LargeTilesDealt"}),
     setup=setup.setup,
     to_move=flow.to_move,
     legal_actions=legal.legal_actions,
