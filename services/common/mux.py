@@ -27,7 +27,7 @@ import contextlib
 import contextvars
 import itertools
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -40,6 +40,7 @@ from services.common.gate import Gate
 from services.common.transport import Remote
 
 log = tlog.get("mux")
+Response = TypeVar("Response", bound=Message)
 
 EXCHANGE = "Exchange"
 # Results sent in one message at most (bytes of responses): well under the 8 MB a message may carry.
@@ -52,8 +53,8 @@ GATE: contextvars.ContextVar[Gate | None] = contextvars.ContextVar("exchange_gat
 
 
 async def answer(
-    servicer: object, service: str, requests: AsyncIterator[Any], context: Any, response_type: type[Message]
-) -> AsyncIterator[Message]:
+    servicer: object, service: str, requests: AsyncIterator[Any], context: Any, response_type: type[Response]
+) -> AsyncIterator[Response]:
     """The Exchange of `servicer` (full gRPC name `service`): each call on `requests` run
     concurrently as a call of its own, its result sent once it completes."""
     caller = tls.caller(context)
