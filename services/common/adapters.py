@@ -163,6 +163,7 @@ class DiceClient(Adapter):
     batched, batch_request = ("CommitSeed", "RollDice", "Permute"), dice_pb.BatchRequest
     CommitSeed = Rpc(dice_pb.CommitSeedRequest, dice_pb.CommitSeedResponse)
     RollDice = Rpc(dice_pb.RollDiceRequest, dice_pb.RollDiceResponse)
+    OpenWindow = Rpc(dice_pb.OpenWindowRequest, dice_pb.OpenWindowResponse)
     Permute = Rpc(dice_pb.PermuteRequest, dice_pb.PermuteResponse)
     RevealSeed = Rpc(dice_pb.RevealSeedRequest, dice_pb.RevealSeedResponse)
 

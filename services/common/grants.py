@@ -1,19 +1,25 @@
 """Chance grants: a match process's signed leave for a rules process to draw for it.
 
 A rules process that resolves the chance following a move (services/rules/servicer.py)
-calls the dice and the deck itself, which saves the match a round trip to each of
-them and one Decide per chance step. It holds no standing right to do so: every
-such call carries the grant the match signed for it, naming the match, a short
-range of draw numbers from the match's next one, and an expiry (one grant serves
-the match's next moves while it covers enough of both: `REUSE_COUNTERS`). The dice
-and the deck check it (`GrantChecker`) whenever the caller is "rules"; the match and
-the deck call as themselves and need none.
+calls the deck (and, for a rare public permutation, the dice) itself, which saves the
+match a round trip to it and one Decide per chance step; rolls it computes from the
+roll window the match hands it (services/common/draws.py), calling nobody. It holds no
+standing right to draw: every such call carries the grant the match signed for it,
+naming the match, its next draw number when signed (`from_counter`), a short range of
+draw numbers from there and an expiry. The deck and the dice check it (`GrantChecker`)
+whenever the caller is "rules"; the match and the deck call as themselves and need none.
+
+A new pile version (a shuffle or a put) is allowed only under the grant's first draw
+number (`pile=True`): the match's next one. A pile made ahead of the match's cursor,
+with an order of the rules' choosing, would jam the match's own shuffle there
+(`deck.pile_conflict`) or be dealt from. So a grant serves further moves only while the
+match's next draw number has not moved (`grant`), and half its time.
 
 The signature is ECDSA (P-256, SHA-256) with the match process's own certificate
 key, and the grant carries that certificate: a checker needs nothing but the
 stack's CA, so no new secret is handed out. What a rules process can learn with a
 grant, beyond what the move it decides needs: the rest of that match's piles, and
-the outcomes of the next `GRANT_COUNTERS` draw numbers, for `GRANT_SECONDS`; it
+the permutations of the next `GRANT_COUNTERS` draw numbers, for `GRANT_SECONDS`; it
 already sees every hidden card of the states it decides.
 """
 
@@ -34,22 +40,19 @@ from tabletop.common.v1 import chance_pb2
 from services.common import tls
 from services.common.errors import PermissionDenied
 
-# Draw numbers one grant covers: more than any single move of our games asks for
-# (a longer run of chance is finished by the match itself).
+# Draw numbers one grant covers for permutations: more than any single move of our
+# games asks for (a longer run of chance is finished by the match itself).
 GRANT_COUNTERS = 64
 # How long a grant lasts: one move's decision, with room for a slow dependency.
 GRANT_SECONDS = 10.0
-# A match's grant is handed out again, to the next moves, while it still covers this
-# many draw numbers from the match's next one and half its time: an ECDSA signature
-# and its check cost about 0.1 ms each, as much as the round trip a grant saves, so
-# one signature serves a run of moves. Holding it gives no more than a fresh grant
-# would: never more than GRANT_COUNTERS draw numbers ahead, never longer than GRANT_SECONDS.
-REUSE_COUNTERS = GRANT_COUNTERS // 2
-# Grants kept for reuse (one per match being played); verified signatures kept by a checker.
 # The only identity whose grants count.
 SIGNER = "match"
+# Grants kept for reuse (one per match being played); verified signatures kept by a checker.
 KEPT = 4096
 _DOMAIN = b"tabletop.chance-grant.v1"
+# A rules caller's new pile version anywhere but at the match's next draw number.
+PILE_NOT_NEXT = "chance.grant_pile_not_next"
+PILE_NOT_NEXT_MESSAGE = "under a grant, a pile is made only at the match's next draw number"
 
 Clock = Callable[[], float]
 
@@ -74,7 +77,9 @@ class GrantSigner:
 
     def grant(self, match_id: str, from_counter: int) -> chance_pb2.ChanceGrant:
         """A grant for the match whose next draw number is `from_counter`: the one handed
-        out last, while it still covers enough, else a new one. The caller must not change it."""
+        out last while the match's next draw number is still its first and half its time is
+        left (an ECDSA signature and its check cost about 0.03 and 0.07 ms: moves that use no
+        draw number, or only deal, share one), else a new one. The caller must not change it."""
         issued = self._issued.get(match_id)
         if issued is not None and self._covers(issued, from_counter):
             self._issued.move_to_end(match_id)
@@ -86,8 +91,7 @@ class GrantSigner:
 
     def _covers(self, grant: chance_pb2.ChanceGrant, counter: int) -> bool:
         fresh_until_ms = grant.expires_ms - GRANT_SECONDS * 500
-        in_range = grant.from_counter <= counter <= grant.from_counter + grant.counters - REUSE_COUNTERS
-        return in_range and self._clock() * 1000 <= fresh_until_ms
+        return grant.from_counter == counter and self._clock() * 1000 <= fresh_until_ms
 
     def _sign(self, match_id: str, from_counter: int) -> chance_pb2.ChanceGrant:
         grant = chance_pb2.ChanceGrant(
@@ -110,9 +114,12 @@ class GrantChecker:
         self._signers: dict[bytes, ec.EllipticCurvePublicKey] = {}
         self._verified: OrderedDict[bytes, None] = OrderedDict()
 
-    def check(self, grant: chance_pb2.ChanceGrant, match_id: str, counter: int | None = None) -> None:
+    def check(
+        self, grant: chance_pb2.ChanceGrant, match_id: str, counter: int | None = None, pile: bool = False
+    ) -> None:
         """Refuse (PERMISSION_DENIED) unless `grant` lets its holder draw for `match_id`,
-        under draw number `counter` when the call uses a new one."""
+        under draw number `counter` when the call uses a new one; a new pile version
+        (`pile`) only under the grant's first draw number, the match's next one."""
         if not grant.signature:
             raise PermissionDenied("a rules process draws only under a match's grant", "chance.grant_missing")
         if grant.match_id != match_id:
@@ -121,6 +128,8 @@ class GrantChecker:
             raise PermissionDenied("the grant has expired", "chance.grant_expired")
         if counter is not None and not grant.from_counter <= counter < grant.from_counter + grant.counters:
             raise PermissionDenied("the grant does not cover this draw number", "chance.grant_scope")
+        if pile and counter != grant.from_counter:
+            raise PermissionDenied(PILE_NOT_NEXT_MESSAGE, PILE_NOT_NEXT)
         self._verify(grant)
 
     def _verify(self, grant: chance_pb2.ChanceGrant) -> None:
@@ -164,9 +173,22 @@ HOLDER = "rules"
 
 
 def check_call(
-    checker: GrantChecker, context: Any, grant: chance_pb2.ChanceGrant, match_id: str, counter: int | None = None
+    checker: GrantChecker,
+    context: Any,
+    grant: chance_pb2.ChanceGrant,
+    match_id: str,
+    counter: int | None = None,
+    pile: bool = False,
 ) -> None:
     """The dice's and the deck's check of one draw: a rules caller must hold a grant for
-    it; the match and the deck call under their own standing in the policy (authz.py)."""
+    it (for a new pile version, `pile`, one whose first draw number it is); the match and
+    the deck call under their own standing in the policy (authz.py)."""
     if tls.caller(context) == HOLDER:  # a grpc context, or an in-process call's (transport.LocalCall)
-        checker.check(grant, match_id, counter)
+        checker.check(grant, match_id, counter, pile)
+
+
+def pile_allowed(grant: chance_pb2.ChanceGrant | None, counter: int) -> None:
+    """What a granted rules process checks before it asks the deck for a new pile version
+    under `counter`: the deck would refuse it anywhere but the grant's first draw number."""
+    if grant is not None and counter != grant.from_counter:
+        raise PermissionDenied(PILE_NOT_NEXT_MESSAGE, PILE_NOT_NEXT)

@@ -1,7 +1,9 @@
 """gRPC adapter of the deck use cases.
 
 A rules process may shuffle, deal and put only under the match's grant
-(services/common/grants.py); the match needs none.
+(services/common/grants.py), and make a pile (shuffle or put) only under the grant's
+first draw number, the match's next one: a pile made ahead, with an order of its
+choosing, would stand where the match's own shuffle goes. The match needs none.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ class DeckServicer(pb_grpc.DeckServiceServicer):
         self._grants = grants
 
     async def ShufflePile(self, request: pb.ShufflePileRequest, context: Any) -> pb.ShufflePileResponse:
-        check_call(self._grants, context, request.grant, request.match_id, request.counter)
+        check_call(self._grants, context, request.grant, request.match_id, request.counter, pile=True)
         size = await self._app.shuffle(
             request.match_id, request.pile, request.counter, tuple(request.cards), request.keep_order
         )
@@ -50,7 +52,7 @@ class DeckServicer(pb_grpc.DeckServiceServicer):
         return pb.DrawCardsResponse(cards=cards)
 
     async def PutCards(self, request: pb.PutCardsRequest, context: Any) -> pb.PutCardsResponse:
-        check_call(self._grants, context, request.grant, request.match_id, request.counter)
+        check_call(self._grants, context, request.grant, request.match_id, request.counter, pile=True)
         size = await self._app.put(
             request.match_id, request.pile, request.counter, request.from_counter, request.offset,
             tuple(request.cards), request.bottom,

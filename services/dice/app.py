@@ -12,7 +12,14 @@ from services.common.redis_commands import commands
 from services.dice import fair
 
 MAX_DICE = 64
-MAX_FACES = 1_000_000
+MAX_FACES = fair.MAX_FACES
+# A roll window (OpenWindow) spans at most this many draw numbers and dice per draw number.
+# 64 draw numbers (a grant's reach, services/common/grants.py) x 8 dice is 512 HMACs, about
+# 1.5 ms of this process's CPU and a 16 KB reply: the most one call should cost. The match asks
+# for less (services/common/draws.py): enough that one call serves a few dozen rolls, and every
+# die any game here rolls at once (Discover's leader dice, one per seat: 4).
+MAX_WINDOW_COUNTERS = 64
+MAX_WINDOW_DICE = 8
 MAX_PERMUTATION = 10_000
 SEED_CACHE = 10_000
 
@@ -45,6 +52,15 @@ class DiceApp:
         if not (1 <= faces <= MAX_FACES and 0 < count <= MAX_DICE and counter >= 0):
             raise InvalidArgument("roll: faces, count or counter out of range")
         return fair.roll(await self._unrevealed_seed(match_id), counter, faces, count)
+
+    async def window(self, match_id: str, first: int, counters: int, dice: int) -> fair.Window:
+        """The roll window of draw numbers first..first+counters-1, `dice` dice each: one
+        revealed-seed check for all of those rolls, where RollDice makes one per roll."""
+        if not (first >= 0 and 0 < counters <= MAX_WINDOW_COUNTERS and 0 < dice <= MAX_WINDOW_DICE):
+            raise InvalidArgument(
+                f"a window spans 1..{MAX_WINDOW_COUNTERS} draw numbers from one >= 0, 1..{MAX_WINDOW_DICE} dice each"
+            )
+        return fair.window(await self._unrevealed_seed(match_id), first, counters, dice)
 
     async def permute(self, match_id: str, counter: int, n: int) -> tuple[int, ...]:
         if not (0 <= n <= MAX_PERMUTATION and counter >= 0):

@@ -1,7 +1,10 @@
 """gRPC adapter of the dice use cases.
 
-A rules process may roll and permute only under the match's grant for the draw
-number it asks (services/common/grants.py); the match and the deck need none.
+A rules process may permute only under the match's grant for the draw number it asks
+(services/common/grants.py); the match and the deck need none. Rolls are the match's
+alone (the policy table, services/common/authz.py): it rolls from windows of them
+(OpenWindow), and a rules process rolls from the slice of a window the match hands it.
+A window is never logged: only the ids of its request are.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+from tabletop.common.v1 import chance_pb2
 from tabletop.dice.v1 import dice_service_pb2 as pb
 from tabletop.dice.v1 import dice_service_pb2_grpc as pb_grpc
 
@@ -30,6 +34,12 @@ class DiceServicer(pb_grpc.DiceServiceServicer):
         check_call(self._grants, context, request.grant, request.match_id, request.counter)
         values = await self._app.roll(request.match_id, request.counter, request.faces, request.count)
         return pb.RollDiceResponse(values=values)
+
+    async def OpenWindow(self, request: pb.OpenWindowRequest, context: object) -> pb.OpenWindowResponse:
+        held = await self._app.window(request.match_id, request.first_counter, request.counters, request.dice)
+        return pb.OpenWindowResponse(
+            window=chance_pb2.RollWindow(first_counter=held.first, dice=held.dice, digests=held.digests)
+        )
 
     async def Permute(self, request: pb.PermuteRequest, context: Any) -> pb.PermuteResponse:
         check_call(self._grants, context, request.grant, request.match_id, request.counter)

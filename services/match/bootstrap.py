@@ -14,7 +14,7 @@ from services.bootstrap import dial, rules_clients
 from services.common import keys, tls
 from services.common.adapters import DeckClient, DiceClient, MatchClient
 from services.common.config import Settings
-from services.common.draws import ChanceResolver
+from services.common.draws import ChanceResolver, RollWindows
 from services.common.grants import GrantChecker, GrantSigner
 from services.common.ports import DeckPort, DicePort
 from services.common.redis_store import RedisEventStore
@@ -55,15 +55,19 @@ def match_app(settings: Settings, redis: aioredis.Redis, caller: str = "") -> Ma
         # At least once: the ratings projection also rescans logs when rebuilt.
         await redis.xadd(keys.FINISHED_STREAM, {"match_id": match_id, "game": game})
 
-    # Rules in process resolve a move's chance through this app's own dice and deck (one
-    # process, one identity: no grant); rules of their own, under the match's grants.
+    # Rolls come from the match's roll windows (one dice call per many rolls). Rules in
+    # process resolve a move's chance through this app's own windows, dice and deck (one
+    # process, one identity: no grant); rules of their own, from the slice of the window
+    # the match hands them and under the match's grants.
+    windows = RollWindows(dice)
     in_process = settings.rules_transport == "inprocess"
-    chance = ChanceResolver(dice, deck) if in_process else None
+    chance = ChanceResolver(dice, deck, windows) if in_process else None
     grants = grant_signer(settings)
     return MatchApp(
         RedisEventStore(redis, settings.match_lease_ms), rules_clients(settings, caller, chance), dice, deck,
         settings.snapshot_every, announce, RedisDirectory(redis), RedisDeadlines(redis),
         grants=grants, chance_in_rules=in_process or grants is not None,
+        lobby_idle_seconds=settings.lobby_idle_seconds, windows=windows,
     )
 
 

@@ -29,7 +29,7 @@ from tabletop.match.v1 import events_pb2 as ev
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common import draws
-from services.common.draws import ChanceResolver
+from services.common.draws import ChanceResolver, RollWindows
 from services.common.errors import FailedPrecondition, InvalidArgument
 from services.common.event_store import NewEvent
 from services.common.grants import GrantSigner
@@ -144,11 +144,14 @@ class TurnRunner:
         deck: DeckPort,
         grants: GrantSigner | None = None,
         chance_in_rules: bool = False,
+        windows: RollWindows | None = None,
     ) -> None:
         self._rules = rules
         self._dice = dice
         self._deck = deck
-        self._chance = ChanceResolver(dice, deck)
+        # Rolls from the match's roll windows (shared with rules in this process), where kept.
+        self._windows = windows
+        self._chance = ChanceResolver(dice, deck, windows)
         self._grants = grants
         self._chance_in_rules = chance_in_rules
 
@@ -157,12 +160,17 @@ class TurnRunner:
         return self._granted(rpb.DecideRequest(state=records.engine_state(match), seat=seat), match)
 
     def _granted(self, request: Granted, match: Match) -> Granted:
-        """`request` with the match's draw cursor, and its grant if this runner signs them,
-        when the rules are to resolve the chance that follows."""
+        """`request` with the match's draw cursor, and its grant and roll window slice if
+        this runner signs grants (rules in a process of their own), when the rules are to
+        resolve the chance that follows."""
         if not self._chance_in_rules:
             return request
         if self._grants is not None:
             request.grant.CopyFrom(self._grants.grant(match.match_id, match.next_counter))
+            held = self._windows.slice(match.match_id, match.next_counter) if self._windows is not None else None
+            if held is not None:
+                window = request.window
+                window.first_counter, window.dice, window.digests = held.first, held.dice, held.digests
         request.cursor.match_id = match.match_id
         request.cursor.next_counter = match.next_counter
         request.cursor.piles.extend(
@@ -236,6 +244,9 @@ class TurnRunner:
             decide = self._request(progress.match, CHANCE_SEAT)
             decide.chance.CopyFrom(outcome)
             progress = _decided(progress, await self._rules.decide(match, decide))
+        if self._grants is not None and self._windows is not None and progress.match.outcome is None:
+            # The next move's rolls are the rules': their slice of the window is ready for it.
+            await self._windows.top_up(progress.match.match_id, progress.match.next_counter)
         return await self._close(progress)
 
     async def _close(self, progress: Progress) -> Progress:

@@ -1,12 +1,15 @@
 """gRPC adapter: the generic RulesService around one game's engine.
 
 A Setup or Decide that carries the match's draw cursor also resolves the chance
-that follows, through the dice and the deck: a chance step then costs one call to
-the dice or the deck instead of that call and another Decide. A rules process of
-its own draws under the match's grant (services/common/grants.py), as far as it
-reaches; rules in the match's process call as the match. Whatever stops it (no
-dice and deck configured, a refusal, an outage) leaves the rest to the match,
-which resolves chance as it always has.
+that follows: a roll from the match's roll window (no call at all), a shuffle, deal
+or put through the deck, a permutation through the dice, each instead of that call
+by the match and another Decide. A rules process of its own rolls only from the slice
+of the window the request carries, and calls the deck and the dice under the match's
+grant (services/common/grants.py), as far as it reaches; rules in the match's process
+roll from the match's own windows and call as the match. Whatever stops it (no dice
+and deck configured, a roll past the slice, a pile past the grant's first draw
+number, a refusal, an outage) leaves the rest to the match, which resolves chance as
+it always has.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from services.common.audience import to_wire
 from services.common.draws import ChanceResolver, Pile
 from services.common.errors import InvalidArgument, ServiceError
 from services.common.table_options import option_message
+from services.dice.fair import Window
 from services.games.common import chance, protocodec
 from services.games.common.engine import Outcome, ToMove, Visibility
 from services.rules.app import Decision, EngineHost, Position
@@ -131,7 +135,9 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         response = pb.SetupResponse()
         set_up = Decision((), state, self._host.engine.to_move(state), None, self._host.encode)
         if request.HasField("cursor") and self._chance is not None:
-            set_up = await self._resolve(_grant(request), request.cursor, set_up, response.steps, request.seat_count)
+            set_up = await self._resolve(
+                _grant(request), request.cursor, set_up, response.steps, request.seat_count, window=_window(request)
+            )
             if set_up.turn.chance is None:
                 response.position.CopyFrom(self._position_message(self._host.position(set_up.data, request.seat_count)))
         response.state.CopyFrom(self._state(set_up.data))
@@ -157,7 +163,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         if request.HasField("cursor") and self._chance is not None:
             decision = await self._resolve(
                 _grant(request), request.cursor, decision, response.steps,
-                request.position_seats, request.position_spectator,
+                request.position_seats, request.position_spectator, _window(request),
             )
             response.undoable = response.undoable and not response.steps
         response.state.CopyFrom(self._state(decision.data))
@@ -184,10 +190,11 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         steps: Any,
         position_seats: int = 0,
         spectator: bool = False,
+        window: Window | None = None,
     ) -> Decision:
         """The chance following `decision` resolved from the match's `cursor` (under its
-        `grant`, for a rules process of its own), each step added to `steps`; the decision
-        after the last one."""
+        `grant` and rolling from its `window`, for a rules process of its own), each step
+        added to `steps`; the decision after the last one."""
         assert self._chance is not None
         match_id = cursor.match_id
         counter = cursor.next_counter
@@ -198,7 +205,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             wanted = chance_message(decision.turn.chance)
             by_name = {pile.name: pile for pile in piles}
             try:
-                outcome, how = await self._chance.resolve(match_id, counter, by_name.get, wanted, grant)
+                outcome, how = await self._chance.resolve(match_id, counter, by_name.get, wanted, grant, window)
             except ServiceError as stopped:
                 # The match resolves it instead, and meets the same refusal if it is one.
                 metrics.CHANCE_LEFT.labels(stopped.reason).inc()
@@ -297,6 +304,10 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
 
 def _grant(request: pb.DecideRequest | pb.SetupRequest) -> chance_pb2.ChanceGrant | None:
     return request.grant if request.HasField("grant") else None
+
+
+def _window(request: pb.DecideRequest | pb.SetupRequest) -> Window | None:
+    return draws.window_of(request.window) if request.HasField("window") else None
 
 
 def register(server: grpc.aio.Server, host: EngineHost, chance: ChanceResolver | None = None) -> list[str]:

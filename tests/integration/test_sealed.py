@@ -129,6 +129,13 @@ WRONG_CALLERS = [
     ("deck", "match", match_grpc.MatchServiceStub, "SubmitAction", match_pb.SubmitActionRequest(match_id="m")),
     ("match", "matchmaker", mm_grpc.MatchmakerServiceStub, "FindMatch", mm_pb.FindMatchRequest(game="pig")),
     # A rules process draws under a match's grant, and does nothing else to the dice or the deck.
+    # It rolls from the slice of the match's window it is handed: no roll and no window of its own.
+    ("rules", "dice", dice_grpc.DiceServiceStub, "RollDice",
+     dice_pb.RollDiceRequest(match_id="m", counter=0, faces=6, count=1)),
+    ("rules", "dice", dice_grpc.DiceServiceStub, "OpenWindow",
+     dice_pb.OpenWindowRequest(match_id="m", first_counter=0, counters=8, dice=2)),
+    ("deck", "dice", dice_grpc.DiceServiceStub, "OpenWindow",
+     dice_pb.OpenWindowRequest(match_id="m", first_counter=0, counters=8, dice=2)),
     ("rules", "dice", dice_grpc.DiceServiceStub, "RevealSeed", dice_pb.RevealSeedRequest(match_id="m")),
     ("rules", "dice", dice_grpc.DiceServiceStub, "CommitSeed", dice_pb.CommitSeedRequest(match_id="m")),
     ("rules", "deck", deck_grpc.DeckServiceStub, "ReleaseMatch", deck_pb.ReleaseMatchRequest(match_id="m")),
@@ -173,6 +180,9 @@ async def test_dice_refuse_every_draw_once_a_match_has_ended(stack: Stack) -> No
         draws = [
             lambda: dice.RollDice(dice_pb.RollDiceRequest(match_id=result.match_id, counter=10**6, faces=6, count=1)),
             lambda: dice.Permute(dice_pb.PermuteRequest(match_id=result.match_id, counter=10**6, n=3)),
+            lambda: dice.OpenWindow(
+                dice_pb.OpenWindowRequest(match_id=result.match_id, first_counter=10**6, counters=8, dice=2)
+            ),
         ]
         for draw in draws:
             with pytest.raises(grpc.RpcError) as refused:
@@ -184,8 +194,6 @@ async def test_dice_refuse_every_draw_once_a_match_has_ended(stack: Stack) -> No
 def _draws(grant: chance_pb2.ChanceGrant | None) -> list[tuple[str, Any, str, Any]]:
     """Every draw a rules process might ask for match "m", carrying `grant`."""
     return [
-        ("dice", dice_grpc.DiceServiceStub, "RollDice",
-         dice_pb.RollDiceRequest(match_id="m", counter=0, faces=6, count=1, grant=grant)),
         ("dice", dice_grpc.DiceServiceStub, "Permute",
          dice_pb.PermuteRequest(match_id="m", counter=0, n=3, grant=grant)),
         ("deck", deck_grpc.DeckServiceStub, "ShufflePile",

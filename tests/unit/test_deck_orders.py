@@ -3,13 +3,19 @@ order answers a draw exactly as the store would, without a round trip."""
 
 from __future__ import annotations
 
+import pathlib
 import uuid
 
 import pytest
 import redis.asyncio as aioredis
+from tabletop.deck.v1 import deck_service_pb2 as deck_pb
 
-from services.common.errors import FailedPrecondition
+from services.common import keys, pki
+from services.common.errors import FailedPrecondition, PermissionDenied
+from services.common.grants import GRANT_COUNTERS, PILE_NOT_NEXT, GrantChecker, GrantSigner
+from services.common.transport import LocalCall
 from services.deck.app import DeckApp
+from services.deck.servicer import DeckServicer
 
 
 class Identity:
@@ -102,3 +108,39 @@ async def test_a_pile_made_from_another_request_is_refused_not_dealt(redis_clien
     # The same requests again are answered as before.
     assert await deck.shuffle(match_id, "deck", 7, cards, keep_order=True) == 3
     assert await deck.put(match_id, "deck", 8, 7, 0, ("x",), bottom=False) == 4
+
+
+async def test_a_rules_caller_makes_no_pile_ahead_of_the_match_s_next_draw_number(
+    redis_client: aioredis.Redis, tmp_path: pathlib.Path
+) -> None:
+    """Issue 27 item 6: under a valid grant (the match's next draw number 7), a rules process's
+    shuffle or put at 8 or later, in an order of its choosing, is refused before anything is
+    stored; the match's own shuffle there is then answered with the honest order and dealt."""
+    files = pki.ensure(tmp_path, ["match", "rules"])
+    match = pki.files(files, "match")
+    grant = GrantSigner(match.cert.read_bytes(), match.key.read_bytes()).grant(match_id := uuid.uuid4().hex, 7)
+    deck = DeckServicer(DeckApp(redis_client, Identity()), GrantChecker((files / "ca.crt").read_bytes()))
+    rules, as_match = LocalCall("rules"), LocalCall("match")
+    planted = ["card3", "card1", "card2"]
+    for ahead in (8, 7 + GRANT_COUNTERS - 1):
+        shuffle = deck_pb.ShufflePileRequest(
+            match_id=match_id, pile="deck", counter=ahead, cards=planted, keep_order=True, grant=grant
+        )
+        put = deck_pb.PutCardsRequest(
+            match_id=match_id, pile="deck", counter=ahead, from_counter=-1, cards=planted, grant=grant
+        )
+        for refused_call in (deck.ShufflePile(shuffle, rules), deck.PutCards(put, rules)):
+            with pytest.raises(PermissionDenied) as refused:
+                await refused_call
+            assert refused.value.reason == PILE_NOT_NEXT and "card" not in refused.value.message
+        assert await redis_client.get(keys.deck_pile(match_id, "deck", ahead)) is None  # nothing stored
+    # The match's own shuffle at 8 (its draw number by then) is the honest one, and deals it.
+    honest = deck_pb.ShufflePileRequest(match_id=match_id, pile="deck", counter=8, cards=sorted(planted))
+    assert (await deck.ShufflePile(honest, as_match)).size == 3
+    dealt = await deck.DrawCards(
+        deck_pb.DrawCardsRequest(match_id=match_id, pile="deck", counter=8, offset=0, count=3), as_match
+    )
+    assert list(dealt.cards) == ["card3", "card2", "card1"]  # Identity() reverses: not the planted order
+    # At the grant's first draw number, the match's next one, the rules may make it.
+    at_next = deck_pb.ShufflePileRequest(match_id=match_id, pile="deck", counter=7, cards=planted, grant=grant)
+    assert (await deck.ShufflePile(at_next, rules)).size == 3

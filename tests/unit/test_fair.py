@@ -121,3 +121,78 @@ def test_a_wrong_seed_is_caught():
     entries[-1] = (9, entries[-1][1], ev.SeedRevealed(seed=bytes(32).hex()).SerializeToString())
     report = verify(entries)
     assert not report.ok and "commitment" in report.problems[0]
+
+
+# Roll windows (services/dice/fair.py `window`, `roll_from_window`): the match rolls from the
+# first tries of its next rolls; what it computes must be exactly what the dice would roll.
+POWERS_OF_TWO = st.sampled_from([1 << k for k in range(21)])  # 1 .. 2**20 (a mask of the digest, no rejection)
+NEAR_MAX = st.integers(fair.MAX_FACES - 1000, fair.MAX_FACES)
+FACES = st.one_of(st.integers(1, 20), st.integers(1, fair.MAX_FACES), POWERS_OF_TWO, NEAR_MAX, st.just(3))
+
+
+@given(
+    seed=st.binary(min_size=32, max_size=32),
+    first=st.integers(0, 10**9),
+    at=st.integers(0, 15),
+    faces=FACES,
+    count=st.integers(0, 8),
+)
+def test_a_window_rolls_exactly_what_the_dice_roll(seed, first, at, faces, count):
+    held = fair.window(seed, first, 16, 8)
+    assert fair.roll_from_window(held, first + at, faces, count) == fair.roll(seed, first + at, faces, count)
+
+
+@given(first=st.integers(0, 10**6), counters=st.integers(1, 8), dice=st.integers(1, 4), faces=FACES)
+def test_a_window_answers_nothing_outside_it(first, counters, dice, faces):
+    held = fair.window(SEED, first, counters, dice)
+    assert held.counters == counters and held.end == first + counters
+    assert fair.roll_from_window(held, first - 1, faces, 1) is None
+    assert fair.roll_from_window(held, first + counters, faces, 1) is None
+    assert fair.roll_from_window(held, first, faces, dice + 1) is None  # more dice than it holds
+    assert fair.roll_from_window(held, first, faces, dice) == fair.roll(SEED, first, faces, dice)
+
+
+def test_a_rejected_first_try_is_left_to_the_dice():
+    # 2**256 % 3 == 1: the one value at or above the limit for a three-sided die is 2**256 - 1.
+    rejected = fair.Window(5, 2, bytes(32) + b"\xff" * 32)
+    assert fair.roll_from_window(rejected, 5, 3, 1) == (1,)  # die 0 is fine (value 0)
+    assert fair.roll_from_window(rejected, 5, 3, 2) is None  # die 1 would need attempt 1
+    assert fair.roll_from_window(rejected, 5, 4, 2) == (1, 4)  # a power of two rejects nothing
+
+
+@given(first=st.integers(0, 1000), cut=st.integers(0, 40), take=st.integers(0, 40))
+def test_slices_and_continuations_of_windows_roll_the_same(first, cut, take):
+    whole = fair.window(SEED, first, 40, 2)
+    part = whole.since(first + cut, take)
+    assert part.first == min(first + cut, whole.end) and part.counters == max(0, min(take, 40 - cut))
+    assert fair.window(SEED, first, 20, 2).then(fair.window(SEED, first + 20, 20, 2)) == whole
+    for counter in range(part.first, part.end):
+        assert fair.roll_from_window(part, counter, 6, 2) == fair.roll(SEED, counter, 6, 2)
+
+
+def test_a_window_holds_no_permutation_label():
+    """The window's digests are those of "roll:" labels only: none is the first try of any
+    permutation step, so no pile order can be computed from them."""
+    held = fair.window(SEED, 0, 64, 8)
+    digests = {held.digests[i : i + 32] for i in range(0, len(held.digests), 32)}
+    perms = {fair._digest(SEED, f"perm:{c}:{i}", a) for c in range(64) for i in range(1, 60) for a in range(2)}
+    assert len(digests) == 64 * 8 and not digests & perms
+
+
+def test_the_verifier_answers_the_seeds_outcome_of_every_resolution_even_where_the_log_lies():
+    """What the match audit feeds the engine (services/match/audit.py): the seed's outcome,
+    not the logged one, so a game event made from a false outcome shows."""
+    entries = tamper(honest_log(), 5, lambda m: m.outcome.dice_rolled.values.__setitem__(0, 7))
+    outcomes = verify(entries).outcomes
+    assert sorted(outcomes) == [2, 3, 4, 5, 6]
+    assert tuple(outcomes[6].dice_rolled.values) == fair.roll(SEED, 2, 6, 2)
+    order = fair.shuffled(SEED, 0, ("a", "b", "c", "d", "e"))
+    assert tuple(outcomes[3].cards_drawn.cards) == order[:2]
+    assert tuple(outcomes[5].cards_drawn.cards) == ("z", order[2])
+    assert (outcomes[2].pile_shuffled.size, outcomes[4].cards_put.size) == (5, 4)
+
+
+def test_a_deal_from_a_pile_never_shuffled_has_no_outcome():
+    entries = tamper(honest_log(), 2, lambda m: setattr(m, "pile_counter", 7))
+    report = verify(entries)
+    assert 3 not in report.outcomes and report.problems[0] == "v3: deal from a pile that was never shuffled"

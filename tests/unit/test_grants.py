@@ -15,7 +15,7 @@ from services.common.errors import PermissionDenied
 from services.common.grants import (
     GRANT_COUNTERS,
     GRANT_SECONDS,
-    REUSE_COUNTERS,
+    PILE_NOT_NEXT,
     GrantChecker,
     GrantSigner,
     check_call,
@@ -108,15 +108,35 @@ def test_only_a_rules_caller_needs_a_grant(stack_pki: pathlib.Path) -> None:
     check_call(checker, LocalCall("rules"), _signer(stack_pki).grant("m1", 3), "m1", 3)
 
 
-def test_one_grant_serves_the_next_moves_while_it_covers_half_its_range_and_time(stack_pki: pathlib.Path) -> None:
+def test_one_grant_serves_the_next_moves_while_the_match_s_next_draw_number_stays_and_half_its_time(
+    stack_pki: pathlib.Path,
+) -> None:
     clock = Clock()
     signer = _signer(stack_pki, clock=clock)
     first = signer.grant("m1", 10)
-    assert signer.grant("m1", 10 + GRANT_COUNTERS - REUSE_COUNTERS) is first
+    assert signer.grant("m1", 10) is first  # moves that draw nothing new (or only deal) share it
     assert signer.grant("m2", 10) is not first  # each match its own
-    moved_on = signer.grant("m1", 11 + GRANT_COUNTERS - REUSE_COUNTERS)
-    assert moved_on is not first and moved_on.from_counter == 11 + GRANT_COUNTERS - REUSE_COUNTERS
+    # Once the match's next draw number moves, its grant's first draw number must move with it:
+    # only there may the rules make a pile.
+    moved_on = signer.grant("m1", 11)
+    assert moved_on is not first and moved_on.from_counter == 11
     clock.now += GRANT_SECONDS / 2 + 0.01
     later = signer.grant("m1", moved_on.from_counter)
     assert later is not moved_on and later.expires_ms > moved_on.expires_ms
     _checker(stack_pki, clock).check(later, "m1", later.from_counter + GRANT_COUNTERS - 1)
+
+
+def test_under_a_grant_a_pile_is_made_only_at_the_match_s_next_draw_number(stack_pki: pathlib.Path) -> None:
+    """Issue 27 item 6: a pile planted ahead of the match's cursor, in an order of the rules'
+    choosing, would stand where the match's own shuffle goes."""
+    checker = _checker(stack_pki)
+    grant = _signer(stack_pki).grant("m1", 40)
+    checker.check(grant, "m1", 40, pile=True)
+    for ahead in (41, 40 + GRANT_COUNTERS - 1):
+        checker.check(grant, "m1", ahead)  # a permutation there is still covered ...
+        with pytest.raises(PermissionDenied) as refused:
+            checker.check(grant, "m1", ahead, pile=True)  # ... a pile is not
+        assert refused.value.reason == PILE_NOT_NEXT
+        with pytest.raises(PermissionDenied):
+            check_call(checker, LocalCall("rules"), grant, "m1", ahead, pile=True)
+    check_call(checker, LocalCall("match"), chance_pb2.ChanceGrant(), "m1", 41, pile=True)  # the match needs none
