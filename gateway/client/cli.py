@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -11,7 +12,7 @@ import pathlib
 import random
 import sys
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Annotated, TypeVar
 
 import grpc
@@ -27,11 +28,12 @@ from gateway.client import admin, archive, bots, render
 from gateway.client.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
 from services.bots.policies import KINDS, parse_budget
 from services.bots.search import DEFAULT_BUDGET
+from services.common.audience import from_wire
 from services.common.errors import ServiceError
 from services.common.event_store import StoredEvent
 from services.common.private_files import write_private
-from services.dice.verify import verify as verify_log
 from services.games import registry
+from services.match import audit
 from services.match.records import summary as summary_of
 
 app = typer.Typer(help="Tabletop command-line client.", no_args_is_help=True, add_completion=False)
@@ -57,6 +59,8 @@ console = Console()
 # Progress and waiting notes: stderr, so stdout stays the answer (and --json stays parseable).
 notes = Console(stderr=True, soft_wrap=True)
 NOTE_EVERY = 15.0
+# Differences `verify` prints (--json gives them all).
+SHOWN_PROBLEMS = 10
 T = TypeVar("T")
 GatewayOpt = Annotated[str, typer.Option("--gateway", envvar="TABLETOP_GATEWAY", help="gateway host:port")]
 SeatOpt = Annotated[int | None, typer.Option("--seat", help="which of your seats in this match")]
@@ -606,51 +610,86 @@ def verify(
     as_json: JsonOpt = False,
     gateway: GatewayOpt = DEFAULT_GATEWAY,
 ) -> None:
-    """Recompute every roll and shuffle of a finished match from its log and the revealed seed."""
+    """Re-derive a finished match from its log: every roll and shuffle from the revealed seed,
+    every game event with the game's own engine (in process), every platform event by its rule.
+    Exit 0 if it is honest, 1 if not (each difference with its version), 3 if not finished."""
 
-    async def work(g: Gateway) -> tuple[bool, list[tuple[int, str, bytes]]]:
-        summary = (await g.view(match_id)).match
-        entries = await g.log(match_id)
-        return summary.status == mpb.MATCH_STATUS_FINISHED, [(e.version, e.type, e.event.value) for e in entries]
+    async def work(g: Gateway) -> list[audit.Entry]:
+        return log_entries(await g.log(match_id))
 
     if file is not None:
         match_id, stored = _archive(file)
-        finished = any(e.type == "tabletop.match.v1.MatchEnded" for e in stored)
-        entries = [(e.version, e.type, e.data) for e in stored]
+        entries = audit.from_store(stored)
     elif match_id:
-        finished, entries = _run(gateway, work)
+        entries = _run(gateway, work)
     else:
         raise typer.BadParameter("give a match id, or --file")
-    if not finished:
-        # The seed is revealed only at the end: there is nothing to check against yet.
+    kinds = {e.type for e in entries}
+    if "tabletop.match.v1.MatchEnded" not in kinds:
+        # The seed is revealed only at the end: there is nothing to check against yet (and
+        # a lobby closed for idleness was never played: there never will be).
         if as_json:
             _print({"ok": None, "finished": False, "problems": []})
+        elif "tabletop.match.v1.LobbyExpired" in kinds:
+            notes.print(f"match {match_id} expired in the lobby: it was never played, so there is nothing to verify")
         else:
             notes.print(f"match {match_id} has not finished (version {len(entries)}): its seed is revealed at "
-                        "the end, so its chance can be verified only then")
+                        "the end, so it can be verified only then")
         raise typer.Exit(3)
-    report = verify_log(entries)
+    verdict = audit.verify(entries, match_id)
     if as_json:
-        _print(
-            {
-                "ok": report.ok,
-                "rolls": report.rolls,
-                "shuffles": report.shuffles,
-                "deals": report.deals,
-                "permutations": report.permutations,
-                "problems": report.problems,
-            }
-        )
+        _print(_verdict_dict(verdict))
     else:
-        status = "[green]ok[/green]" if report.ok else "[red]FAILED[/red]"
+        chance, game = verdict.chance, verdict.game
+        status = "[green]ok[/green]" if verdict.ok else "[red]FAILED[/red]"
         console.print(
-            f"{status}: {report.rolls} rolls, {report.shuffles} shuffles, {report.deals} deals, "
-            f"{report.permutations} permutations"
+            f"{status}: {chance.rolls} rolls, {chance.shuffles} shuffles, {chance.deals} deals, "
+            f"{chance.permutations} permutations; {game.game_events} game events re-derived from "
+            f"{game.moves} moves and {game.chance_outcomes} chance outcomes "
+            f"({game.undos} undos, {game.timeouts} timeouts)",
+            soft_wrap=True,
         )
-        for problem in report.problems:
-            console.print(f"  {problem}")
-    if not report.ok:
+        # The first differences say what went wrong; later ones often follow from it.
+        for problem in verdict.problems[:SHOWN_PROBLEMS]:
+            console.print(f"  {problem}", markup=False, highlight=False, soft_wrap=True)
+        if len(verdict.problems) > SHOWN_PROBLEMS:
+            console.print(f"  ... and {len(verdict.problems) - SHOWN_PROBLEMS} more (--json lists every one)",
+                          soft_wrap=True)
+    if not verdict.ok:
         raise typer.Exit(1)
+
+
+def log_entries(entries: Sequence[gateway_pb.LogEntry]) -> list[audit.Entry]:
+    """A finished match's log as GetMatchLog answers it, as the verifier reads it: every
+    seat's events whole, a server-only one in its redacted form, or not at all (a gap)."""
+    return audit.with_gaps(
+        audit.Entry(
+            e.version, e.type, e.event.value, from_wire(e.visibility.audience),
+            e.visibility.seat if e.visibility.HasField("seat") else -1,
+            audit.REDACTED if e.redacted else audit.WHOLE,
+        )
+        for e in entries
+    )
+
+
+def _verdict_dict(verdict: audit.Verdict) -> dict[str, object]:
+    chance, game = verdict.chance, verdict.game
+    return {
+        "ok": verdict.ok,
+        "rolls": chance.rolls,
+        "shuffles": chance.shuffles,
+        "deals": chance.deals,
+        "permutations": chance.permutations,
+        "puts": chance.puts,
+        "moves": game.moves,
+        "chance_outcomes": game.chance_outcomes,
+        "game_events": game.game_events,
+        "undos": game.undos,
+        "timeouts": game.timeouts,
+        "problems": verdict.problems,
+        # The game's differences, each with its version, event, field and both values.
+        "differences": [dataclasses.asdict(d) for d in game.differences],
+    }
 
 
 @app.command()

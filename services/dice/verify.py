@@ -5,6 +5,11 @@ event, that draw numbers run 0, 1, 2, ... without gaps, that every roll and
 permutation equals what the seed gives, that every shuffled pile is the
 seed's permutation of the listed cards, and that every deal took exactly the
 cards at its recorded position of that pile.
+
+It also answers every outcome as the seed makes it (`Report.outcomes`, by the
+version of its ChanceResolved): the match audit (services/match/audit.py) feeds
+those, not the logged ones, to the game's engine when it re-derives the game's
+own events, so a roll or a card changed in a game event shows too.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from tabletop.common.v1 import chance_pb2
 from tabletop.match.v1 import events_pb2 as ev
 
 from services.dice import fair
@@ -26,6 +32,9 @@ class Report:
     deals: int = 0
     puts: int = 0
     problems: list[str] = field(default_factory=list)
+    # The seed's outcome of each ChanceResolved, by version (none for a deal from a pile
+    # that was never shuffled, nor at all when the seed does not match its commitment).
+    outcomes: dict[int, chance_pb2.ChanceOutcome] = field(default_factory=dict)
 
     def fail(self, problem: str) -> None:
         self.ok = False
@@ -52,7 +61,9 @@ def verify(entries: Iterable[tuple[int, str, bytes]]) -> Report:
             if resolved.counter != expected_counter:
                 report.fail(f"v{version}: draw number {resolved.counter}, expected {expected_counter}")
             expected_counter = resolved.counter + 1
-        _check(version, resolved, seed, piles, report)
+        outcome = _check(version, resolved, seed, piles, report)
+        if outcome is not None:
+            report.outcomes[version] = outcome
     return report
 
 
@@ -76,23 +87,28 @@ def _check(
     seed: bytes,
     piles: dict[tuple[str, int], tuple[str, ...]],
     report: Report,
-) -> None:
+) -> chance_pb2.ChanceOutcome | None:
+    """Check one resolution against the seed; answers the seed's outcome (None: it has none)."""
     request, outcome, counter = resolved.request, resolved.outcome, resolved.counter
     kind = request.WhichOneof("kind")
+    made = chance_pb2.ChanceOutcome()
     if kind == "roll_dice":
         report.rolls += 1
         wanted = fair.roll(seed, counter, request.roll_dice.faces, request.roll_dice.count)
+        made.dice_rolled.values.extend(wanted)
         if tuple(outcome.dice_rolled.values) != wanted:
             report.fail(f"v{version}: roll {tuple(outcome.dice_rolled.values)} is not the seed's {wanted}")
     elif kind == "permute":
         report.permutations += 1
-        if tuple(outcome.permuted.order) != fair.permutation(seed, counter, request.permute.n):
+        made.permuted.order.extend(fair.permutation(seed, counter, request.permute.n))
+        if outcome.permuted.order != made.permuted.order:
             report.fail(f"v{version}: permutation differs from the seed's")
     elif kind == "shuffle_pile":
         report.shuffles += 1
         cards = tuple(request.shuffle_pile.cards)
         order = cards if request.shuffle_pile.keep_order else fair.shuffled(seed, counter, cards)
         piles[(request.shuffle_pile.pile, counter)] = order
+        made.pile_shuffled.pile, made.pile_shuffled.size = request.shuffle_pile.pile, len(order)
         if outcome.pile_shuffled.size != len(order):
             report.fail(f"v{version}: shuffled pile size {outcome.pile_shuffled.size} != {len(order)}")
     elif kind == "put_cards":
@@ -101,7 +117,8 @@ def _check(
         below = piles.get((put.pile, resolved.pile_counter), ()) if resolved.pile_counter >= 0 else ()
         rest = below[resolved.pile_offset :]
         piles[(put.pile, counter)] = rest + tuple(put.cards) if put.bottom else tuple(put.cards) + rest
-        if outcome.cards_put.size != len(piles[(put.pile, counter)]):
+        made.cards_put.pile, made.cards_put.size = put.pile, len(piles[(put.pile, counter)])
+        if outcome.cards_put.size != made.cards_put.size:
             report.fail(f"v{version}: pile size after a put is {outcome.cards_put.size}")
     elif kind == "draw_cards":
         report.deals += 1
@@ -109,5 +126,12 @@ def _check(
         start = resolved.pile_offset
         if dealt_from is None:
             report.fail(f"v{version}: deal from a pile that was never shuffled")
-        elif tuple(outcome.cards_drawn.cards) != dealt_from[start : start + request.draw_cards.count]:
+            return None
+        made.cards_drawn.pile = request.draw_cards.pile
+        made.cards_drawn.cards.extend(dealt_from[start : start + request.draw_cards.count])
+        if outcome.cards_drawn.cards != made.cards_drawn.cards:
             report.fail(f"v{version}: dealt cards are not the pile's cards at position {start}")
+    else:
+        report.fail(f"v{version}: a chance request of no known kind")
+        return None
+    return made

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import subprocess
 import sys
@@ -275,6 +276,8 @@ async def test_cli_bots_and_verify(stack):
         text=True,
         timeout=60,
         check=True,
+        # The verifier replays the game with its engine: the client must know the fixture game.
+        env={**os.environ, "TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"},
     )
     assert json.loads(checked.stdout)["ok"] is True
 
