@@ -59,7 +59,7 @@ lint: $(GEN) ## ruff, mypy strict, proto style check
 bots-eval: $(GEN) ## search bots against random bots in process, every game: win rates with 95% Wilson intervals (BOTS_EVAL_GAMES, BOTS_EVAL_BUDGET, BOTS_EVAL_ONLY, BOTS_EVAL_JOBS)
 	PYTHONHASHSEED=0 $(PY) -m services.bots.eval
 
-bench: $(GEN) ## CPU ms/action, actions/s, p50/p99 in both shapes, replay, boardgame.io beside them; ratios to an in-run baseline (BENCH_QUICK=1: smaller)
+bench: $(GEN) ## Both shapes, every game, 1/16/64 matches, 3 interleaved repetitions: CPU/action, p50/p99, actions/s as ratios to boardgame.io and the in-run floor, store calls/action, issue 28's targets (~10 min; BENCH_QUICK=1: shorter)
 	$(PY) -m bench
 
 golden: $(GEN) ## regenerate golden seeded playthroughs

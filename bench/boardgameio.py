@@ -2,7 +2,8 @@
 
 Its own server (Koa + socket.io, in-memory storage) runs as one Node process,
 measured from /proc like Tabletop's stack; a second Node process drives it with
-two socket.io clients per match (bench/bgio/drive.js). The packages come from
+two socket.io clients per match (bench/bgio/drive.js), a move's latency running
+until both seats' clients hold the new state. The packages come from
 npm (`npm ci` from the committed package-lock.json) into bench/bgio/node_modules,
 only when `make bench` runs and Node is present.
 """
@@ -89,11 +90,12 @@ def load_run(target: Server, matches: int, seconds: float) -> tuple[Run, int]:
     try:
         if driver.stdout.readline().strip() != b"opened":
             raise RuntimeError("the boardgame.io driver failed to open its matches")
-        before = cpu.cpu_seconds([target.pid])
+        meter = cpu.Meter({"node": target.pid})
+        meter.start()
         driver.stdin.write(b"go\n")
         driver.stdin.flush()
         result = json.loads(driver.stdout.readline())
-        used = cpu.used_between(before, cpu.cpu_seconds([target.pid]))
+        split = meter.stop()
     finally:
         driver.stdin.close()
         try:
@@ -101,4 +103,4 @@ def load_run(target: Server, matches: int, seconds: float) -> tuple[Run, int]:
         except subprocess.TimeoutExpired:
             driver.kill()
             driver.wait()
-    return run_of(result["latencies"], result["wall_seconds"], used), int(result["failed"])
+    return run_of(result["latencies"], result["wall_seconds"], cpu_by_process=split), int(result["failed"])

@@ -72,3 +72,28 @@ def used_between(before: dict[int, float], after: dict[int, float]) -> float:
     """CPU seconds used between two readings; a process that started in between counts from zero,
     one that ended in between is lost (the kernel keeps its time only for its parent's wait)."""
     return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
+
+
+def cpu_seconds_by_name(named: dict[str, int]) -> dict[str, dict[int, float]]:
+    """For each named process: CPU seconds so far of it and its descendants, by pid (one scan of /proc)."""
+    stats = _stats()
+    return {
+        name: {pid: stats[pid].ticks / TICKS_PER_SECOND for pid in with_descendants([root], stats)}
+        for name, root in named.items()
+    }
+
+
+class Meter:
+    """The CPU each named process (with its children) uses between `start` and `stop`."""
+
+    def __init__(self, named: dict[str, int]) -> None:
+        self.named = named
+        self._before: dict[str, dict[int, float]] = {}
+
+    def start(self) -> None:
+        self._before = cpu_seconds_by_name(self.named)
+
+    def stop(self) -> dict[str, float]:
+        """CPU seconds by name since `start`."""
+        after = cpu_seconds_by_name(self.named)
+        return {name: used_between(self._before.get(name, {}), used) for name, used in after.items()}

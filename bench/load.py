@@ -1,10 +1,12 @@
-"""Load runs through the gateway: concurrent bot matches, their actions/s, submit
-latency, and the CPU all of the stack's processes used meanwhile.
+"""Load runs through the gateway: concurrent bot matches, their actions/s, latency,
+the CPU each of the stack's processes used meanwhile and the store's calls per action.
 
 By default each seat plays over its own Play stream (bench/streams.py): every
-seat's client gets every update, as both boardgame.io clients do. BENCH_DRIVER=bots
+seat's client gets every update, as both boardgame.io clients do, and an
+action's latency runs until every seat holds its new state. BENCH_DRIVER=bots
 uses the project's unary bots instead (gateway/client/bots.py: one spectator
-watch per match, ListLegalActions and SubmitAction calls).
+watch per match, ListLegalActions and SubmitAction calls); their latency is
+a submit's, until the mover's answer.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from bench import cpu
+from bench.redisstats import Commands
 from bench.stats import Run, run_of
 from bench.streams import play_seats
 from deploy.stack import Stack
@@ -43,11 +46,6 @@ def named_pids(stack: Stack) -> dict[str, int]:
     if stack.embedded and stack.redis.process is not None:
         named["redis"] = stack.redis.process.pid
     return named
-
-
-def cpu_by_process(stack: Stack) -> dict[str, dict[int, float]]:
-    """Each named process's CPU seconds so far (with its children), by pid."""
-    return {name: cpu.cpu_seconds([pid]) for name, pid in named_pids(stack).items()}
 
 
 def seats_for(game: str) -> int:
@@ -87,7 +85,8 @@ class Clock:
 
 async def load_run(stack: Stack, game: str, matches: int, seconds: float) -> tuple[Run, int]:
     """`matches` matches kept going for `seconds` (a finished one is replaced by a new one);
-    the run and the number of matches that failed with an RPC error."""
+    the run and the number of matches that failed with an RPC error. Only this stack's
+    processes are counted, from the moment every lane has its first match open."""
     players = seats_for(game)
     latencies: list[float] = []
     failed = 0
@@ -116,15 +115,15 @@ async def load_run(stack: Stack, game: str, matches: int, seconds: float) -> tup
                     if time.perf_counter() >= stop_at:
                         return
 
-    pids = stack_pids(stack)
+    meter, commands = cpu.Meter(named_pids(stack)), Commands(stack.redis_url)
     lanes = [asyncio.ensure_future(lane(i)) for i in range(matches)]
     await clock.all_opened.wait()
-    split_before = cpu_by_process(stack)
-    before, started = cpu.cpu_seconds(pids), time.perf_counter()
+    await commands.start()
+    meter.start()
+    started = time.perf_counter()
     clock.stop_at = started + seconds
     clock.go.set()
     await asyncio.gather(*lanes)
-    wall, after = time.perf_counter() - started, cpu.cpu_seconds(pids)
-    split_after = cpu_by_process(stack)
-    split = {name: cpu.used_between(split_before.get(name, {}), used) for name, used in split_after.items()}
-    return replace(run_of(latencies, wall, cpu.used_between(before, after)), cpu_by_process=split), failed
+    wall, split = time.perf_counter() - started, meter.stop()
+    redis_calls = await commands.stop(len(latencies))
+    return replace(run_of(latencies, wall, cpu_by_process=split), redis_per_action=redis_calls), failed

@@ -185,7 +185,7 @@ async def _burst(redis_url: str, count: int, mark: Callable[[], None]) -> float:
 
     from services.matchmaker.store import TicketStore
 
-    client = aioredis.from_url(redis_url, decode_responses=False)
+    client = aioredis.Redis.from_url(redis_url, decode_responses=False)
     store = TicketStore(client)
     options = {"target": f"burst-{time.time_ns()}"}  # a pool of its own
     try:

@@ -16,9 +16,7 @@ the rebuild (the view of a state seen for the first time).
 
 from __future__ import annotations
 
-import asyncio
 import math
-import random
 import statistics
 import time
 import urllib.request
@@ -29,7 +27,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 
 from bench import cpu
-from bench.streams import play_seat
+from bench.streams import play_seats
 from deploy.stack import Stack
 from gateway.client import bots
 from gateway.client.api import Gateway
@@ -108,8 +106,7 @@ async def _moves_for(gateway: Gateway, events: int) -> int:
 async def _long_match(gateway: Gateway, moves: int) -> str:
     """The id of a finished match of `moves` moves, played by bots."""
     seats = await bots.open_match(gateway, GAME, 2, seed=moves, config={"moves": str(moves)})
-    rng, stop_at = random.Random(moves), time.perf_counter() + 600
-    await asyncio.gather(*(play_seat(gateway, seat, rng, stop_at) for seat in seats))
+    await play_seats(gateway, seats, seed=moves, stop_at=time.perf_counter() + 600)
     return seats[0].match_id
 
 

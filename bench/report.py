@@ -1,6 +1,7 @@
-"""The bench's output: a line per run as it goes, then tables with every figure
-beside its ratio to the same run's baseline, the issue's targets marked met or
-unmet, and all figures as JSON in bench/results/latest.json."""
+"""The bench's output: a line per run as it goes, then tables of the medians over
+the repetitions, every Tabletop figure beside its ratio to boardgame.io's and to
+the floor measured in the same repetition, the issue's targets marked met or not,
+and all figures (every run of every repetition too) in bench/results/latest.json."""
 
 from __future__ import annotations
 
@@ -13,22 +14,16 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bench.plan import MINIMAL, REPLAY, Target, targets_for
+from bench.plan import BGIO, FLOOR, MINIMAL, SHAPES, targets
 from bench.replay import Replay
-from bench.stats import Run, ratio
+from bench.stats import Run
+from bench.summary import evaluate, summarise
 
 # The ticket transports bench.matchmaking measures (its SHAPES), in its order.
 SHAPES_MM = ("tickets_in_gateway", "tickets_via_matchmaker")
 RESULTS = pathlib.Path(__file__).resolve().parent / "results" / "latest.json"
-console = Console(width=160)
-
-# The figures of a run, how they print, and whether more is better.
-METRICS = (
-    ("per_second", "actions/s", "{:.0f}"),
-    ("cpu_ms_each", "CPU ms/action", "{:.2f}"),
-    ("p50_ms", "p50 ms", "{:.1f}"),
-    ("p99_ms", "p99 ms", "{:.1f}"),
-)
+console = Console(width=170)
+STATUS = {"met": "[green]met[/]", "not met": "[red]not met[/]", "not measured": "[yellow]not measured[/]"}
 
 
 def plain(value: Any) -> Any:
@@ -52,7 +47,7 @@ def progress(label: str, run: Run, failed: int = 0) -> None:
     errors = f", {failed} matches failed" if failed else ""
     console.print(
         f"{label}: {run.count} in {run.wall_seconds:.1f} s, {run.per_second:.0f}/s, "
-        f"CPU {run.cpu_ms_each:.2f} ms each, p50 {run.p50_ms:.1f} ms, p99 {run.p99_ms:.1f} ms{errors}",
+        f"CPU {run.cpu_ms_each:.3f} ms each, p50 {run.p50_ms:.1f} ms, p99 {run.p99_ms:.1f} ms{errors}",
         highlight=False,
         markup=False,
     )
@@ -68,145 +63,136 @@ def progress_replay(shape: str, replay: Replay) -> None:
     )
 
 
-def with_ratio(row: dict[str, Any], metric: str, pattern: str) -> str:
-    """A figure of `row` and its ratio to the baseline (see `annotate`)."""
-    share = row["vs_baseline"].get(metric, math.nan)
-    return pattern.format(row[metric]) + ("" if math.isnan(share) else f" ({share:.2f}x)")
+def _x(value: float | None) -> str:
+    return "-" if value is None or not math.isfinite(value) else f"{value:.2f}x"
 
 
-def annotate(figures: dict[str, Any]) -> None:
-    """Add to every run its ratios to the baseline with as many callers (boardgame.io's to the
-    in-process stack's), and Tabletop's minimal-game runs over boardgame.io's."""
-    for found in figures["shapes"].values():
-        for row in found["runs"]:
-            row["vs_baseline"] = _ratios(row, found["baseline"].get(str(row["matches"]), {}))
-    bgio = figures["bgio"]
-    if "skipped" in bgio:
-        return
-    shape = figures["shapes"].get("inprocess") or next(iter(figures["shapes"].values()))
-    theirs = {row["matches"]: row for row in bgio["runs"]}
-    for row in bgio["runs"]:
-        row["vs_baseline"] = _ratios(row, shape["baseline"].get(str(row["matches"]), {}))
-    bgio["tabletop_over_bgio"] = [
-        {"shape": name, "matches": row["matches"], **_ratios(row, theirs[row["matches"]])}
-        for name, found in figures["shapes"].items()
-        for row in found["runs"]
-        if row["game"] == MINIMAL and row["matches"] in theirs
-    ]
+def _f(value: float, pattern: str) -> str:
+    return pattern.format(value) if math.isfinite(value) else "-"
 
 
-def _ratios(row: dict[str, Any], base: dict[str, Any]) -> dict[str, float]:
-    return {metric: ratio(row[metric], base.get(metric, 0.0)) for metric, _, _ in METRICS}
-
-
-def marks(shape: str, row: dict[str, Any]) -> str:
-    found = [(t, row.get(t.metric, math.nan)) for t in targets_for(shape, row["game"], row["matches"])]
-    return ", ".join(f"{t.metric.split('_')[0]} <= {t.limit:g} {_mark(t.met(v))}" for t, v in found)
-
-
-def _mark(met: bool) -> str:
-    return "[green]met[/]" if met else "[red]unmet[/]"
-
-
-def baseline_table(figures: dict[str, Any]) -> Table:
-    table = Table(title="Baseline: one bare gRPC round trip + one XADD (fsync always) on the stack's server")
-    for header in ("shape", "callers", "calls/s", "CPU ms/call", "p50 ms", "p99 ms"):
+def _table(title: str, headers: tuple[str, ...]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for header in headers:
         table.add_column(header, justify="right")
-    for shape, found in figures["shapes"].items():
-        for matches, base in found["baseline"].items():
-            table.add_row(shape, matches, *(p.format(base[m]) for m, _, p in METRICS))
     return table
 
 
-def runs_table(figures: dict[str, Any]) -> Table:
-    table = Table(title="Actions through the gateway (x = ratio to the baseline with as many callers)")
-    for header in ("shape", "game", "matches", *(h for _, h, _ in METRICS), "failed", "targets"):
-        table.add_column(header, justify="right")
-    for shape, found in figures["shapes"].items():
-        for row in found["runs"]:
-            cells = (with_ratio(row, m, p) for m, _, p in METRICS)
-            table.add_row(shape, row["game"], str(row["matches"]), *cells, str(row["failed"]), marks(shape, row))
+def idle_table(idle: dict[str, float]) -> Table:
+    table = _table("Idle CPU (read once, nothing driving)", ("side", "CPU ms per s", "of one core"))
+    for side, ms_per_s in idle.items():
+        table.add_row(side, f"{ms_per_s:.1f}", f"{ms_per_s / 10:.2f}%")
     return table
 
 
-def split_table(figures: dict[str, Any]) -> Table:
-    """Where each game's CPU per action goes, process by process, at the most matches."""
-    table = Table(title="CPU ms/action by process (at the most matches run)")
-    names = sorted({n for f in figures["shapes"].values() for r in f["runs"] for n in r.get("cpu_ms_by_process", {})})
-    for header in ("shape", "game", "matches", *names):
-        table.add_column(header, justify="right")
-    for shape, found in figures["shapes"].items():
-        most = max((row["matches"] for row in found["runs"]), default=0)
-        for row in found["runs"]:
-            if row["matches"] != most:
-                continue
-            split = row.get("cpu_ms_by_process", {})
-            table.add_row(shape, row["game"], str(most), *(f"{split[n]:.2f}" if n in split else "-" for n in names))
+def floor_table(rows: list[dict[str, Any]]) -> Table:
+    table = _table("Floor: bidi message in and out, 2 server-stream messages, 1 fsynced XADD (medians)",
+                   ("matches", "actions/s", "CPU ms/action", "bare server ms", "redis ms", "p50 ms", "p99 ms",
+                    "redis calls/action"))
+    for row in rows:
+        if row["side"] != FLOOR:
+            continue
+        split = row["cpu_ms_by_process"]
+        table.add_row(str(row["matches"]), _f(row["per_second"], "{:.0f}"), _f(row["cpu_ms_each"], "{:.3f}"),
+                      _f(split.get("bare_server", math.nan), "{:.3f}"), _f(split.get("redis", math.nan), "{:.3f}"),
+                      _f(row["p50_ms"], "{:.2f}"), _f(row["p99_ms"], "{:.2f}"), _calls(row["redis_per_action"]))
     return table
 
 
-def bgio_tables(figures: dict[str, Any]) -> list[Table]:
-    bgio = figures["bgio"]
-    if "skipped" in bgio:
-        return []
-    own = Table(title="boardgame.io 0.50.2 on the same minimal game (x = ratio to the in-process run's baseline)")
-    for header in ("matches", "moves/s", "CPU ms/move", "p50 ms", "p99 ms", "failed"):
-        own.add_column(header, justify="right")
-    for row in bgio["runs"]:
-        cells = (with_ratio(row, m, p) for m, _, p in METRICS)
-        own.add_row(str(row["matches"]), *cells, str(row["failed"]))
-    side = Table(title=f"Tabletop / boardgame.io on {MINIMAL} (CPU and p99: lower is better; moves/s: higher)")
-    for header in ("shape", "matches", "moves/s", "CPU ms/move", "p99 ms"):
-        side.add_column(header, justify="right")
-    for row in bgio["tabletop_over_bgio"]:
-        cells = (f"{row[m]:.2f}x" for m in ("per_second", "cpu_ms_each", "p99_ms"))
-        side.add_row(row["shape"], str(row["matches"]), *cells)
-    return [own, side]
+def bgio_table(rows: list[dict[str, Any]]) -> Table:
+    table = _table(f"boardgame.io 0.50.2 on {MINIMAL}, in memory (medians)",
+                   ("matches", "moves/s", "CPU ms/move", "x floor", "p50 ms", "p99 ms", "failed"))
+    for row in rows:
+        if row["side"] != BGIO:
+            continue
+        table.add_row(str(row["matches"]), _f(row["per_second"], "{:.0f}"), _f(row["cpu_ms_each"], "{:.3f}"),
+                      _x(row["vs_floor"]["cpu_ms_each"]), _f(row["p50_ms"], "{:.1f}"), _f(row["p99_ms"], "{:.1f}"),
+                      str(row["failed"]))
+    return table
 
 
-def replay_table(figures: dict[str, Any]) -> Table:
-    table = Table(title="Replay: a finished match folded from its log (read the stream, fold through the rules); "
-                        "rebuild timed by the match repository, request: a cold view request over a cached one")
-    for header in ("shape", "events/fold", "rebuild ms", "events/s", "request ms", "request events/s",
-                   "events/CPU s", "x baseline", "target"):
-        table.add_column(header, justify="right")
-    for shape, found in figures["shapes"].items():
-        replay = found["replay"]
-        base = found["baseline"].get("1") or next(iter(found["baseline"].values()))
-        # Events folded for the CPU one baseline call costs.
-        per_call = base["cpu_ms_each"] * (replay["events_per_cpu_second"] or math.inf) / 1000
+def runs_table(rows: list[dict[str, Any]]) -> Table:
+    table = _table("Tabletop through the gateway: medians; each x is the median of the ratios taken within each "
+                   "repetition",
+                   ("shape", "game", "matches", "actions/s", "x bgio", "CPU ms/action", "x bgio", "x floor",
+                    f"x {MINIMAL}", "p50 ms", "x bgio", "p99 ms", "x bgio", "failed"))
+    for row in rows:
+        if row["side"] not in SHAPES:
+            continue
+        bgio = row["vs_bgio"]
         table.add_row(
-            shape,
-            f"{replay['events']:.0f}",
-            f"{replay['rebuild_ms']:.2f}",
-            f"{replay['events_per_second'] or math.inf:,.0f}",
-            f"{replay['fold_ms']:.1f}",
-            f"{replay['request_events_per_second'] or math.inf:,.0f}",
-            f"{replay['events_per_cpu_second'] or math.inf:,.0f}",
-            f"{per_call:.1f} events/call",
-            f">= {REPLAY.limit:,.0f} {_mark(REPLAY.met(replay['events_per_second'] or math.inf))}",
+            row["side"], row["game"], str(row["matches"]),
+            _f(row["per_second"], "{:.0f}"), _x(bgio["per_second"]),
+            _f(row["cpu_ms_each"], "{:.3f}"), _x(bgio["cpu_ms_each"]), _x(row["vs_floor"]["cpu_ms_each"]),
+            _x(row.get("vs_minimal", {}).get("cpu_ms_each")),
+            _f(row["p50_ms"], "{:.1f}"), _x(bgio["p50_ms"]), _f(row["p99_ms"], "{:.1f}"), _x(bgio["p99_ms"]),
+            str(row["failed"]),
         )
     return table
 
 
-def target_summary(figures: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each target with every figure it applies to; met when all of them are."""
-    seen: dict[str, tuple[Target, list[tuple[str, float]]]] = {}
-    for shape, found in figures["shapes"].items():
-        for row in found["runs"]:
-            for target in targets_for(shape, row["game"], row["matches"]):
-                where = f"{shape} {row['game']} x{row['matches']}"
-                seen.setdefault(target.name, (target, []))[1].append((where, row[target.metric]))
-        value = found["replay"]["events_per_second"]
-        seen.setdefault(REPLAY.name, (REPLAY, []))[1].append((f"{shape} replay", math.inf if value is None else value))
-    return [
-        {
-            "target": name,
-            "met": all(target.met(v) for _, v in values),
-            "figures": {where: v for where, v in values},
-        }
-        for name, (target, values) in seen.items()
-    ]
+def split_table(rows: list[dict[str, Any]]) -> Table:
+    """Where the CPU of an action goes, process by process, at the most matches run."""
+    most = max((row["matches"] for row in rows), default=0)
+    shown = [row for row in rows if row["matches"] == most and row["side"] in SHAPES]
+    names = sorted({name for row in shown for name in row["cpu_ms_by_process"]})
+    table = _table(f"CPU ms/action by process at {most} matches (medians)", ("shape", "game", *names))
+    for row in shown:
+        split = row["cpu_ms_by_process"]
+        table.add_row(row["side"], row["game"], *(f"{split[n]:.3f}" if n in split else "-" for n in names))
+    return table
+
+
+def _calls(calls: dict[str, float], least: float = 0.05) -> str:
+    """The commands made at least `least` times per action, most first; the rest summed."""
+    ordered = sorted(calls.items(), key=lambda item: -item[1])
+    shown = [f"{command} {n:.2f}" for command, n in ordered if n >= least]
+    rest = [n for _, n in ordered if n < least]
+    return ", ".join(shown + ([f"{len(rest)} others {sum(rest):.2f}"] if rest else [])) or "-"
+
+
+def redis_table(rows: list[dict[str, Any]]) -> Table:
+    table = _table("Store calls per action (INFO commandstats around each run; medians)",
+                   ("shape", "game", "matches", "total", "by command"))
+    for row in rows:
+        if row["side"] in SHAPES:
+            calls = row["redis_per_action"]
+            table.add_row(row["side"], row["game"], str(row["matches"]), f"{sum(calls.values()):.2f}", _calls(calls))
+    return table
+
+
+def replay_table(replay: dict[str, dict[str, float]], rows: list[dict[str, Any]]) -> Table:
+    # Rebuild: timed by the match repository; request: a cold view request over a cached one.
+    table = _table("Replay: a finished match folded from its log (reported, not a target)",
+                   ("shape", "events/fold", "rebuild ms", "events/s", "request ms", "request events/s",
+                    "events/CPU s", "events per floor action's CPU"))
+    floors = sorted((row for row in rows if row["side"] == FLOOR), key=lambda row: row["matches"])
+    floor_ms = floors[0]["cpu_ms_each"] if floors else math.nan
+    for shape, found in replay.items():
+        per_cpu = found["events_per_cpu_second"] or math.inf
+        table.add_row(
+            shape, f"{found['events']:.0f}", f"{found['rebuild_ms']:.2f}",
+            f"{found['events_per_second'] or math.inf:,.0f}", f"{found['fold_ms']:.1f}",
+            f"{found['request_events_per_second'] or math.inf:,.0f}", f"{per_cpu:,.0f}",
+            # Events folded for the CPU one action of the floor costs.
+            _f(floor_ms * per_cpu / 1000, "{:.0f}"),
+        )
+    return table
+
+
+def targets_table(found: list[dict[str, Any]]) -> Table:
+    table = Table(title="Targets (issue 28 item 2), all from this run", title_justify="left")
+    for header in ("target", "", "figure", "by repetition"):
+        table.add_column(header)
+    for row in found:
+        status = row.get("status") or ("met" if row["met"] else "not met")
+        if "figures" in row:  # the matchmaking targets: several figures each
+            shown, each = ", ".join(f"{where} {v:,.2f}" for where, v in row["figures"].items()), ""
+        else:
+            shown = row["why"] or _x(row["figure"])
+            each = "" if row["why"] else " ".join(_x(v) for v in row["by_repeat"])
+        table.add_row(row["target"], STATUS[status], shown, each)
+    return table
 
 
 def matchmaking_table(found: dict[str, Any]) -> Table:
@@ -249,23 +235,19 @@ def matchmaking_targets(found: dict[str, Any]) -> list[dict[str, Any]]:
 
 def finish(figures: dict[str, Any]) -> None:
     """Print every table, then write the JSON."""
-    annotate(figures)
-    figures["targets"] = target_summary(figures)
-    tables = [baseline_table(figures), runs_table(figures), split_table(figures), *bgio_tables(figures),
-              replay_table(figures)]
+    rows = figures["summary"] = summarise(figures["runs"])
+    every_game = tuple(figures["plan"]["every_game"])
+    figures["targets"] = evaluate(targets(every_game), rows, figures.get("bgio_missing", ""))
+    tables = [idle_table(figures["idle"]), floor_table(rows),
+              *([bgio_table(rows)] if any(row["side"] == BGIO for row in rows) else []),
+              runs_table(rows), split_table(rows), redis_table(rows), replay_table(figures["replay"], rows)]
     matchmaking = figures.get("extras", {}).get("matchmaking")
     if matchmaking:
         tables.append(matchmaking_table(matchmaking))
         figures["targets"] += matchmaking_targets(matchmaking)
     for table in tables:
         console.print(table)
-    targets = Table(title="Targets from the issue")
-    for header in ("target", "", "figures"):
-        targets.add_column(header)
-    for row in figures["targets"]:
-        shown = ", ".join(f"{where} {v:,.2f}" for where, v in row["figures"].items())
-        targets.add_row(row["target"], _mark(row["met"]), shown)
-    console.print(targets)
+    console.print(targets_table(figures["targets"]))
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(plain(figures), indent=2, sort_keys=True) + "\n")
     written = RESULTS.relative_to(RESULTS.parent.parent.parent)

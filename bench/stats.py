@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import statistics
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -29,6 +30,8 @@ class Run:
     p99_ms: float
     # CPU seconds by process name (where measured): what the total is made of.
     cpu_by_process: dict[str, float] = field(default_factory=dict)
+    # Calls to the store by command, per action (where measured): bench/redisstats.py.
+    redis_per_action: dict[str, float] = field(default_factory=dict)
 
     @property
     def per_second(self) -> float:
@@ -47,17 +50,37 @@ class Run:
         return found
 
 
-def run_of(latencies: Sequence[float], wall_seconds: float, cpu_seconds: float) -> Run:
-    """A Run from latencies in seconds (one per action)."""
+def run_of(
+    latencies: Sequence[float],
+    wall_seconds: float,
+    cpu_seconds: float | None = None,
+    cpu_by_process: dict[str, float] | None = None,
+) -> Run:
+    """A Run from latencies in seconds (one per action); its CPU given, or the sum of the split."""
+    split = cpu_by_process or {}
     return Run(
         count=len(latencies),
         wall_seconds=wall_seconds,
-        cpu_seconds=cpu_seconds,
+        cpu_seconds=sum(split.values()) if cpu_seconds is None else cpu_seconds,
         p50_ms=1000 * percentile(latencies, 0.5),
         p99_ms=1000 * percentile(latencies, 0.99),
+        cpu_by_process=split,
     )
 
 
 def ratio(a: float, b: float) -> float:
-    """a / b, or NaN when b is zero (printed as "-")."""
-    return a / b if b else math.nan
+    """a / b, or NaN when b is zero or either is not a finite number (printed as "-")."""
+    return a / b if b and math.isfinite(a) and math.isfinite(b) else math.nan
+
+
+def median(values: Iterable[float]) -> float:
+    """The median of the finite values, NaN when there are none."""
+    kept = [v for v in values if math.isfinite(v)]
+    return statistics.median(kept) if kept else math.nan
+
+
+def median_of_ratios(pairs: Iterable[tuple[float, float]]) -> float:
+    """The median over repetitions of a / b, each pair measured in the same repetition: a drift
+    in the machine's speed between repetitions cancels in each ratio, as it would not in the
+    ratio of the two medians."""
+    return median(ratio(a, b) for a, b in pairs)

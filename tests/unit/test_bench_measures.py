@@ -1,4 +1,4 @@
-"""The bench's pure parts: /proc parsing, process trees, percentiles, rates, targets."""
+"""The bench's pure parts: /proc parsing, process trees, percentiles, rates, the plan, matchmaking pools."""
 
 from __future__ import annotations
 
@@ -75,47 +75,33 @@ def test_a_run_reports_rates_cpu_per_action_and_percentiles_in_ms() -> None:
     assert run.p99_ms == pytest.approx(50.0)
     assert Run(0, 1.0, 0.1, 0.0, 0.0).cpu_ms_each == math.inf
     assert math.isnan(ratio(1.0, 0.0))
+    assert math.isnan(ratio(math.inf, 1.0))
 
 
-def test_targets_follow_the_issue() -> None:
-    minimal, real = plan.MINIMAL, "el_dorado"
-    assert plan.targets_for("inprocess", minimal, 16) == (plan.CPU_MINIMAL_INPROCESS,)
-    assert plan.targets_for("inprocess", real, 64) == (plan.CPU_GAME_INPROCESS, plan.P99_INPROCESS_64)
-    assert plan.targets_for("services", minimal, 64) == (plan.CPU_MINIMAL_SERVICES,)
-    assert plan.targets_for("services", real, 64) == ()
-    assert plan.CPU_MINIMAL_INPROCESS.met(1.5) and not plan.CPU_MINIMAL_INPROCESS.met(1.51)
-    assert plan.REPLAY.met(300_000) and not plan.REPLAY.met(299_999)
+def test_a_runs_cpu_is_the_sum_of_its_processes_and_each_is_reported_per_action() -> None:
+    run = run_of([0.001] * 10, wall_seconds=1.0, cpu_by_process={"gateway": 0.02, "redis": 0.01, "edge": 0.0})
+    assert run.cpu_seconds == pytest.approx(0.03)
+    assert run.figures()["cpu_ms_by_process"] == pytest.approx({"gateway": 2.0, "redis": 1.0})
 
 
-def test_the_games_come_from_the_registry_then_the_minimal_game() -> None:
+def test_each_named_process_is_read_with_its_own_descendants() -> None:
+    found = cpu.cpu_seconds_by_name({"me": os.getpid(), "gone": 2**22 + 1})
+    assert os.getpid() in found["me"]
+    assert found["gone"] == {}
+
+
+def test_the_games_are_the_minimal_one_then_the_registrys() -> None:
     from services.games import registry
 
     chosen = plan.plan({})
-    assert chosen.games == (*[g for g in registry.available() if g != plan.MINIMAL], plan.MINIMAL)
+    assert chosen.games == (plan.MINIMAL, *[g for g in registry.available() if g != plan.MINIMAL])
     assert set(registry.GAMES) <= set(chosen.games)
-    assert plan.plan({"BENCH_GAMES": "dice_hand"}).games == ("dice_hand",)
-    assert plan.plan({"BENCH_QUICK": "1"}).seconds < chosen.seconds
-
-
-def test_every_figure_gets_its_ratio_to_the_baseline_and_tabletop_its_ratio_to_boardgameio() -> None:
-    from bench import report
-
-    def row(game: str, matches: int, rate: float, cpu_ms: float, p99: float) -> dict[str, object]:
-        return {"game": game, "matches": matches, "per_second": rate, "cpu_ms_each": cpu_ms, "p50_ms": 1.0,
-                "p99_ms": p99}
-
-    base = {"per_second": 1000.0, "cpu_ms_each": 0.5, "p50_ms": 2.0, "p99_ms": 10.0}
-    figures: dict[str, object] = {
-        "shapes": {"inprocess": {"baseline": {"16": base}, "runs": [row(plan.MINIMAL, 16, 100.0, 10.0, 200.0)]}},
-        "bgio": {"runs": [row(plan.MINIMAL, 16, 500.0, 0.5, 50.0)]},
-    }
-    report.annotate(figures)
-    ours = figures["shapes"]["inprocess"]["runs"][0]  # type: ignore[index]
-    assert ours["vs_baseline"] == {"per_second": 0.1, "cpu_ms_each": 20.0, "p50_ms": 0.5, "p99_ms": 20.0}
-    theirs = figures["bgio"]["runs"][0]  # type: ignore[index]
-    assert theirs["vs_baseline"]["cpu_ms_each"] == 1.0
-    (side,) = figures["bgio"]["tabletop_over_bgio"]  # type: ignore[index]
-    assert (side["shape"], side["per_second"], side["cpu_ms_each"], side["p99_ms"]) == ("inprocess", 0.2, 20.0, 4.0)
+    assert (chosen.levels, chosen.repeats) == ((1, 16, 64), 3)
+    narrowed = plan.plan({"BENCH_GAMES": "dice_hand"})
+    assert narrowed.games == ("dice_hand",)
+    assert narrowed.every_game == chosen.games  # the targets still name every game
+    quick = plan.plan({"BENCH_QUICK": "1"})
+    assert quick.seconds < chosen.seconds and quick.repeats == chosen.repeats  # fewer seconds, same interleaving
 
 
 def test_sittings_pool_into_one_run_and_sign_ins_stay_apart() -> None:
