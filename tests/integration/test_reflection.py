@@ -91,7 +91,9 @@ async def seat_to_act(reflection: ReflectionClient, seats: list[Seat]) -> tuple[
 
 def test_reflection_lists_the_gateway_and_resolves_every_payload(reflection: ReflectionClient) -> None:
     assert SERVICE in reflection.database.get_services()
-    for game in registry.available():
+    # The games this stack hosts (the built-in ones and pig): another test may have made
+    # more known to this test process, which the stack's gateway does not serve.
+    for game in (g for g in registry.available() if g in (*registry.GAMES, "pig")):
         codec = registry.game(game).codec
         for message_cls in (codec.action_message, codec.event_message, codec.view_message):
             name = message_cls.DESCRIPTOR.full_name
