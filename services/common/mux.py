@@ -222,10 +222,23 @@ class Lane:
         while True:
             await asyncio.sleep(self._timeout / 4)
             late = loop.time() - self._timeout
+            expired = False
             for call_id, (answer, _, asked) in list(self._pending.items()):
                 if asked <= late and not answer.done():
                     answer.set_exception(self._unavailable())
                     self._pending.pop(call_id, None)
+                    expired = True
+            if expired:
+                self._restart()
+
+    def _restart(self) -> None:
+        """Drop a stream that let a call go unanswered past its timeout (one opened while
+        the server was away can wait for ever) and open a new one for the calls to come."""
+        runner = self._tasks[0]
+        runner.cancel()
+        self._tasks[0] = asyncio.ensure_future(self._run())
+        if self._outbox:
+            self._wake.set()
 
     def _fail_all(self, error: ServiceError, keep_unsent: bool = False) -> None:
         unsent = {call.id for call in self._outbox} if keep_unsent else set()

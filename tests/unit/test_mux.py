@@ -144,7 +144,7 @@ async def test_a_call_the_server_never_answers_fails_unavailable_after_the_timeo
 async def test_the_stream_reopens_after_the_server_restarts(pki_dir: pathlib.Path) -> None:
     dice = Dice()
     server, addr = await start(pki_dir, dice, Gate(0, 0))
-    dice_client = client(pki_dir, addr)
+    dice_client = client(pki_dir, addr, timeout=1.0)
     try:
         assert list((await dice_client.RollDice(roll(1))).values) == [1, 1]
         await server.stop(0)
@@ -155,7 +155,7 @@ async def test_the_stream_reopens_after_the_server_restarts(pki_dir: pathlib.Pat
         await server.start()
         # The first call after the break may meet the dead stream (UNAVAILABLE, as a unary
         # call to a restarting server does); a later one goes over a new stream.
-        for _ in range(50):
+        for _ in range(20):
             try:
                 reply = await dice_client.RollDice(roll(2))
                 break
