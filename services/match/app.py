@@ -399,8 +399,8 @@ class MatchApp:
             lifecycle.require_seated(match, seat)
             lifecycle.require_holder(match, seat, holder)
             self._check_time(match, seat)
-            to_version = undo.check_undo(match.undo, seat, count)
-            past = await self._matches.at(match_id, to_version)
+            undo.check_undo(match.undo, seat, count)
+            past = await self._undisclosed(match, seat, count)
             return self._clocks_restored(self._turns.undo(match, seat, count, past), past, seat)
 
         asked = fingerprint("undo", _holder_id(holder), seat, count)
@@ -409,6 +409,29 @@ class MatchApp:
         if written.match is not None:
             log.info("actions_undone", match_id=match_id, seat=seat, count=count, version=written.version)
         return written
+
+    async def _undisclosed(self, match: Match, seat: int, count: int) -> Match:
+        """The match before `seat`'s last `count` actions, once the rules have judged that
+        none of them disclosed anything hidden from the seat (newest first: a move that did
+        fixes every move before it as well). Refuses with what may still be taken back."""
+        stream = match_stream(match.match_id)
+        versions = match.undo.versions
+        past = match
+        for taken, before in enumerate(reversed(versions[-count:])):
+            past = await self._matches.at(match.match_id, before)
+            (point,) = await self._store.read(stream, after_version=before, limit=1)
+            action = ev.UndoPoint.FromString(point.data).action if point.type == undo.UNDO_POINT else None
+            # A point without its action was judged when its move was made.
+            if action is None or not action.type_url or not await self._turns.discloses(past, seat, action):
+                continue
+            if taken == 0:
+                raise FailedPrecondition(
+                    "nothing to undo: the last action showed something hidden", "undo.nothing_to_undo"
+                )
+            raise FailedPrecondition(
+                f"only {taken} action(s) can be taken back: the one before showed something hidden", "undo.too_many"
+            )
+        return past
 
     def _clocks_restored(self, progress: Progress, past: Match, seat: int) -> Progress:
         """An undo closed by the clocks of the version it returns to, `seat` charged with

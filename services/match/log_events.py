@@ -43,6 +43,19 @@ def undo_event(undone: ev.ActionsUndone) -> NewEvent:
     )
 
 
+def undo_point_event(point: ev.UndoPoint) -> NewEvent:
+    """An undo point carries its seat's action (for judging the undo later): for the
+    servers only; everyone reads whose action may be taken back and its size."""
+    public = ev.UndoPoint(seat=point.seat, events=point.events)
+    return NewEvent(
+        type=point.DESCRIPTOR.full_name,
+        data=point.SerializeToString(),
+        audience=Audience.SERVER,
+        redacted_type=public.DESCRIPTOR.full_name,
+        redacted=public.SerializeToString(),
+    )
+
+
 def chance_event(resolved: ev.ChanceResolved) -> NewEvent:
     """A deal to one seat, or cards one seat put back, are that seat's;
     everyone else sees the record without the cards."""

@@ -208,8 +208,16 @@ class TurnRunner:
         settled = await self._settle(decided)
         if not (may_undo and decision.undoable and not decision.steps and settled is decided):
             return settled
-        point = ev.UndoPoint(seat=seat, events=len(decision.events))
-        return Progress(settled.match, (log_events.platform_event(point), *settled.events))
+        point = ev.UndoPoint(seat=seat, events=len(decision.events), action=action)
+        return Progress(settled.match, (log_events.undo_point_event(point), *settled.events))
+
+    async def discloses(self, match: Match, seat: int, action: any_pb2.Any) -> bool:
+        """Whether `seat`'s `action` from `match`'s position disclosed anything hidden from
+        the seat (the rules' counterfactual, DecideRequest.judge_undo): then it may not be
+        taken back. Decided again, chance left unresolved: the verdict needs no draw."""
+        request = rpb.DecideRequest(state=records.engine_state(match), seat=seat, judge_undo=True)
+        request.action.CopyFrom(action)
+        return not (await self._rules.of(match.game).Decide(request)).undoable
 
     def undo(self, match: Match, seat: int, count: int, past: Match) -> Progress:
         """`seat`'s last `count` actions taken back: the game as it stood in `past`."""

@@ -1,12 +1,15 @@
 """Undo as a pure track over the log: which seat's last actions may be taken back.
 
 A seat may take back its own last actions while nobody else has acted, nothing
-was drawn or rolled and nothing hidden was disclosed. The rules say whether an
-action disclosed anything (DecideResponse.undoable: services/rules/app.py
-`undoable`, derived by replaying the move in worlds its seat cannot tell from
-the real one); the match service then opens its batch with an UndoPoint, unless
-the batch resolved chance or ended the match. The track is stepped over every
-log event, by the live path and the rebuild alike:
+was drawn or rolled and nothing hidden was disclosed. On each move the rules make
+the cheap checks (DecideResponse.undoable: no chance asked, nothing ended, nothing
+told another seat in private); the match service then opens its batch with an
+UndoPoint holding the action, unless the batch resolved chance or ended the match.
+Whether the action disclosed anything is judged when the seat asks to undo it
+(services/match/app.py `_undisclosed`: the rules replay the move in worlds its
+seat cannot tell from the real one), since that costs more than the move and most
+moves are never taken back. The track is stepped over every log event, by the
+live path and the rebuild alike:
 
 - an UndoPoint of seat s remembers the version before its batch (starting over
   if the track was another seat's) and covers the action's game events after it;

@@ -20,8 +20,6 @@ from services.games.common.host import HostedEngine
 from services.games.registry import GameEntry
 
 CACHE_SIZE = 4096
-# States whose views are kept for the undo verdict's view before a move: one a match in play.
-VIEWS_KEPT = 1024
 
 
 # A game's states, actions, events and views are its own dataclasses: to this
@@ -72,11 +70,6 @@ class EngineHost:
         self.engine: HostedEngine[Any, Any, Any] = entry.engine
         self.codec = entry.codec
         self._decoded: OrderedDict[bytes, object] = OrderedDict()
-        # The seats' views of the states decisions led to, by the identity of the state
-        # (kept alive here, so an id is not reused; `_decoded` holds the same objects): the
-        # next move's undo verdict reads its mover's view before from there. A state decoded
-        # again misses and computes that view.
-        self._views: OrderedDict[int, tuple[object, tuple[object, ...]]] = OrderedDict()
 
     def state(self, data: bytes) -> object:
         """The state encoded in `data` (decoded once, then cached)."""
@@ -121,12 +114,18 @@ class EngineHost:
             )
 
     def decide(
-        self, data: bytes, seat: int, move: object, position_seats: int = 0, spectator: bool = True
+        self,
+        data: bytes,
+        seat: int,
+        move: object,
+        position_seats: int = 0,
+        spectator: bool = True,
+        judge_undo: bool = False,
     ) -> Decision:
         """Apply one move; IllegalAction becomes FailedPrecondition naming the rule. With
         `position_seats`, a decision that leaves players to act (no chance pending) also
-        carries the new position."""
-        return self.decide_on(self.state(data), seat, move, position_seats, spectator, data)
+        carries the new position; with `judge_undo`, its `undoable` is the whole verdict."""
+        return self.decide_on(self.state(data), seat, move, position_seats, spectator, data, judge_undo)
 
     def decide_on(
         self,
@@ -136,6 +135,7 @@ class EngineHost:
         position_seats: int = 0,
         spectator: bool = True,
         data: bytes | None = None,
+        judge_undo: bool = False,
     ) -> Decision:
         """`decide` from a state in hand (the one a decision before it left; `data`, its
         encoding, if known)."""
@@ -156,28 +156,17 @@ class EngineHost:
         wanted = position_seats and turn.chance is None
         position = self._position(state, position_seats, spectator) if wanted else None
         outcome = self.engine.result(state)
-        if position is not None:
-            self._keep_views(state, position)
-        # The counterfactual only where the cheap checks let the move be taken back.
-        may_undo = undoable(seat, emitted, turn, outcome) and not self.engine.discloses(
-            (before, seat, move),
-            (events, state),
-            data if data is not None else self.encode(before),
-            (self._view_of(before, seat), position.seats[seat].view if position is not None else None),
-        )
+        may_undo = undoable(seat, emitted, turn, outcome)
+        if may_undo and judge_undo:
+            # The counterfactual, asked for when the seat takes the move back: it costs more
+            # than the move itself, and most moves are never undone.
+            may_undo = not self.engine.discloses(
+                (before, seat, move),
+                (events, state),
+                data if data is not None else self.encode(before),
+                (None, position.seats[seat].view if position is not None else None),
+            )
         return Decision(tuple(emitted), state, turn, outcome, self.encode, position, may_undo)
-
-    def _keep_views(self, state: object, position: Position) -> None:
-        self._views[id(state)] = (state, tuple(seat.view for seat in position.seats))
-        if len(self._views) > VIEWS_KEPT:
-            self._views.popitem(last=False)
-
-    def _view_of(self, state: object, seat: int) -> object | None:
-        """`seat`'s view of `state` if a decision computed it already."""
-        known = self._views.get(id(state))
-        if known is None or known[0] is not state or seat >= len(known[1]):
-            return None
-        return known[1][seat]
 
     def replay(self, data: bytes, events: Sequence[object]) -> tuple[object, bytes]:
         state = replay(self.engine, self.state(data), events)
@@ -206,7 +195,8 @@ def undoable(
     or rolled), ended nothing, and told no other seat anything in private (a seat's own
     private events are its own choices) nor the servers alone. The other half,
     `HostedEngine.discloses`, asks whether anything the move caused depended on what its
-    mover could not see (a public reveal included); it runs only when this one agrees."""
+    mover could not see (a public reveal included); it runs only when this one agrees
+    and the decision is asked to judge an undo (`judge_undo`)."""
     if seat < 0 or turn.chance is not None or outcome is not None:
         return False
     for _, visibility, _ in emitted:

@@ -157,7 +157,9 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             move = self._action(request.action)
         else:
             raise InvalidArgument("a move (action or chance outcome) is required")
-        decision = self._host.decide(data, request.seat, move, request.position_seats, request.position_spectator)
+        decision = self._host.decide(
+            data, request.seat, move, request.position_seats, request.position_spectator, request.judge_undo
+        )
         response = pb.DecideResponse(undoable=decision.undoable)
         self._emit(decision.events, response.events)
         if request.HasField("cursor") and self._chance is not None:

@@ -47,7 +47,7 @@ def _host(game: str) -> EngineHost:
 
 
 def _decide(host: EngineHost, state: Any, seat: int, action: Any) -> Decision:
-    return host.decide(host.encode(state), seat, action)
+    return host.decide(host.encode(state), seat, action, judge_undo=True)
 
 
 # ---------------------------------------------------------------- La Isla, issue 27 item 1
@@ -130,7 +130,7 @@ def test_the_verdict_is_the_same_on_every_replica():
     first = _decide(host, state, 0, AssignCards(*HANDS[0], 0))
     for action in registry.game("la_isla").engine.legal_actions(first.state, 1):
         data = host.encode(first.state)
-        assert host.decide(data, 1, action).undoable == again.decide(data, 1, action).undoable
+        assert host.decide(data, 1, action, judge_undo=True).undoable == again.decide(data, 1, action, judge_undo=True).undoable
 
 
 # ---------------------------------------------------------------- the worlds, on a two-way secret

@@ -129,7 +129,9 @@ async def test_the_last_secret_assignment_reveals_every_seats_cards_and_cannot_b
         shown = [isla_events.Event.FromString(e.event.value) for e in spectators_log[assigned.version :]]
         (inserted,) = [e.functions_inserted for e in shown if e.WhichOneof("kind") == "functions_inserted"]
         assert {i.seat for i in inserted.insertions} == {0, 1}, "every seat's A card, in public"
-        assert revealed.match.undoable == 0
+        # The offer counts the seat's undo points; whether the move disclosed anything is
+        # judged when the seat asks (the counterfactual is off the move's path).
+        assert (revealed.match.undoable, revealed.match.undo_seat) == (1, 1)
         code, reason = await refusal_reason(gateway.undo(seats[1]))
         assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "undo.nothing_to_undo")
         assert (await gateway.view(match_id)).match.version == revealed.version  # nothing appended

@@ -62,7 +62,7 @@ def test_in_real_play_an_undoable_decision_never_asks_chance_nor_ends_the_game(n
             continue
         seat = turn.seats[0]
         for action in list(host.engine.legal_actions(state, seat))[:3]:
-            decision = host.decide(host.encode(state), seat, action)
+            decision = host.decide(host.encode(state), seat, action, judge_undo=True)
             verdicts.append(decision.undoable)
             if decision.undoable:
                 assert decision.turn.chance is None and decision.outcome is None
