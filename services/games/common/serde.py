@@ -14,10 +14,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import json.encoder
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
 from types import ModuleType
 from typing import Any, TypeAlias
+
+# Parts whose text `StateCodec` keeps (per generation; see `_texts`).
+TEXTS_KEPT = 50_000
+_LITERALS = {None: "null", True: "true", False: "false"}
+_quoted: Callable[[str], str] = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
 
 # What `encode` hands to json.dumps (and json.loads gives back).
 Plain: TypeAlias = bool | int | str | Sequence["Plain"] | Mapping[str, "Plain"] | None
@@ -34,10 +40,24 @@ class StateCodec:
                 raise ValueError(f"two state types named {name}")
             self._types[name] = cls
         self._encoders: dict[type, Callable[[Any], Plain]] = {}
+        self._writers: dict[type, Callable[[Any], str]] = {}
+        # The text of recent parts by identity, each beside the part itself (so its id is
+        # not reused while kept): states are values, a part's text never changes. Two
+        # generations, the older dropped when the newer fills: a bound with no bookkeeping.
+        self._texts: dict[int, tuple[object, str]] = {}
+        self._older: dict[int, tuple[object, str]] = {}
 
     def encode(self, value: object) -> bytes:
-        """Canonical JSON bytes of `value`."""
-        return json.dumps(self._plain(value), separators=(",", ":"), sort_keys=True).encode()
+        """Canonical JSON bytes of `value`: what `json.dumps(self.plain(value),
+        separators=(",", ":"), sort_keys=True)` gives, written as text directly. A state
+        after a move shares most of its parts with the state before it (`replace` keeps
+        every field it does not set), so the text of each part is kept by the part's
+        identity and written once: only the path the move changed is written again."""
+        return self._text(value).encode()
+
+    def plain(self, value: object) -> Plain:
+        """`value` as the JSON-ready tree `encode` writes out (the reference form)."""
+        return self._plain(value)
 
     def decode(self, data: bytes) -> object:
         """The value that `encode` turned into `data`."""
@@ -84,6 +104,56 @@ class StateCodec:
             return lambda value: {"$t": name, "f": {n: plain(getattr(value, n)) for n in names}}
         raise TypeError(f"cannot encode {kind.__name__}")
 
+    def _text(self, value: object) -> str:
+        kind = type(value)
+        if kind is str:
+            return _quoted(value)  # type: ignore[arg-type]
+        if kind is int:
+            return int.__repr__(value)  # type: ignore[arg-type]
+        if value is None or kind is bool:
+            return _LITERALS[value]  # type: ignore[index]
+        key = id(value)
+        known = self._texts.get(key) or self._older.get(key)
+        if known is not None and known[0] is value:
+            return known[1]
+        write = self._writers.get(kind)
+        if write is None:
+            write = self._writers[kind] = self._writer(kind)
+        text = write(value)
+        if len(self._texts) >= TEXTS_KEPT:
+            self._older, self._texts = self._texts, {}
+        self._texts[key] = (value, text)
+        return text
+
+    def _writer(self, kind: type) -> Callable[[Any], str]:
+        """How a value of `kind` is written, as json.dumps writes its `plain` form."""
+        text = self._text
+        if issubclass(kind, (bool, int, str)):  # first, as in `_encoder`: an IntEnum is an int
+            plain = self._plain
+            return lambda value: json.dumps(plain(value))
+        if issubclass(kind, Enum):
+            return lambda value: f'{{"$e":{_quoted(kind.__name__)},"v":{_quoted(value.name)}}}'
+        if issubclass(kind, tuple):
+            return lambda value: "[" + ",".join([text(item) for item in value]) + "]"
+        if issubclass(kind, frozenset):
+            return lambda value: '{"$s":[' + ",".join(sorted((text(item) for item in value), key=_text_key)) + "]}"
+        if issubclass(kind, dict):
+
+            def of_dict(value: dict[object, object]) -> str:
+                pairs = sorted(((text(k), text(v)) for k, v in value.items()), key=lambda pair: _text_key(pair[0]))
+                return '{"$d":[' + ",".join([f"[{k},{v}]" for k, v in pairs]) + "]}"
+
+            return of_dict
+        if dataclasses.is_dataclass(kind):
+            name = kind.__name__
+            if self._types.get(name) is not kind:
+                raise TypeError(f"unregistered state type {name}")
+            names = sorted(f.name for f in dataclasses.fields(kind))
+            head = f'{{"$t":{_quoted(name)},"f":{{'
+            labels = [(n, _quoted(n) + ":") for n in names]
+            return lambda value: head + ",".join([label + text(getattr(value, n)) for n, label in labels]) + "}}"
+        raise TypeError(f"cannot encode {kind.__name__}")
+
     def _rich(self, value: object) -> object:
         if isinstance(value, list):
             return tuple(self._rich(item) for item in value)
@@ -99,6 +169,15 @@ class StateCodec:
         if "$d" in value:
             return {self._rich(k): self._rich(v) for k, v in value["$d"]}
         raise TypeError("malformed state blob")
+
+
+def _text_key(text: str) -> str:
+    """`_json_key` of the value whose compact text is `text` (a set's or dict's order)."""
+    if text[0] == '"' and "\\" not in text:
+        return text  # a plain string: its key is its text (a quote inside would be escaped)
+    if text[0] in "-0123456789":
+        return text  # an int
+    return _json_key(json.loads(text))
 
 
 def _json_key(value: Plain) -> str:
