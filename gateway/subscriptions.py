@@ -57,6 +57,9 @@ RESUBSCRIBE_SECONDS = 0.5
 # submit's own events before the feed reads the store anyway (a submit that hangs
 # after its append must not hold up the other watchers).
 OFFER_WAIT = 0.05
+# How often the ticker wakes watchers whose wait ran out (see `next_batch`): the
+# precision of every watcher's timeout.
+TICK_SECONDS = 0.1
 
 Listen = Callable[[], AsyncIterator[tuple[str, int]]]
 """Opens a subscription: yields SUBSCRIBED, then (stream, last version) per append."""
@@ -74,6 +77,7 @@ class _Feed:
     again: bool = False
     submits: int = 0  # submits through this gateway under way (`submitting`)
     heard: int = -1  # the newest version a notification named while they were
+    wake_at: float = float("inf")  # the earliest deadline of a watcher waiting on it
 
 
 class Subscriptions:
@@ -100,11 +104,19 @@ class Subscriptions:
         feed.watchers += 1
         feed.last_seen = time.monotonic()
         try:
+            deadline = time.monotonic() + timeout
+
+            def ready() -> bool:
+                # No timer of its own for every wait (each is a heap entry and, on Python
+                # 3.11, a getpid() per get_running_loop): the one ticker wakes the feed once
+                # its earliest deadline has passed, and each watcher asks its own clock.
+                if feed.version > after or time.monotonic() >= deadline:
+                    return True
+                feed.wake_at = min(feed.wake_at, deadline)
+                return False
+
             async with feed.changed:
-                # asyncio.timeout, not wait_for: no task of its own for every wait.
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(timeout):
-                        await feed.changed.wait_for(lambda: feed.version > after)
+                await feed.changed.wait_for(ready)
             if feed.version <= after:
                 # Still nothing: if that is because the subscription is down, say so
                 # (a short loss of the subscription is invisible: it re-reads on return).
@@ -159,6 +171,7 @@ class Subscriptions:
             self._running = True
             self._spawn(self._subscription())
             self._spawn(self._janitor())
+            self._spawn(self._ticker())
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(work)
@@ -244,6 +257,17 @@ class Subscriptions:
     def _set_down(self) -> None:
         """Watchers whose wait ends with nothing new while this lasts end UNAVAILABLE."""
         self._subscribed, self._down = False, True
+
+    async def _ticker(self) -> None:
+        """Wake the watchers of every feed whose earliest deadline has passed."""
+        while True:
+            await asyncio.sleep(TICK_SECONDS)  # a period, not a wait for an event
+            now = time.monotonic()
+            for feed in list(self._feeds.values()):
+                if feed.wake_at <= now:
+                    feed.wake_at = float("inf")
+                    async with feed.changed:
+                        feed.changed.notify_all()
 
     async def _janitor(self) -> None:
         while True:

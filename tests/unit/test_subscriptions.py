@@ -5,6 +5,7 @@ down found again after resubscribing, watchers told when updates are down."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -223,5 +224,22 @@ async def test_a_submit_that_hangs_holds_other_watchers_back_for_a_moment_only(
             waited = asyncio.get_running_loop().time() - started
         assert [e.version for e in got] == [2]
         assert 0.04 <= waited < 1.0, waited
+    finally:
+        await feeds.close()
+
+
+async def test_a_wait_with_nothing_new_ends_at_its_timeout_and_others_keep_waiting() -> None:
+    # One ticker ends every wait that ran out (no timer per wait); a longer one goes on.
+    store, channel = MemoryEventStore(), Channel()
+    feeds = Subscriptions(store, channel.listen)
+    try:
+        started = time.monotonic()
+        short = asyncio.ensure_future(feeds.next_batch("m1", 0, 0.3))
+        long = asyncio.ensure_future(feeds.next_batch("m1", 0, 30))
+        assert await short == []
+        assert 0.3 <= time.monotonic() - started < 1.5
+        assert not long.done()
+        await append(store, "m1", channel)
+        assert [e.version for e in await asyncio.wait_for(long, 5)] == [1]
     finally:
         await feeds.close()
