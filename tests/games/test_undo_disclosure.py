@@ -130,7 +130,8 @@ def test_the_verdict_is_the_same_on_every_replica():
     first = _decide(host, state, 0, AssignCards(*HANDS[0], 0))
     for action in registry.game("la_isla").engine.legal_actions(first.state, 1):
         data = host.encode(first.state)
-        assert host.decide(data, 1, action, judge_undo=True).undoable == again.decide(data, 1, action, judge_undo=True).undoable
+        verdicts = [h.decide(data, 1, action, judge_undo=True).undoable for h in (host, again)]
+        assert verdicts[0] == verdicts[1]
 
 
 # ---------------------------------------------------------------- the worlds, on a two-way secret
