@@ -20,19 +20,23 @@ the machine; startup, warm-up and opening the matches of each run add about a
 second a run). BENCH_QUICK=1 runs 2 s each (same interleaving); BENCH_GAMES, BENCH_LEVELS, BENCH_SECONDS, BENCH_REPEATS
 narrow or lengthen it; BENCH_DRIVER=bots plays with the unary bots instead of
 Play streams; BENCH_EXTRAS=1 adds matchmaking and engine speed. Figures go to
-bench/results/latest.json.
+bench/results/latest.json. BENCH_TRACING=1 measures only what tracing costs
+(bench/tracing.py): dice_hand at 16 matches in both shapes, tracing off and on
+at sampling 0, 0.01 and 1.0 exporting to a local sink, CPU per action as a ratio
+to off; figures to bench/results/tracing.json.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import subprocess
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from bench import boardgameio, cpu, report
+from bench import boardgameio, cpu, report, tracing
 from bench.floor import BareServer, bare_server, floor_run
 from bench.load import load_run, named_pids, stack_pids
 from bench.plan import BGIO, FLOOR, MINIMAL, MINIMAL_PACKAGE, SHAPES, Plan, Step, plan, schedule
@@ -60,6 +64,9 @@ class Sides:
 
 def main() -> None:
     chosen = plan()
+    if chosen.tracing:
+        measure_tracing(chosen)
+        return
     started = time.perf_counter()
     figures: dict[str, Any] = {"plan": report.plain(chosen), "runs": [], "replay": {}}
     with contextlib.ExitStack() as up:
@@ -77,6 +84,18 @@ def main() -> None:
         figures["extras"] = extras(chosen)
     figures["seconds"] = time.perf_counter() - started
     report.finish(figures)
+
+
+def measure_tracing(chosen: Plan) -> None:
+    """BENCH_TRACING=1: what tracing costs per action, at each sampling ratio (bench/tracing.py);
+    figures to bench/results/tracing.json."""
+    started = time.perf_counter()
+    found = tracing.overhead(chosen, STACK_ENV)
+    found["seconds"] = time.perf_counter() - started
+    tracing.print_table(found)
+    written = report.RESULTS.with_name("tracing.json")
+    written.parent.mkdir(exist_ok=True)
+    written.write_text(json.dumps(report.plain(found), indent=2, sort_keys=True) + "\n")
 
 
 def start(up: contextlib.ExitStack, chosen: Plan, figures: dict[str, Any]) -> Sides:

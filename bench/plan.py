@@ -27,6 +27,8 @@ class Plan:
     replay_events: int
     replay_folds: int
     extras: bool  # matchmaking and engine speed as well
+    # BENCH_TRACING=1: only the cost of tracing (bench/tracing.py), off and at each sampling ratio.
+    tracing: bool = False
 
 
 def plan(env: dict[str, str] | None = None) -> Plan:
@@ -47,6 +49,7 @@ def plan(env: dict[str, str] | None = None) -> Plan:
         replay_events=1000,
         replay_folds=5 if quick else 10,
         extras=env.get("BENCH_EXTRAS", "") not in ("", "0"),
+        tracing=env.get("BENCH_TRACING", "") not in ("", "0"),
     )
 
 

@@ -28,6 +28,9 @@ METRICS_PORT = 9100
 # the kubelet's gRPC probe cannot present a client certificate to the mutual-TLS port.
 HEALTH_PORT = 8086
 IMAGE = "tabletop:latest"
+# Where the image keeps the web table (deploy/Dockerfile) and the user it runs as.
+WEB_DIR = "/app/web/dist"
+IMAGE_USER = 10001
 REDIS_IMAGE = "valkey/valkey:8.1"
 HEADER = """\
 # Tabletop on Kubernetes. Rendered by `python -m deploy.render` from deploy/kubernetes.py:
@@ -152,6 +155,8 @@ def workloads(games: Sequence[str]) -> list[Workload]:
                 "TABLETOP_PORT": "8080",
                 "TABLETOP_METRICS_PORT": str(METRICS_PORT),
                 "TABLETOP_GATEWAY_ADDR": f"gateway-web:{PORT}",
+                # The web table the image carries (deploy/Dockerfile), served at /.
+                "TABLETOP_WEB_DIR": WEB_DIR,
                 # Origins of pages elsewhere allowed to call the API (comma-separated).
                 "TABLETOP_CORS_ORIGINS": "",
             },
@@ -260,7 +265,7 @@ def deployment(w: Workload) -> dict[str, Any]:
                 "automountServiceAccountToken": False,
                 "securityContext": {
                     "runAsNonRoot": True,
-                    "runAsUser": 10001,
+                    "runAsUser": IMAGE_USER,
                     "seccompProfile": {"type": "RuntimeDefault"},
                 },
                 "containers": [_container(w)],

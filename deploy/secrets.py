@@ -7,7 +7,7 @@ reusing what exists (files mode 0600):
   DIR/keys/token-keys.json     the gateway's token key ring
   DIR/pki/                     the platform CA, one key and certificate per identity
   DIR/redis/<user>.password    one Redis password per service user (and admin)
-  DIR/redis/users.acl          the ACL file for the server (password hashes only)
+  DIR/redis/users.acl          the ACL file for the server (password hashes only; mode 0644)
 
 Processes read their Redis password from a file (TABLETOP_REDIS_USER and
 TABLETOP_REDIS_PASSWORD_FILE), so no secret travels in an environment variable.
@@ -30,7 +30,10 @@ def ensure(root: pathlib.Path) -> None:
     passwords = redis_credentials.load_or_create(redis_dir / "passwords.json")
     for user, password in passwords.items():
         write_private(redis_dir / f"{user}.password", password + "\n")
-    write_private(redis_dir / "users.acl", redis_credentials.acl_rules(passwords))
+    acl = redis_dir / "users.acl"
+    write_private(acl, redis_credentials.acl_rules(passwords))
+    # Hashes only, and the server runs as its image's own user (valkey), not as this one.
+    acl.chmod(0o644)
 
 
 def main(argv: list[str]) -> int:

@@ -1,6 +1,6 @@
 """Start the whole stack as separate processes, in dependency order.
 
-Used by `make run` (fixed, well-known ports) and by the integration tests and
+Used by `make run` (the ports of a `ports.Layout`) and by the integration tests and
 benchmarks (port 0: each process writes the port it got to a ready file).
 Readiness is the gRPC health check answering SERVING, never a sleep.
 
@@ -36,20 +36,11 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from deploy import ports
 from services.common import keyring, pki, redis_credentials, redis_server, tls
 from services.games.registry import GAMES, add_package, available
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FIXED_PORTS = {
-    "redis": 50050,
-    "gateway": 50051,
-    "match": 50052,
-    "dice": 50053,
-    "deck": 50054,
-    "matchmaker": 50055,
-    "edge": 8080,
-}
-RULES_BASE_PORT = 50060
 # Load generators and tests call from one address: this lifts the gateway's
 # per-address limits (tests of those limits set their own).
 UNLIMITED_CALLERS = {
@@ -85,11 +76,26 @@ class Proc:
     log_path: pathlib.Path | None = None
 
 
+class ProcessFailed(RuntimeError):
+    """A process of the stack exited or never became ready while the stack started."""
+
+    def __init__(self, proc: Proc, message: str) -> None:
+        super().__init__(message)
+        self.proc = proc
+
+    @property
+    def ports(self) -> list[int]:
+        """The fixed ports it was told to bind (none when it was to pick free ones)."""
+        wanted = (self.proc.env.get("TABLETOP_PORT", "0"), self.proc.env.get("TABLETOP_METRICS_PORT", "0"))
+        return [int(port) for port in wanted if port.isdigit() and int(port) > 0]
+
+
 @dataclass
 class Stack:
     """A running set of Tabletop processes."""
 
-    fixed_ports: bool = False
+    # Where each process listens (`make run`); None: any free port, as the tests want.
+    layout: ports.Layout | None = None
     games: tuple[str, ...] = ()
     matchmakers: int = 1
     # Empty: start the embedded server on data_dir; then this is its admin URL.
@@ -167,13 +173,14 @@ class Stack:
         # earlier stack of this process registered (its processes would not know them).
         self.games = self.games or tuple(g for g in available() if g in GAMES or g in extra)
         if not self.redis_url and self.cluster_nodes:
-            self._cluster = redis_server.start_cluster(self.cluster_nodes, data_dir=self.data_dir)
+            wanted = self.layout.cluster_ports(self.cluster_nodes) if self.layout else None
+            self._cluster = redis_server.start_cluster(self.cluster_nodes, data_dir=self.data_dir, ports=wanted)
             self._redis = self._cluster.nodes[0]
             self.redis_url = self._redis.url
             # Every process talks to it as a cluster (any node; the client learns the rest).
             self.extra_env = {**self.extra_env, "REDIS_CLUSTER": "1"}
         elif not self.redis_url:
-            port = FIXED_PORTS["redis"] if self.fixed_ports else None
+            port = self.layout.port("redis") if self.layout else None
             self._redis = redis_server.start(data_dir=self.data_dir, port=port)
             self.redis_url = self._redis.url
         if not self.inprocess:
@@ -182,8 +189,7 @@ class Stack:
             # The rules dial the dice and the deck to resolve chance under the match's grants.
             chance = {"TABLETOP_DICE_ADDR": self.addr("dice"), "TABLETOP_DECK_ADDR": self.addr("deck")}
             for index, game in enumerate(self.games):
-                port = RULES_BASE_PORT + index if self.fixed_ports else 0
-                self._launch(f"rules-{game}", "services.rules", {"TABLETOP_GAME": game, **chance}, port)
+                self._launch(f"rules-{game}", "services.rules", {"TABLETOP_GAME": game, **chance}, index=index)
         if not self.embeds_match:
             self._launch("match", "services.match", self._core_env())
         elif self.matchmakers > 0:
@@ -260,14 +266,13 @@ class Stack:
             return
         name = "matchmaker" if replica == 0 else f"matchmaker-{replica}"
         env = {**self._core_env(), "TABLETOP_REPLICA_NAME": name}
-        port = FIXED_PORTS["matchmaker"] + (replica * 100) if self.fixed_ports else 0
-        self._launch(name, "services.matchmaker", env, port)
+        self._launch(name, "services.matchmaker", env, index=replica)
 
-    def _launch(self, name: str, module: str, env: dict[str, str], port: int | None = None) -> Proc:
-        if port is None:
-            port = FIXED_PORTS.get(name, 0) if self.fixed_ports else 0
-        # Metrics next to each service: port + 1000 with fixed ports, any free port otherwise.
-        metrics = port + 1000 if self.fixed_ports and port else 0
+    def _launch(self, name: str, module: str, env: dict[str, str], index: int = 0) -> Proc:
+        kind = name.split("-", 1)[0]
+        # The layout's ports (metrics beside them), or any free port for each.
+        port = self.layout.port(kind, index) if self.layout else 0
+        metrics = self.layout.metrics_port(kind, index) if self.layout else 0
         proc = Proc(name, module, {**env, "TABLETOP_PORT": str(port), "TABLETOP_METRICS_PORT": str(metrics),
                                    "TABLETOP_HEALTH_PORT": "0"})
         self.procs[name] = proc
@@ -331,7 +336,7 @@ class Stack:
         while time.monotonic() < deadline:
             assert proc.process is not None
             if proc.process.poll() is not None:
-                raise RuntimeError(f"{proc.name} exited early; see {proc.log_path}:\n{self.tail(proc.name)}")
+                raise ProcessFailed(proc, f"{proc.name} exited early; see {proc.log_path}:\n{self.tail(proc.name)}")
             text = ready.read_text().split() if ready.exists() else []
             if len(text) >= 2:  # "<port> <metrics port> [<health port>]" (the edge has no gRPC health)
                 port, proc.metrics_port = int(text[0]), int(text[1])
@@ -339,7 +344,7 @@ class Stack:
                 if self._healthy(proc, port, deadline - time.monotonic()):
                     return port
             time.sleep(0.05)  # waiting for a child to write its ready file; nothing to block on
-        raise RuntimeError(f"{proc.name} did not become ready; see {proc.log_path}")
+        raise ProcessFailed(proc, f"{proc.name} did not become ready; see {proc.log_path}")
 
     def _healthy(self, proc: Proc, port: int, timeout: float) -> bool:
         if proc.module == "gateway.edge":

@@ -18,6 +18,7 @@ from gateway.callers import CallContext, Callers, holder, still_holding
 from gateway.play import Moves
 from gateway.positions import fetched_once
 from gateway.subscriptions import Subscriptions
+from services.common import tracing
 from services.common.errors import PermissionDenied, ServiceError, Unauthenticated
 from services.common.event_store import EventStore
 from services.common.keys import match_stream
@@ -190,6 +191,7 @@ class Watching:
                 if task is not None:
                     task.cancel()
 
+    @tracing.traced("/tabletop.gateway.v1.GatewayService/Play.submit")  # a trace per submit, not per stream
     async def _play_submit(self, claim: SeatClaim | None, request: pb.SubmitActionRequest) -> pb.PlayResponse:
         """One submit on the Play stream; a refusal becomes a PlayError and the stream goes on."""
         try:

@@ -3,6 +3,9 @@
 Not a player's tool: it reads Redis directly with the operator's credentials
 (`--redis-url` or REDIS_URL; for `make run`, the admin user of the embedded
 server in the data directory), so it sees every event, hidden ones included.
+`make run` writes where it listens to the data directory (stack.json: the mode,
+single server or cluster, and the ports), so these commands need nothing else
+in either mode; the CLI's other commands find the gateway there too.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ import os
 import pathlib
 import time
 from collections.abc import Awaitable, Callable
-from typing import Annotated, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
 
+import redis.exceptions
 import typer
 from google.protobuf import json_format
 from rich.console import Console
@@ -31,33 +36,88 @@ from services.match.records import summary
 admin = typer.Typer(help="Operator commands: read matches straight from the event store.", no_args_is_help=True)
 console = Console()
 T = TypeVar("T")
-# `make run`'s embedded server: its fixed port (deploy/stack.py FIXED_PORTS, checked by a test).
-MAKE_RUN_PORT = 50050
+# Where `make run` (deploy/local.py) records the running stack, in its data directory.
+STACK_RECORD = "stack.json"
+REPO = pathlib.Path(__file__).resolve().parents[2]
 RedisOpt = Annotated[str, typer.Option("--redis-url", envvar="REDIS_URL", help="the event store, as its admin")]
 ClusterOpt = Annotated[bool, typer.Option("--cluster", envvar="REDIS_CLUSTER", help="the store is a Redis Cluster")]
 
 
-def _url(given: str) -> str:
-    """The URL given, else the admin of `make run`'s embedded server (from its data directory)."""
+@dataclass(frozen=True)
+class Target:
+    """The event store to read: its admin URL, whether it is a cluster, and how it was found."""
+
+    url: str
+    cluster: bool
+    found: str
+
+
+def data_dir() -> pathlib.Path:
+    """`make run`'s data directory: TABLETOP_DATA_DIR, else ./.data, else the repository's."""
+    configured = os.environ.get("TABLETOP_DATA_DIR")
+    if configured:
+        return pathlib.Path(configured)
+    here = pathlib.Path(".data")
+    return here if here.is_dir() else REPO / ".data"
+
+
+def recorded(data: pathlib.Path | None = None) -> dict[str, Any] | None:
+    """What `make run` last wrote about its stack in `data` (no secret in it), or None."""
+    path = (data or data_dir()) / STACK_RECORD
+    try:
+        found = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def recorded_gateway() -> str | None:
+    """The gateway address of the last `make run` of the data directory, if it recorded one."""
+    found = recorded()
+    gateway = found.get("gateway") if found else None
+    return gateway if isinstance(gateway, str) and gateway else None
+
+
+def target(given: str, cluster: bool) -> Target:
+    """The URL given, else the admin of `make run`'s embedded server or cluster (its data directory)."""
     if given:
-        return given
-    data = pathlib.Path(os.environ.get("TABLETOP_DATA_DIR") or ".data")
+        return Target(given, cluster, "--redis-url")
+    data = data_dir()
     passwords = data / redis_server.CREDENTIALS_FILENAME
-    if not passwords.exists():
-        raise typer.BadParameter("give --redis-url (or REDIS_URL): no `make run` data directory here")
+    stack = recorded(data)
+    if not passwords.exists() or stack is None:
+        raise typer.BadParameter(f"give --redis-url (or REDIS_URL): no `make run` data directory at {data}")
+    if stack.get("mode") == "external" or not stack.get("redis_ports"):
+        raise typer.BadParameter(f"the stack of {data} ran on an external REDIS_URL: give --redis-url")
     admin_password = json.loads(passwords.read_text())[redis_credentials.ADMIN]
-    return redis_credentials.url(MAKE_RUN_PORT, redis_credentials.ADMIN, admin_password)
+    port = int(stack["redis_ports"][0])
+    url = redis_credentials.url(port, redis_credentials.ADMIN, admin_password)
+    in_cluster = stack.get("mode") == "cluster"
+    return Target(url, in_cluster or cluster, f"{data} ({stack.get('mode')} mode, port {port})")
 
 
 def _with_store(url: str, cluster: bool, work: Callable[[RedisEventStore], Awaitable[T]]) -> T:
+    store_at = target(url, cluster)
+
     async def main() -> T:
-        store = RedisEventStore.from_url(_url(url), cluster=cluster)
+        store = RedisEventStore.from_url(store_at.url, cluster=store_at.cluster)
         try:
             return await work(store)
         finally:
             await store.close()
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
+            redis.exceptions.RedisClusterException) as down:
+        console.print(f"cannot reach the event store of {store_at.found}: {_first_line(down)} (is the stack running?)",
+                      style="red", soft_wrap=True)
+        raise typer.Exit(2) from None
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 @admin.command("log")
@@ -96,15 +156,15 @@ def stuck(
 ) -> None:
     """Matches being played whose log has not moved for `--idle-minutes`: who they wait for, since when."""
 
-    async def work(store: RedisEventStore) -> list[tuple[str, float, str]]:
+    async def work(store: RedisEventStore) -> list[tuple[str, float | None, str]]:
         directory = RedisDirectory(store.client)
-        found = []
+        found: list[tuple[str, float | None, str]] = []
+        now = time.time()
         for match_id in await directory.find("", int(Status.ACTIVE), 10_000):
             last = await store.last_append_at(match_stream(match_id))
-            if last is None:
-                continue
-            idle = time.time() - last
-            if idle >= idle_minutes * 60:
+            # From the match's last event (its writer's clock); None: its log predates append times.
+            idle = None if last is None else max(0.0, now - last)
+            if idle is None or idle >= idle_minutes * 60:
                 app = await archive.replayer(match_id, await store.read(match_stream(match_id)))
                 waiting = ", ".join(str(s) for s in (await app.current(match_id)).turn.seats)
                 found.append((match_id, idle, waiting))
@@ -115,9 +175,23 @@ def stuck(
         console.print(f"no match being played has been idle for {idle_minutes:g} minutes")
         return
     table = Table("match", "idle", "waiting for seats")
-    for match_id, idle, waiting in sorted(rows, key=lambda row: -row[1]):
-        table.add_row(match_id, f"{idle / 60:.0f} min", waiting or "-")
+    for match_id, idle, waiting in sorted(rows, key=lambda row: -(row[1] if row[1] is not None else -1)):
+        table.add_row(match_id, "unknown" if idle is None else idle_text(idle), waiting or "-")
     console.print(table)
+
+
+def idle_text(seconds: float) -> str:
+    """'42 s', '17 min', '3 h 05 min', '2 d 4 h': since the match's last event."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes = int(seconds // 60)
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes:02d} min"
+    return f"{hours // 24} d {hours % 24} h"
+
 
 
 @admin.command()

@@ -1,4 +1,9 @@
-"""The edge's ASGI application: the API under its service path, health, files at /."""
+"""The edge's ASGI application: the API under its service path, health, files at /.
+
+Health is `/healthz` (200 "SERVING" while the gateway behind answers SERVING,
+503 otherwise); a path that is neither the API, health nor a file is a 404.
+Every answer is counted and timed and carries the page's security headers
+(gateway/edge/observe.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +17,9 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 from tabletop.gateway.v1.gateway_service_connect import GatewayService, GatewayServiceASGIApplication
 
-from gateway.edge import codec, cors, proxies, static
-from gateway.edge.relay import Relay
+from gateway.edge import codec, cors, observe, proxies, static
+from gateway.edge.relay import SERVICE, Relay
+from services.common import tracing
 
 API_PREFIX = "/tabletop.gateway.v1.GatewayService/"
 HEALTH_PATH = "/healthz"
@@ -27,6 +33,8 @@ class EdgeConfig:
     web_dir: str = ""
     # Whose X-Forwarded-For names the browser (gateway/edge/proxies.py): nobody's by default.
     trusted_proxies: proxies.TrustedProxies = field(default_factory=proxies.TrustedProxies)
+    # Other edges the page may call (its ?api=...): the CSP's connect-src beyond its own origin.
+    connect_to: tuple[str, ...] = ()
 
 
 def api(channel: grpc.aio.Channel) -> ASGIApp:
@@ -71,7 +79,16 @@ def build(channel: grpc.aio.Channel, config: EdgeConfig) -> ASGIApp:
         else:
             await files(scope, receive, send)
 
-    return cors.wrap(proxies.wrap(app, config.trusted_proxies), config.cors_origins)
+    served = cors.wrap(proxies.wrap(app, config.trusted_proxies), config.cors_origins)
+    return tracing.asgi(observe.wrap(served, route, observe.security_headers(config.connect_to)))
+
+
+API_METHODS = frozenset(method.name for method in SERVICE.methods)
+
+
+def route(path: str) -> str:
+    """The metrics' route of a path: a closed set (observe.py)."""
+    return observe.route_of(path, API_PREFIX, API_METHODS, HEALTH_PATH)
 
 
 GRPC_REFUSED = "this is the HTTP edge (Connect, gRPC-Web): send gRPC to the gateway's port"

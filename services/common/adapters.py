@@ -9,6 +9,8 @@ checked to be of its declared type at run time, so the declared types cannot lie
 
 from __future__ import annotations
 
+import contextlib
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, ClassVar, Generic, Self, TypeVar, overload
 
@@ -24,8 +26,9 @@ from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc as mm_grpc
 from tabletop.rules.v1 import rules_service_pb2 as rules_pb
 from tabletop.rules.v1 import rules_service_pb2_grpc as rules_grpc
 
-from services.common import authz
+from services.common import authz, metrics
 from services.common.coalesce import Coalescing
+from services.common.errors import ServiceError
 from services.common.mux import Exchanging
 from services.common.ports import DeckPort, DicePort, MatchmakerPort, MatchPort, RulesPort
 from services.common.tls import Dial
@@ -70,11 +73,11 @@ class Adapter:
         remote = Remote(cls.stub, addr, dial, timeout, options)
         if calls == STREAM and cls.exchange is not None:
             replies = {name: rpc.response.FromString for name, rpc in cls.unary_rpcs().items()}
-            return cls(Exchanging(remote, cls.service, cls.exchange, replies, timeout))
+            return cls(Metered(Exchanging(remote, cls.service, cls.exchange, replies, timeout), cls.service))
         if not cls.batched:
-            return cls(remote)
+            return cls(Metered(remote, cls.service))
         replies = {name: getattr(cls, name).response.FromString for name in cls.batched}
-        return cls(Coalescing(remote, cls.batch_request, replies))
+        return cls(Metered(Coalescing(remote, cls.batch_request, replies, cls.service), cls.service))
 
     @classmethod
     def unary_rpcs(cls) -> dict[str, Rpc[Any, Any]]:
@@ -87,6 +90,48 @@ class Adapter:
 
     async def close(self) -> None:
         await self.transport.close()
+
+
+class Metered:
+    """A remote transport whose calls are counted in grpc_client_* (services/common/metrics.py),
+    each as the call it is, whichever way it travels (its own gRPC call, an Exchange message,
+    a Batch item)."""
+
+    def __init__(self, inner: Transport, service: str) -> None:
+        self.inner = inner
+        self._inner = inner
+        self._service = service
+
+    async def unary(self, rpc: str, request: Message) -> Message:
+        calls = metrics.called(metrics.UNARY, self._service, rpc)
+        calls.started.inc()
+        started = time.perf_counter()
+        try:
+            reply = await self._inner.unary(rpc, request)
+        except ServiceError as error:
+            calls.handled(error.code.name)
+            raise
+        finally:
+            calls.seconds.observe(time.perf_counter() - started)
+        calls.handled("OK")
+        return reply
+
+    async def stream(self, rpc: str, request: Message) -> AsyncIterator[Message]:
+        calls = metrics.called(metrics.SERVER_STREAM, self._service, rpc)
+        calls.started.inc()
+        started = time.perf_counter()
+        try:
+            async for item in self._inner.stream(rpc, request):
+                yield item
+        except ServiceError as error:
+            calls.handled(error.code.name)
+            raise
+        finally:
+            calls.seconds.observe(time.perf_counter() - started)
+        calls.handled("OK")
+
+    async def close(self) -> None:
+        await self._inner.close()
 
 
 def _checked(reply: Message, expected: type[Resp], rpc: str) -> Resp:
@@ -151,8 +196,10 @@ class ServerStream(Generic[Req, Resp]):
         transport, name, response = adapter.transport, self.name, self.response
 
         async def call(request: Req) -> AsyncIterator[Resp]:
-            async for item in transport.stream(name, request):
-                yield _checked(item, response, name)
+            # Closed early, the call closes the transport's stream at once (and so the rpc).
+            async with contextlib.aclosing(transport.stream(name, request)) as items:  # type: ignore[type-var]
+                async for item in items:
+                    yield _checked(item, response, name)
 
         return call
 

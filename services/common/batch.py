@@ -14,6 +14,7 @@ busy caller's concurrent calls into one).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from functools import cache
 from typing import Any
@@ -22,10 +23,9 @@ import grpc
 import structlog
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.message import DecodeError, Message
-from prometheus_client import Counter
 from tabletop.common.v1 import batch_pb2
 
-from services.common import authz, errors, metrics, redis_faults, tls
+from services.common import authz, errors, metrics, redis_faults, tls, tracing
 from services.common import logging as tlog
 from services.common.errors import InvalidArgument, ServiceError
 
@@ -56,12 +56,39 @@ async def one(
     call: batch_pb2.BatchCall | batch_pb2.ExchangeCall,
     context: Any,
 ) -> batch_pb2.BatchResult:
-    """One call by name, held to the policy as if it had come alone; its result or error."""
+    """One call by name, held to the policy as if it had come alone; its result or error,
+    counted as a unary call of its own (and, while tracing is on, under a server span of its own)."""
     method = call.method
     parse = requests.get(method)
     if parse is None:
         error = InvalidArgument(f"no method {method[:64]!r} to batch", "batch.unknown_method")
-        return failed(UNKNOWN_METHOD, error)
+        return failed(service, UNKNOWN_METHOD, error)
+    calls = metrics.served(metrics.UNARY, service, method)
+    calls.started.inc()
+    carrier = "exchange" if isinstance(call, batch_pb2.ExchangeCall) else "batch"
+    metrics.carried(service, method, carrier).inc()
+    started = time.perf_counter()
+    try:
+        if not tracing.ENABLED:
+            return await _answered(servicer, service, method, parse, caller, call, context)
+        with tracing.carried_server_span(service, method, call.metadata, carrier) as span:
+            result = await _answered(servicer, service, method, parse, caller, call, context)
+            if result.WhichOneof("result") == "error":
+                tracing.failed(span, _CODES.get(result.error.code, grpc.StatusCode.UNKNOWN), result.error.reason)
+            return result
+    finally:
+        calls.seconds.observe(time.perf_counter() - started)
+
+
+async def _answered(
+    servicer: object,
+    service: str,
+    method: str,
+    parse: Callable[[bytes], Message],
+    caller: str,
+    call: batch_pb2.BatchCall | batch_pb2.ExchangeCall,
+    context: Any,
+) -> batch_pb2.BatchResult:
     try:
         authz.check(f"/{service}/{method}", caller)
         try:
@@ -72,26 +99,20 @@ async def one(
         handler: Callable[[Message, Any], Awaitable[Message]] = getattr(servicer, method)
         reply = await handler(request, context)
     except ServiceError as error:
-        return failed(method, error)
+        return failed(service, method, error)
     except redis_faults.FAULTS as fault:
-        return failed(method, redis_faults.logged(fault, method))
+        return failed(service, method, redis_faults.logged(fault, method))
     except Exception:  # a fault of ours: it fails this call alone, not its batch-mates
         log.exception("batched_call_failed", method=method)
-        return failed(method, errors.of_code(grpc.StatusCode.INTERNAL, "internal error", "internal"))
+        return failed(service, method, errors.of_code(grpc.StatusCode.INTERNAL, "internal error", "internal"))
     # Counted per method, as a call of its own is (the Batch call is counted as well).
-    _counter(method, "OK").inc()
+    metrics.served(metrics.UNARY, service, method).handled("OK")
     return batch_pb2.BatchResult(response=reply.SerializeToString())
 
 
-def failed(method: str, error: ServiceError) -> batch_pb2.BatchResult:
-    _counter(method, error.code.name).inc()
+def failed(service: str, method: str, error: ServiceError) -> batch_pb2.BatchResult:
+    metrics.served(metrics.UNARY, service, method).handled(error.code.name)
     return batch_pb2.BatchResult(error=error_message(error))
-
-
-@cache
-def _counter(method: str, code: str) -> Counter:
-    """The series of one method and code, looked up once (labels() takes a lock and a tuple)."""
-    return metrics.RPCS.labels(method, code)
 
 
 @cache

@@ -22,12 +22,12 @@ import grpc
 from google.protobuf.message import DecodeError, Message
 from tabletop.common.v1 import batch_pb2
 
-from services.common import batch, errors
+from services.common import batch, errors, tracing
 from services.common.errors import ServiceError
 from services.common.transport import Transport
 
-# (method, request, where its answer goes)
-_Waiting = tuple[str, Message, "asyncio.Future[Message]"]
+# (method, request, where its answer goes, the caller's trace context: W3C headers, or None)
+_Waiting = tuple[str, Message, "asyncio.Future[Message]", dict[str, str] | None]
 
 
 class Coalescing:
@@ -40,9 +40,12 @@ class Coalescing:
         inner: Transport,
         batch_request: type[Message],
         replies: dict[str, Callable[[bytes], Message]],
+        service: str = "",
     ) -> None:
         self._inner = inner
         self._request_type = batch_request
+        # The full gRPC service name, as spans name it ("tabletop.rules.v1.RulesService").
+        self._service = service
         self._replies = replies
         self._waiting: list[_Waiting] = []
         self._in_flight = 0  # calls and batches sent and not yet answered
@@ -60,8 +63,18 @@ class Coalescing:
         answer: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         if not self._waiting:
             asyncio.get_running_loop().call_soon(self._flush)
-        self._waiting.append((rpc, request, answer))
+        if tracing.ENABLED:
+            return await self._traced(rpc, request, answer)
+        self._waiting.append((rpc, request, answer, None))
         return await answer
+
+    async def _traced(self, rpc: str, request: Message, answer: asyncio.Future[Message]) -> Message:
+        """A call that waits for the next batch, under a client span of its own whose context
+        its batch item carries (the stock client span, if any, is the Batch call's)."""
+        metadata: dict[str, str] = {}
+        with tracing.carried_client_span(self._service, rpc, metadata, "batch"):
+            self._waiting.append((rpc, request, answer, metadata))
+            return await answer
 
     def _flush(self) -> None:
         waiting, self._waiting = self._waiting, []
@@ -76,13 +89,13 @@ class Coalescing:
         finally:
             self._in_flight -= 1
             # Whatever went wrong on the way, no caller is left waiting for ever.
-            for _, _, answer in waiting:
+            for _, _, answer, _ in waiting:
                 if not answer.done():
                     answer.set_exception(_unanswered())
 
     async def _send_now(self, waiting: list[_Waiting]) -> None:
         if len(waiting) == 1:
-            ((rpc, request, answer),) = waiting
+            ((rpc, request, answer, _),) = waiting
             try:
                 _settle(answer, await self._inner.unary(rpc, request))
             except BaseException as error:  # noqa: BLE001 -- handed to the one caller, who raises it
@@ -93,22 +106,22 @@ class Coalescing:
 
     async def _send_batch(self, waiting: list[_Waiting]) -> None:
         request: Any = self._request_type()
-        for rpc, call, _ in waiting:
-            request.calls.add(method=rpc, request=call.SerializeToString())
+        for rpc, call, _, metadata in waiting:
+            request.calls.add(method=rpc, request=call.SerializeToString(), metadata=metadata)
         try:
             response: Any = await self._inner.unary(batch.BATCH, request)
         except ServiceError as error:  # every call of the batch met it: each caller gets its own copy
-            for _, _, answer in waiting:
+            for _, _, answer, _ in waiting:
                 _fail(answer, errors.of_code(error.code, error.message, error.reason, error.metadata))
             return
         except BaseException as error:  # noqa: BLE001 -- cancelled, or a fault of ours: handed on
-            for _, _, answer in waiting:
+            for _, _, answer, _ in waiting:
                 _fail(answer, error)
             return
         results: list[batch_pb2.BatchResult] = list(response.results)
         if len(results) != len(waiting):
             return  # answered wrongly: every call fails as unanswered (_send)
-        for (rpc, _, answer), result in zip(waiting, results, strict=True):
+        for (rpc, _, answer, _), result in zip(waiting, results, strict=True):
             if result.WhichOneof("result") == "error":
                 _fail(answer, batch.error_of(result.error))
                 continue

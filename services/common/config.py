@@ -123,8 +123,17 @@ class Settings:
 
 
 def _addrs(raw: str) -> dict[str, str]:
-    pairs = (item.split("=", 1) for item in raw.split(",") if "=" in item)
-    return {k.strip(): v.strip() for k, v in pairs}
+    """"game=addr,game=addr"; an item without "=" continues the address before it, so a
+    game's address may list several replicas ("pig=ipv4:h:p,h:p,el_dorado=h:p")."""
+    found: dict[str, str] = {}
+    last = ""
+    for item in raw.split(","):
+        if "=" in item:
+            last, addr = (part.strip() for part in item.split("=", 1))
+            found[last] = addr
+        elif last and item.strip():
+            found[last] += "," + item.strip()
+    return found
 
 
 def _redis_url(env: Mapping[str, str], url: str) -> str:

@@ -26,7 +26,7 @@ from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from services.common import authz, lifeline, metrics, mux, redis_faults, redis_health, tls
+from services.common import authz, lifeline, metrics, mux, redis_faults, redis_health, tls, tracing
 from services.common import logging as tlog
 from services.common.config import Settings
 from services.common.errors import ServiceError, malformed_request, to_status
@@ -88,8 +88,9 @@ async def _checked(requests: AsyncIterator[T]) -> AsyncIterator[T]:
         yield request
 
 
-async def _fail(context: grpc.aio.ServicerContext, method: str, error: ServiceError) -> None:
-    metrics.RPCS.labels(method, error.code.name).inc()
+async def _fail(context: grpc.aio.ServicerContext, method: str, calls: metrics.Calls, error: ServiceError) -> None:
+    calls.handled(error.code.name)
+    tracing.current_failed(error.code, error.reason)
     log.info("refused", method=method, code=error.code.name, reason=error.reason)
     await context.abort_with_status(to_status(error))
 
@@ -154,29 +155,33 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         return wrapped
 
     def _wrap(self, handler: grpc.RpcMethodHandler, full_method: str) -> grpc.RpcMethodHandler:
-        method = full_method.rsplit("/", 1)[-1]
+        service, _, method = full_method.lstrip("/").rpartition("/")
         guard = full_method if self._authorize else ""
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
-                _unary(handler.unary_unary, method, guard, self._gate, self._admit),
+                _unary(handler.unary_unary, method, guard, self._gate, self._admit, metrics.served(
+                    metrics.UNARY, service, method)),
                 request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
-                _streaming(handler.unary_stream, method, guard, self._gate, self._admit),
+                _streaming(handler.unary_stream, method, guard, self._gate, self._admit, metrics.served(
+                    metrics.SERVER_STREAM, service, method)),
                 request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.stream_stream and method == mux.EXCHANGE:
             return grpc.stream_stream_rpc_method_handler(
-                _exchange(handler.stream_stream, method, guard, self._gate),
+                _exchange(handler.stream_stream, method, guard, self._gate, metrics.served(
+                    metrics.BIDI_STREAM, service, method)),
                 request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.stream_stream:
             return grpc.stream_stream_rpc_method_handler(
-                _streaming(handler.stream_stream, method, guard, self._gate, self._admit),
+                _streaming(handler.stream_stream, method, guard, self._gate, self._admit, metrics.served(
+                    metrics.BIDI_STREAM, service, method)),
                 request_deserializer=_tolerant(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
@@ -198,14 +203,14 @@ StreamBehavior = Callable[[object, grpc.aio.ServicerContext], AsyncIterator[Mess
 
 
 def _unary(
-    inner: UnaryBehavior, method: str, guard: str, gate: Gate, admit: _Admit
+    inner: UnaryBehavior, method: str, guard: str, gate: Gate, admit: _Admit, calls: metrics.Calls
 ) -> Callable[[object, grpc.aio.ServicerContext], Awaitable[Message | None]]:
-    # The method's series, looked up once (a labels() lookup takes a lock and a tuple per call).
-    seconds, succeeded = metrics.RPC_SECONDS.labels(method), metrics.RPCS.labels(method, "OK")
+    seconds, started_total = calls.seconds, calls.started
 
     async def call(request: object, context: grpc.aio.ServicerContext) -> Message | None:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
+        started_total.inc()
         started = time.perf_counter()
         try:
             with gate.unary():
@@ -214,27 +219,28 @@ def _unary(
                     _refuse_malformed(request)
                     response = await inner(request, context)
         except ServiceError as error:
-            await _fail(context, method, error)
+            await _fail(context, method, calls, error)
             return None
         except redis_faults.FAULTS as fault:
-            await _fail(context, method, redis_faults.logged(fault, method))
+            await _fail(context, method, calls, redis_faults.logged(fault, method))
             return None
         finally:
             seconds.observe(time.perf_counter() - started)
-        succeeded.inc()
+        calls.handled("OK")
         return response
 
     return call
 
 
 def _streaming(
-    inner: StreamBehavior, method: str, guard: str, gate: Gate, admit: _Admit
+    inner: StreamBehavior, method: str, guard: str, gate: Gate, admit: _Admit, calls: metrics.Calls
 ) -> Callable[[object, grpc.aio.ServicerContext], AsyncIterator[Message]]:
-    succeeded = metrics.RPCS.labels(method, "OK")
 
     async def call(request: object, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
         structlog.contextvars.clear_contextvars()
         _bind_request(request)
+        calls.started.inc()
+        started = time.perf_counter()
         try:
             with gate.stream() as stop:
                 _authorize(guard, context)
@@ -245,18 +251,20 @@ def _streaming(
                     async for response in _until(inner(request, context), stop):
                         yield response
         except ServiceError as error:
-            await _fail(context, method, error)
+            await _fail(context, method, calls, error)
             return
         except redis_faults.FAULTS as fault:
-            await _fail(context, method, redis_faults.logged(fault, method))
+            await _fail(context, method, calls, redis_faults.logged(fault, method))
             return
-        succeeded.inc()
+        finally:
+            calls.seconds.observe(time.perf_counter() - started)
+        calls.handled("OK")
 
     return call
 
 
 def _exchange(
-    inner: StreamBehavior, method: str, guard: str, gate: Gate
+    inner: StreamBehavior, method: str, guard: str, gate: Gate, calls: metrics.Calls
 ) -> Callable[[object, grpc.aio.ServicerContext], AsyncIterator[Message]]:
     """An Exchange stream (services/common/mux.py): authorized as a whole, each call on it
     then held to the policy and the gate on its own. A drain does not cut it: the stream
@@ -264,6 +272,8 @@ def _exchange(
 
     async def call(request: object, context: grpc.aio.ServicerContext) -> AsyncIterator[Message]:
         structlog.contextvars.clear_contextvars()
+        calls.started.inc()
+        started = time.perf_counter()
         try:
             with gate.stream():
                 _authorize(guard, context)
@@ -272,7 +282,11 @@ def _exchange(
                 async for response in inner(_checked(request), context):
                     yield response
         except ServiceError as error:
-            await _fail(context, method, error)
+            await _fail(context, method, calls, error)
+            return
+        finally:
+            calls.seconds.observe(time.perf_counter() - started)
+        calls.handled("OK")
 
     return call
 
@@ -357,7 +371,11 @@ async def serve(
     metrics.INFLIGHT.set_function(lambda: gate.inflight)
     metrics.OPEN_STREAMS.set_function(lambda: gate.streams)
     server = grpc.aio.server(
-        interceptors=[ServiceInterceptor(authorize=not public, gate=gate, admission=admission, caller=caller)],
+        # The stock tracing interceptor first (while tracing is on): its span is current for the rest.
+        interceptors=[
+            *tracing.server_interceptors(),
+            ServiceInterceptor(authorize=not public, gate=gate, admission=admission, caller=caller),
+        ],
         options=[
             ("grpc.so_reuseport", 0),
             # Players send small messages (an action is at most 64 KiB, gateway/validate.py);
@@ -396,7 +414,7 @@ async def serve(
     await report(up)
     await health_servicer.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
     watcher = asyncio.create_task(redis_health.watch(probe, report, up)) if probe is not None else None
-    metrics_port = metrics.expose(settings.metrics_port)
+    metrics_port = metrics.expose(settings.metrics_port, metrics.roles(name, settings))
     log.info("serving", port=port, metrics_port=metrics_port, health_port=health_port, services=names,
              identity=own.identity, tls=not public)
     if settings.ready_file:
@@ -417,6 +435,7 @@ async def serve(
         await on_stop()
     await _answers_sent(STOP_FLUSH_SECONDS)
     log.info("stopped", refused=gate.refused)
+    tracing.shutdown()  # the spans still buffered: the exit below runs no atexit handler
     _exit_now()
 
 

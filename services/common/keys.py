@@ -92,6 +92,7 @@ OWNERS = (
     Keys(f"{_MATCH}:lease", MATCH, "the writer holding the match's write lease"),
     Keys(f"{_MATCH}:want", MATCH, "set while another writer waits for the lease"),
     Keys(f"{_MATCH}:once:*", MATCH, "one append call's answer, for a resent script"),
+    Keys(f"{_MATCH}:at", MATCH, "when the match's last append landed (tabletop admin stuck)"),
     Keys("tabletop:streams", MATCH, "stream names by creation", readers=(MATCHMAKER,)),
     Keys("tabletop:match-directory", MATCH, "match id -> game and status (services/match/directory.py)"),
     Keys("tabletop:clock-deadlines", MATCH, "clocked matches' wake-ups (services/match/deadlines.py)"),

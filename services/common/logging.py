@@ -7,13 +7,18 @@ import sys
 
 import structlog
 
+from services.common import tracing
+
 
 def configure(service: str, level: str = "info") -> None:
-    """JSON lines on stderr, one per event, stamped with the service name."""
+    """JSON lines on stderr, one per event, stamped with the service name (and, while
+    tracing is on, with the trace_id and span_id of the span they were written in)."""
     logging.basicConfig(stream=sys.stderr, level=level.upper(), format="%(message)s")
+    traced = [tracing.add_trace_ids] if tracing.ENABLED else []
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
+            *traced,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,

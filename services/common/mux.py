@@ -33,7 +33,7 @@ import grpc
 from google.protobuf.message import Message
 from tabletop.common.v1 import batch_pb2
 
-from services.common import batch, errors, tls
+from services.common import batch, errors, tls, tracing
 from services.common import logging as tlog
 from services.common.errors import ServiceError, Unavailable
 from services.common.gate import Gate
@@ -70,7 +70,7 @@ async def answer(
             with gate.unary() if gate is not None else contextlib.nullcontext():
                 result = await batch.one(servicer, service, parsers, caller, call, context)
         except ServiceError as refused:  # the gate's: overloaded, or draining
-            result = batch.failed(call.method, refused)
+            result = batch.failed(service, call.method, refused)
         done.append(batch_pb2.ExchangeResult(id=call.id, result=result))
         wake.set()
 
@@ -142,12 +142,16 @@ class Lane:
     def load(self) -> int:
         return len(self._pending)
 
-    async def call(self, rpc: str, request: Message, parse: Callable[[bytes], Message]) -> Message:
+    async def call(
+        self, rpc: str, request: Message, parse: Callable[[bytes], Message], metadata: dict[str, str] | None = None
+    ) -> Message:
         loop = asyncio.get_running_loop()
         call_id = next(self._ids)
         answer: asyncio.Future[Message] = loop.create_future()
         self._pending[call_id] = (answer, parse, loop.time())
-        self._outbox.append(batch_pb2.ExchangeCall(id=call_id, method=rpc, request=request.SerializeToString()))
+        self._outbox.append(
+            batch_pb2.ExchangeCall(id=call_id, method=rpc, request=request.SerializeToString(), metadata=metadata)
+        )
         if not self._tasks:
             self._tasks = [asyncio.ensure_future(self._run()), asyncio.ensure_future(self._sweep())]
         self._wake.set()
@@ -280,6 +284,7 @@ class Exchanging:
     ) -> None:
         self._remote = remote
         self._replies = replies
+        self._service = service
         request_type, response_type = exchange
         opened = remote.channel.stream_stream(
             f"/{service}/{EXCHANGE}",
@@ -298,7 +303,15 @@ class Exchanging:
             return await self._remote.unary(rpc, request)
         lanes = self._lanes
         lane = lanes[0] if len(lanes) == 1 else min(lanes, key=lambda lane: lane.load)
+        if tracing.ENABLED:
+            return await self._traced(lane, rpc, request, parse)
         return await lane.call(rpc, request, parse)
+
+    async def _traced(self, lane: Lane, rpc: str, request: Message, parse: Callable[[bytes], Message]) -> Message:
+        """The call under a client span of its own, whose context the call's metadata carries."""
+        metadata: dict[str, str] = {}
+        with tracing.carried_client_span(self._service, rpc, metadata, "exchange"):
+            return await lane.call(rpc, request, parse, metadata)
 
     async def stream(self, rpc: str, request: Message) -> AsyncIterator[Message]:
         async for item in self._remote.stream(rpc, request):

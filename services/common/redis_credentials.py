@@ -65,8 +65,8 @@ COMMANDS: Mapping[str, tuple[str, ...]] = {
     DICE: ("get", "set", "exists"),
     DECK: ("get", "set", "del", "sadd", "smembers"),
     # The ticket store's and the ratings' scripts, the work queues, match logs, display names.
-    MATCHMAKER: (*_SCRIPTS, *_LOG_READS, "get", "set", "del", "incr", "expire",
-                 "hget", "hset", "hdel", "hgetall", "hmget", "sadd", "srem", "smembers", "sismember",
+    MATCHMAKER: (*_SCRIPTS, *_LOG_READS, "get", "set", "del", "incr", "expire", "persist",
+                 "hget", "hset", "hdel", "hgetall", "hincrby", "hmget", "sadd", "srem", "smembers", "sismember",
                  "zadd", "zrem", "zscore", "zcard", "zrange", "zrevrange", "zrangebyscore", "zremrangebyscore",
                  "xadd", "xreadgroup", "xack", "xautoclaim", "xclaim", "xpending", "xgroup|create"),
 }

@@ -136,7 +136,11 @@ class RedisProcess:
         setpriv = shutil.which("setpriv")
         if setpriv is not None:
             args = [setpriv, "--pdeathsig", "TERM", "--", *args]
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # A session of its own: a terminal's Ctrl-C (SIGINT to the foreground process group)
+        # reaches the launcher, which stops the services first and this server last.
+        self.process = subprocess.Popen(
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        )
         self._wait_serving(timeout)
         return self
 
@@ -264,13 +268,16 @@ class RedisCluster:
             node.stop()
 
 
-def start_cluster(nodes: int = 3, timeout: float = 30.0, data_dir: pathlib.Path | None = None) -> RedisCluster:
+def start_cluster(
+    nodes: int = 3, timeout: float = 30.0, data_dir: pathlib.Path | None = None, ports: list[int] | None = None
+) -> RedisCluster:
     """Start `nodes` servers in cluster mode, one set of passwords, and join them into one cluster.
 
     With `data_dir` the cluster is kept there (`data_dir/cluster/node-<i>`, its ports in
     `data_dir/cluster/ports.json`, the passwords beside the single server's) and the next
     start brings the same cluster back with its data; without, it lives in temporary
-    directories.
+    directories. `ports`: where a new cluster of a data directory listens (default: free
+    ports); a kept cluster stays where it was made.
     """
     if data_dir is None:
         return _new_cluster(nodes, timeout)
@@ -279,7 +286,8 @@ def start_cluster(nodes: int = 3, timeout: float = 30.0, data_dir: pathlib.Path 
     passwords = _passwords(data_dir)
     ports_file = home / "ports.json"
     known = json.loads(ports_file.read_text()) if ports_file.exists() else []
-    ports = known if len(known) == nodes else [_free_port_below(55_000) for _ in range(nodes)]
+    fresh = ports if ports and len(ports) == nodes else [_free_port_below(55_000) for _ in range(nodes)]
+    ports = known if len(known) == nodes else fresh
     started: list[RedisProcess] = []
     try:
         for index, port in enumerate(ports):

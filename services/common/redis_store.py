@@ -6,6 +6,7 @@ Layout for a stream named N (all in hash slot of `{N}`):
   `{N}:snap`  the newest snapshot (fields v, d)
   `{N}:lease` the writer holding the stream's write lease (expires by itself)
   `{N}:want`  set while another writer waits for that lease
+  `{N}:at`    when the last append landed: the writer's clock, epoch seconds
 and one global sorted set `tabletop:streams` indexing stream names by creation.
 Streams are never trimmed: the log is the truth and XLEN is the version.
 An entry holds one field `e`: the event as a `tabletop.common.v1.LogEntry`
@@ -53,9 +54,9 @@ APPENDED_CHANNEL = "tabletop:appended"
 # How logs written before LogEntry spell an audience.
 _READ_AUDIENCE = {b"public": Audience.PUBLIC, b"seat": Audience.SEAT, b"server": Audience.SERVER}
 
-# KEYS: log, commands, once, lease, want. ARGV: expected, command_id, n, fingerprint,
-# owner, lease ms, want margin ms, then each event's LogEntry bytes, then the stream name
-# and the channel to announce the append on.
+# KEYS: log, commands, once, lease, want, at. ARGV: expected, command_id, n, fingerprint,
+# owner, lease ms, want margin ms, then each event's LogEntry bytes, then the stream name,
+# the channel to announce the append on and the writer's clock (epoch seconds, for `at`).
 # A command's answer is stored as "first:last:fingerprint"; the same id with
 # another fingerprint answers {-2, stored} and appends nothing.
 # `once` is a short-lived key unique to this call: if the client library
@@ -95,6 +96,7 @@ end
 local answer = (cur + 1) .. ':' .. (cur + n)
 if cmd ~= '' then redis.call('HSET', KEYS[2], cmd, answer .. ':' .. ARGV[4]) end
 redis.call('SET', KEYS[3], answer, 'EX', 600)
+redis.call('SET', KEYS[6], ARGV[i + 2])
 redis.call('PUBLISH', ARGV[i + 1], ARGV[i] .. ' ' .. (cur + n))
 local lease = 0
 if owner ~= '' and tonumber(ARGV[6]) > 0 then
@@ -128,6 +130,11 @@ def _keys(stream: str) -> tuple[str, str, str]:
     return f"{tag}:log", f"{tag}:cmd", f"{tag}:snap"
 
 
+def _appended_at_key(stream: str) -> str:
+    """When the stream's last append landed (the entry ids are versions, not times)."""
+    return "{" + stream + "}:at"
+
+
 def _lease_keys(stream: str) -> tuple[str, str]:
     """Who holds the stream's write lease, and whether another writer waits for it."""
     tag = "{" + stream + "}"
@@ -151,12 +158,10 @@ class RedisEventStore:
         return self._redis
 
     async def last_append_at(self, stream: str) -> float | None:
-        """When the stream's last event was appended (epoch seconds, from its entry id); None if empty."""
-        last = await self._redis.xrevrange(_keys(stream)[0], count=1)
-        if not last:
-            return None
-        entry_id = last[0][0].decode() if isinstance(last[0][0], bytes) else str(last[0][0])
-        return int(entry_id.split("-")[0]) / 1000
+        """When the stream's last event was appended (epoch seconds, its writer's clock); None if
+        empty or appended to only before append times were kept."""
+        at = await self._redis.get(_appended_at_key(stream))
+        return None if at is None else float(at)
 
     @classmethod
     def from_url(
@@ -179,6 +184,7 @@ class RedisEventStore:
         check_sizes(events)
         log, commands, _ = _keys(stream)
         lease, want = _lease_keys(stream)
+        at = _appended_at_key(stream)
         once = f"{{{stream}}}:once:{uuid.uuid4().hex}"
         args: list[str | bytes | int] = [
             expected_version,
@@ -190,10 +196,10 @@ class RedisEventStore:
             _WANT_MARGIN_MS,
         ]
         args += [log_entry.entry(e, command_id).SerializeToString() for e in events]
-        args += [stream, APPENDED_CHANNEL]
+        args += [stream, APPENDED_CHANNEL, f"{time.time():.3f}"]
 
         async def attempt() -> AppendResult:
-            reply = await self._append(keys=[log, commands, once, lease, want], args=args)
+            reply = await self._append(keys=[log, commands, once, lease, want, at], args=args)
             status, payload = reply[0], reply[1]
             if status == -4:
                 raise Leased(stream, int(payload))

@@ -17,6 +17,8 @@ import os
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
+from services.common import tracing
+
 # Coroutine[Any, Any, None]: a main's yield and send types are asyncio's business.
 Main = Callable[[], Coroutine[Any, Any, None]]
 
@@ -49,7 +51,9 @@ def tune_collector() -> None:
 
 
 def run(main: Main) -> None:
-    """Run `main()` to its end on the chosen event loop."""
+    """Run `main()` to its end on the chosen event loop, traced when an OTLP endpoint is set
+    (before `main` makes its first channel: the stock client instrumentation sees only later ones)."""
+    tracing.configure(tracing.process_name())
     tune_collector()
     if event_loop() == "uvloop":
         importlib.import_module("uvloop").run(main())

@@ -19,7 +19,7 @@ from typing import Protocol
 import grpc
 from google.protobuf.message import Message
 
-from services.common import authz
+from services.common import authz, tracing
 from services.common import logging as tlog
 from services.common.errors import Unavailable, from_rpc_error
 from services.common.tls import ChannelOption, Dial
@@ -72,7 +72,8 @@ class InProcess:
 
     async def unary(self, rpc: str, request: Message) -> Message:
         authz.check(f"/{self._service}/{rpc}", self._caller)
-        reply: Message = await getattr(self._servicer, rpc)(request, self._call)
+        call = getattr(self._servicer, rpc)(request, self._call)
+        reply: Message = await (tracing.in_process(self._service, rpc, call) if tracing.ENABLED else call)
         return reply
 
     async def stream(self, rpc: str, request: Message) -> AsyncIterator[Message]:
@@ -112,9 +113,13 @@ class Remote:
         # Calls wait for a restarting server (wait_for_ready) up to `timeout` s,
         # then fail UNAVAILABLE. Callers of callers get longer timeouts (the
         # gateway gives the match 10 s), so the innermost failure is the one reported.
-        # `addr` may list several replicas ("ipv4:h:p,h:p"); pass ROUND_ROBIN to spread calls over them.
+        # `addr` may list several replicas ("ipv4:h:p,h:p"): calls and Exchange lanes are then
+        # spread over them (ROUND_ROBIN) unless the caller chose a policy.
+        chosen = [*(options or [])]
+        if "," in addr and not any(name == ROUND_ROBIN[0][0] for name, _ in chosen):
+            chosen += ROUND_ROBIN
         self._channel = grpc.aio.secure_channel(
-            addr, dial.credentials, options=[*CHANNEL_OPTIONS, *dial.options, *(options or [])]
+            addr, dial.credentials, options=[*CHANNEL_OPTIONS, *dial.options, *chosen]
         )
         # The generated stub is untyped (protoc writes no .pyi for *_pb2_grpc): the adapters type each rpc.
         self._stub = stub_cls(self._channel)
@@ -150,6 +155,8 @@ class Remote:
             if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
                 raise self._unavailable(error) from None
             raise from_rpc_error(error) from None
+        finally:
+            call.cancel()  # closed before its end: the server's stream ends now, not when this is collected
 
     def _unavailable(self, error: grpc.aio.AioRpcError) -> Unavailable:
         """The address stays in our log; the caller learns only which service failed."""

@@ -44,12 +44,12 @@ def stack(redis_url: str) -> Iterator[Stack]:
 
 
 def _calls(stack: Stack, process: str, method: str) -> float:
-    """tabletop_rpc_total of one method that `process` served, every status code."""
+    """grpc_server_handled_total of one method that `process` served, every status code."""
     port = stack.procs[process].metrics_port
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as page:
         text = page.read().decode()
-    series = [line for line in text.splitlines() if line.startswith("tabletop_rpc_total{")]
-    return sum(float(line.rsplit(" ", 1)[1]) for line in series if f'method="{method}"' in line)
+    series = [line for line in text.splitlines() if line.startswith("grpc_server_handled_total{")]
+    return sum(float(line.rsplit(" ", 1)[1]) for line in series if f'grpc_method="{method}"' in line)
 
 
 def _dice_exists(redis_url: str) -> int:

@@ -77,7 +77,10 @@ async def test_metrics_and_json_logs_after_a_match(stack: Stack, gateway) -> Non
     metrics_port = stack.procs["match"].metrics_port
     with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as page:
         text = page.read().decode()
-    assert 'tabletop_rpc_total{code="OK",method="SubmitAction"}' in text
+    # The gRPC ecosystem's names and labels; the match's own families beside them.
+    assert 'grpc_server_handled_total{grpc_code="OK",grpc_method="SubmitAction",' in text
+    assert 'grpc_server_handling_seconds_count{grpc_method="SubmitAction",' in text
+    assert 'grpc_client_handled_total{grpc_code="OK",grpc_method="Decide",' in text
     assert "tabletop_appends_total" in text
     lines = [json.loads(line) for line in stack.tail("match", 400).splitlines() if line.startswith("{")]
     about = [line for line in lines if line.get("match_id") == result.match_id]
@@ -107,10 +110,13 @@ async def test_concurrent_matches_reach_the_rules_on_exchange_streams_and_play_a
     results = await asyncio.gather(*(bots.play_match(gateway, "pig", 2, seed=300 + n) for n in range(16)))
     assert all(result.summary.status == mpb.MATCH_STATUS_FINISHED for result in results)
     text = _metrics(stack, "rules-pig")
-    decided = _counter(text, 'tabletop_rpc_total{code="OK",method="Decide"}')
-    own_calls = _counter(text, 'tabletop_rpc_seconds_count{method="Decide"}')
+    rules = 'grpc_method="Decide",grpc_service="tabletop.rules.v1.RulesService"'
+    decided = _counter(text, f'grpc_server_handled_total{{grpc_code="OK",{rules},grpc_type="unary"}}')
+    carried = _counter(text, f'tabletop_rpc_carried_total{{carrier="exchange",{rules}}}')
     assert decided >= 16 * 2  # every match decided at least one move per seat
-    assert own_calls == 0
+    assert carried == decided  # every one on the stream, none as a call of its own
+    # The rules export their own families and none of the match's.
+    assert "tabletop_rules_chance_left_total" in text and "tabletop_appends_total" not in text
 
 
 def _metrics(stack: Stack, process: str) -> str:

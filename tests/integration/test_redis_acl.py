@@ -70,7 +70,8 @@ def may_write(user: str, family: keys.Keys) -> bool:
 def _named_keys() -> list[tuple[str, str]]:
     """Every key name the code base builds, with the role whose code writes it."""
     stream = keys.match_stream(MATCH_ID)
-    named = [(k, MATCH) for k in (*redis_store._keys(stream), *redis_store._lease_keys(stream))]
+    named = [(k, MATCH) for k in (*redis_store._keys(stream), *redis_store._lease_keys(stream),
+                                   redis_store._appended_at_key(stream))]
     named += [
         ("{" + stream + "}:once:0f1e", MATCH),  # redis_store append: one call's answer
         (redis_store.INDEX_KEY, MATCH), (directory.INDEX_KEY, MATCH), (directory.DIRECTORY_KEY, MATCH),

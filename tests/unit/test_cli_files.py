@@ -75,8 +75,17 @@ def test_long_runs_report_progress_and_elapsed_time(monkeypatch) -> None:  # typ
     assert quiet.getvalue() == ""  # --json: nothing but the answer
 
 
-def test_admin_finds_make_runs_embedded_server_where_the_launcher_puts_it() -> None:
-    from deploy.stack import FIXED_PORTS
+def test_admin_finds_make_runs_embedded_server_where_the_launcher_records_it(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from deploy import local
+    from deploy.stack import Stack
     from gateway.client import admin
 
-    assert FIXED_PORTS["redis"] == admin.MAKE_RUN_PORT
+    stack = Stack(layout=ports.Layout(base=23050), data_dir=tmp_path, cluster_nodes=3)
+    monkeypatch.setattr(local, "record", lambda _: {"mode": "cluster", "redis_ports": [23070, 23071, 23072],
+                                                    "gateway": "127.0.0.1:23051"})
+    assert local.write_record(stack) == tmp_path / admin.STACK_RECORD
+    (tmp_path / "redis-passwords.json").write_text('{"admin": "pw"}')
+    monkeypatch.setenv("TABLETOP_DATA_DIR", str(tmp_path))
+    found = admin.target("", cluster=False)
+    assert found.cluster and ":23070" in found.url and "pw" in found.url
+    assert admin.recorded_gateway() == "127.0.0.1:23051"

@@ -17,7 +17,7 @@ from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 from tabletop.dice.v1 import dice_service_pb2_grpc as dice_grpc
 
 from services.common import authz, mux, pki, tls
-from services.common.adapters import DiceClient
+from services.common.adapters import DiceClient, Metered
 from services.common.errors import FailedPrecondition, PermissionDenied, Unavailable
 from services.common.gate import Gate
 from services.common.grpc_server import ServiceInterceptor
@@ -83,7 +83,7 @@ async def test_concurrent_calls_share_one_stream_and_each_gets_its_own_answer(pk
             await dice_client.RollDice(roll(-1))
         assert refused.value.reason == "dice.bad_counter"
         # One stream carried every call: the gate saw one open stream and no call left in flight.
-        assert isinstance(dice_client.transport, mux.Exchanging)
+        assert isinstance(dice_client.transport, Metered) and isinstance(dice_client.transport.inner, mux.Exchanging)
     finally:
         await dice_client.close()
         await server.stop(0)
