@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 
 from gateway.callers import Callers
+from gateway.describe import Describe
 from gateway.identity import ExternalConfig, ExternalIdentities, Players
 from gateway.limits import RateLimiter
 from gateway.lobby import Lobby
@@ -117,6 +118,7 @@ def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.R
         moves,
         Watching(match, store, feeds, callers, moves),
         Matchmaking(matchmaker, games, callers, seats, players, per_player),
+        Describe(games.names),
     )
 
     async def close() -> None:

@@ -15,6 +15,7 @@ from gateway.tables import GameCatalog
 from services.common.ports import MatchPort
 from services.common.table_options import table_option_messages
 from services.common.tokens import TokenAuthority
+from services.matchmaker.tables import matchmade_defaults
 
 
 def match_id_for(player_id: str, command_id: str) -> str:
@@ -51,6 +52,7 @@ class Lobby:
                     max_seats=info.max_seats,
                     # Each game's own options, then the table's (turn clocks), which every match may set.
                     options=[*info.options, *table_option_messages()],
+                    matchmade_options=matchmade_defaults(info.game),
                 )
             )
         return pb.ListGamesResponse(games=games)

@@ -9,6 +9,7 @@ in Redis, not in the replica).
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, TypeVar
@@ -64,8 +65,10 @@ class Matchmaking:
     ) -> AsyncGenerator[pb.WatchTicketResponse, None]:
         session = self._callers.session(context)
         ticket_id = validate.ticket_id(request.ticket_id)
-        async for update in self._watch(session.player_id, ticket_id):
-            yield pb.WatchTicketResponse(ticket_id=update.ticket_id, status=update.status, assignment=update.assignment)
+        async with contextlib.aclosing(self._watch(session.player_id, ticket_id)) as updates:
+            async for update in updates:
+                yield pb.WatchTicketResponse(ticket_id=update.ticket_id, status=update.status,
+                                             assignment=update.assignment)
 
     async def Queue(self, request: pb.QueueRequest, context: CallContext) -> AsyncGenerator[pb.QueueResponse, None]:
         """FindMatch, then WatchTicket on its ticket, over one stream: a client's one call to
@@ -79,20 +82,22 @@ class Matchmaking:
         ticket_id, before = "", False
         for attempt in range(WATCH_REOPENS):
             try:
-                async for queued in self._minted(session.player_id, self._mm().Queue(queue)):
-                    ticket_id, before = queued.ticket_id, queued.already_queued
-                    yield pb.QueueResponse(ticket_id=ticket_id, already_queued=before, status=queued.status,
-                                           assignment=queued.assignment)
+                async with contextlib.aclosing(self._minted(session.player_id, self._mm().Queue(queue))) as stream:
+                    async for queued in stream:
+                        ticket_id, before = queued.ticket_id, queued.already_queued
+                        yield pb.QueueResponse(ticket_id=ticket_id, already_queued=before, status=queued.status,
+                                               assignment=queued.assignment)
                 return
             except Unavailable:
                 if ticket_id:
                     break
                 if attempt == WATCH_REOPENS - 1:
                     raise
-        async for watched in self._watch(session.player_id, ticket_id):
-            if watched.status != mmpb.TICKET_STATUS_WAITING:  # said already: a new watch starts with it
-                yield pb.QueueResponse(ticket_id=ticket_id, already_queued=before, status=watched.status,
-                                       assignment=watched.assignment)
+        async with contextlib.aclosing(self._watch(session.player_id, ticket_id)) as reopened:
+            async for watched in reopened:
+                if watched.status != mmpb.TICKET_STATUS_WAITING:  # said already: a new watch starts with it
+                    yield pb.QueueResponse(ticket_id=ticket_id, already_queued=before, status=watched.status,
+                                           assignment=watched.assignment)
 
     async def _find(self, player_id: str, request: pb.FindMatchRequest) -> mmpb.FindMatchResponse:
         fields = await self._checked(player_id, request)
@@ -117,19 +122,23 @@ class Matchmaking:
         watch = mmpb.WatchTicketRequest(ticket_id=ticket_id, player_id=player_id)
         for attempt in range(WATCH_REOPENS):
             try:
-                async for update in self._minted(player_id, self._mm().WatchTicket(watch)):
-                    yield update
+                async with contextlib.aclosing(self._minted(player_id, self._mm().WatchTicket(watch))) as updates:
+                    async for update in updates:
+                        yield update
                 return
             except Unavailable:
                 if attempt == WATCH_REOPENS - 1:
                     raise
 
     async def _minted(self, player_id: str, updates: AsyncIterator[Update]) -> AsyncGenerator[Update, None]:
-        """The matchmaker's ticket `updates`, an assignment carrying the seat's token for `player_id`."""
-        async for update in updates:
-            if update.HasField("assignment") and update.assignment.match_id:
-                await self._seat_token(player_id, update.assignment)
-            yield update
+        """The matchmaker's ticket `updates`, an assignment carrying the seat's token for `player_id`.
+        Closed, it closes `updates`: the matchmaker's stream ends with the client's, which is what
+        withdraws a waiting ticket at once (services/matchmaker/app.py)."""
+        async with contextlib.aclosing(updates) as stream:  # type: ignore[type-var]
+            async for update in stream:
+                if update.HasField("assignment") and update.assignment.match_id:
+                    await self._seat_token(player_id, update.assignment)
+                yield update
 
     async def _seat_token(self, player_id: str, assignment: mmpb.Assignment) -> None:
         """Mint the assigned seat's token for the ticket's owner, bound to the seat's tenure: the

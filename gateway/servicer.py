@@ -18,6 +18,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 
 from gateway.callers import CallContext
+from gateway.describe import Describe
 from gateway.lobby import Lobby
 from gateway.matchmaking import Matchmaking
 from gateway.play import Moves
@@ -27,8 +28,15 @@ from gateway.watching import Watching
 
 class GatewayService(pb_grpc.GatewayServiceServicer):
     def __init__(
-        self, signin: SignIn, lobby: Lobby, moves: Moves, watching: Watching, matchmaking: Matchmaking
+        self,
+        signin: SignIn,
+        lobby: Lobby,
+        moves: Moves,
+        watching: Watching,
+        matchmaking: Matchmaking,
+        describe: Describe | None = None,
     ) -> None:
+        self._describe = describe or Describe()
         self._signin = signin
         self._lobby = lobby
         self._moves = moves
@@ -52,6 +60,11 @@ class GatewayService(pb_grpc.GatewayServiceServicer):
 
     async def ListGames(self, request: pb.ListGamesRequest, context: CallContext) -> pb.ListGamesResponse:
         return await self._lobby.ListGames(request, context)
+
+    async def DescribeGame(
+        self, request: pb.DescribeGameRequest, context: CallContext
+    ) -> pb.DescribeGameResponse:
+        return await self._describe.DescribeGame(request, context)
 
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: CallContext) -> pb.CreateMatchResponse:
         return await self._lobby.CreateMatch(request, context)

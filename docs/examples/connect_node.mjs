@@ -1,7 +1,7 @@
 // A whole match through the HTTP edge from Node (18+) or a browser, with
 // nothing but fetch: the Connect protocol's JSON form.
 //
-//   EDGE=http://127.0.0.1:8080 GAME=pig node docs/examples/connect_node.mjs
+//   EDGE=http://127.0.0.1:8080 GAME=la_isla node docs/examples/connect_node.mjs
 //
 // Unary calls are a POST of JSON to /<service>/<Method>; a refusal is an HTTP
 // error with {"code", "message", "details"}. A server stream (WatchMatch) is
@@ -10,7 +10,7 @@
 // the stream failed.
 
 const EDGE = process.env.EDGE ?? "http://127.0.0.1:8080";
-const GAME = process.env.GAME ?? "pig";
+const GAME = process.env.GAME ?? "la_isla";
 const API = `${EDGE}/tabletop.gateway.v1.GatewayService`;
 
 async function call(method, body, token) {

@@ -23,8 +23,9 @@ from rich.table import Table
 from tabletop.common.v1 import common_pb2 as common_pb
 from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
 from tabletop.match.v1 import match_service_pb2 as mpb
+from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
-from gateway.client import admin, archive, bots, render
+from gateway.client import admin, archive, bots, render, say
 from gateway.client.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
 from services.bots.policies import KINDS, parse_budget
 from services.bots.search import DEFAULT_BUDGET
@@ -49,6 +50,8 @@ def _everywhere(
     # own --gateway reads TABLETOP_GATEWAY, and its options are read after this runs.
     if gateway:
         os.environ["TABLETOP_GATEWAY"] = gateway
+    elif not os.environ.get("TABLETOP_GATEWAY") and (recorded := admin.recorded_gateway()):
+        os.environ["TABLETOP_GATEWAY"] = recorded  # where `make run` of the data directory put it
     # Games beyond the built-in ones, as the servers are told (TABLETOP_EXTRA_GAMES=name=package,...):
     # the client decodes their views and replays their archives with the same engines.
     for item in os.environ.get("TABLETOP_EXTRA_GAMES", "").split(","):
@@ -152,8 +155,16 @@ def _run(gateway: str, work: Callable[[Gateway], Awaitable[T]]) -> T:
     try:
         return asyncio.run(main())
     except grpc.aio.AioRpcError as error:
-        console.print(f"[red]{error.code().name}[/red]: {error.details()}")
+        _refused(error, gateway)
         raise typer.Exit(1) from None
+
+
+def _refused(error: grpc.aio.AioRpcError, gateway: str) -> None:
+    """A failed call in words on stderr: what went wrong, then what to do next."""
+    what, step = say.explain(error, gateway)
+    notes.print(f"[red]{error.code().name}[/red]: {what}", markup=True, highlight=False)
+    if step:
+        notes.print(f"  next: {step}", markup=False, highlight=False)
 
 
 def _archive(file: pathlib.Path) -> tuple[str, list[StoredEvent]]:
@@ -323,12 +334,31 @@ def start(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GAT
 def view(match_id: str, seat: SeatOpt = None, as_json: JsonOpt = False, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
     """Show the match as your seat (or as a spectator) sees it: tables, or --json for the raw view."""
     mine = _seat(match_id, seat, required=False)
-    reply = _run(gateway, lambda g: g.view(match_id, mine))
-    _show(reply.match, reply.view, as_json)
+
+    async def work(g: Gateway) -> tuple[gateway_pb.GetViewResponse, render.Said | None]:
+        reply = await g.view(match_id, mine)
+        return reply, None if as_json else await _said(g, reply.match)
+
+    reply, words = _run(gateway, work)
+    _show(reply.match, reply.view, as_json, words=words)
 
 
-def _show(match: mpb.MatchSummary, view: any_pb2.Any | None, as_json: bool, said: str = "") -> None:
-    """A match and a view of it: tables (after the `said` line, on stderr), or one JSON object."""
+async def _said(g: Gateway, summary: mpb.MatchSummary) -> render.Said | None:
+    """The match's game's words, its seats named after their players (None: the game has none here)."""
+    try:
+        return render.Said.of(await say.words_of(g, summary.game), message_dict(summary))
+    except grpc.aio.AioRpcError as error:
+        if error.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNIMPLEMENTED):
+            return None
+        raise
+
+
+def _show(
+    match: mpb.MatchSummary, view: any_pb2.Any | None, as_json: bool, said: str = "",
+    words: render.Said | None = None,
+) -> None:
+    """A match and a view of it: in the game's words (or tables), after the `said` line on
+    stderr; or one JSON object."""
     data = {"match": message_dict(match)}
     if view is not None and view.type_url:
         data["view"] = to_dict(view, match.game)
@@ -337,6 +367,10 @@ def _show(match: mpb.MatchSummary, view: any_pb2.Any | None, as_json: bool, said
         return
     if said:
         notes.print(said)
+    if words is not None:
+        console.print(render.said_view(data["match"], data.get("view"), words), soft_wrap=True,
+                      markup=False, highlight=False)
+        return
     console.print(render.match_view(data["match"], data.get("view")))
 
 
@@ -386,19 +420,28 @@ def _replay_offline(file: pathlib.Path, version: int, seat: int | None, as_json:
 
 
 @app.command()
-def actions(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
-    """List your legal actions, numbered for `tabletop act` (or say why there are none)."""
+def actions(
+    match_id: str, seat: SeatOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="each action as the game's proto JSON")] = False,
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
+    """List your legal actions in words, numbered for `tabletop act` (or say why there are none)."""
     mine = _seat(match_id, seat)
     assert mine is not None
 
-    async def work(g: Gateway) -> tuple[mpb.MatchSummary, gateway_pb.ListLegalActionsResponse]:
-        return (await g.view(match_id, mine)).match, await g.legal_actions(mine)
+    async def work(
+        g: Gateway,
+    ) -> tuple[mpb.MatchSummary, gateway_pb.ListLegalActionsResponse, render.Said | None]:
+        summary = (await g.view(match_id, mine)).match
+        return summary, await g.legal_actions(mine), None if as_json else await _said(g, summary)
 
-    summary, reply = _run(gateway, work)
+    summary, reply, words = _run(gateway, work)
     if not reply.actions:
         notes.print(f"no actions for seat {mine.seat}: {_why_no_action(summary, mine.seat)}")
     for index, action in enumerate(reply.actions):
-        print(f"{index}: {json.dumps(to_dict(action, summary.game), sort_keys=True)}")
+        payload = to_dict(action, summary.game)
+        label = words.action(action.type_url, payload) if words else json.dumps(payload, sort_keys=True)
+        print(f"{index}: {label}")
     if summary.undoable and summary.undo_seat == mine.seat:
         notes.print(f"undo available ({summary.undoable}): `tabletop undo {match_id}`")
 
@@ -486,14 +529,26 @@ def _action_from_json(game: str, text: str) -> any_pb2.Any:
 
 
 @app.command()
-def watch(match_id: str, seat: SeatOpt = None, after: int = 0, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
-    """Follow a match live: one JSON line per event you may see."""
+def watch(
+    match_id: str, seat: SeatOpt = None, after: int = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON line per event, every event")] = False,
+    gateway: GatewayOpt = DEFAULT_GATEWAY,
+) -> None:
+    """Follow a match live: a line in words per event you may see (bookkeeping left out)."""
     mine = _seat(match_id, seat, required=False)
 
     async def work(g: Gateway) -> None:
-        game = (await g.view(match_id, mine)).match.game
+        summary = (await g.view(match_id, mine)).match
+        game = summary.game
+        words = None if as_json else await _said(g, summary)
         async for update in g.follow(match_id, mine, after):
             for entry in update.entries:
+                if words is not None:
+                    line = words.event(entry.type, _entry_dict(entry, game))
+                    if line:
+                        print(f"{entry.version:>5}  {line}{' (hidden from you)' if entry.redacted else ''}",
+                              flush=True)
+                    continue
                 print(
                     json.dumps(
                         {"version": entry.version, "type": entry.type, "event": to_dict(entry.event, game)},
@@ -503,6 +558,22 @@ def watch(match_id: str, seat: SeatOpt = None, after: int = 0, gateway: GatewayO
                 )
 
     _run(gateway, work)
+
+
+def _entry_dict(entry: gateway_pb.LogEntry, game: str) -> dict[str, object]:
+    """A log entry's event as a dict with proto field names: a game event or a platform one."""
+    if not entry.HasField("event"):
+        return {}
+    if entry.type.startswith("tabletop.games."):
+        return to_dict(entry.event, game)
+    from services.match.lifecycle import PLATFORM_EVENTS
+
+    known = PLATFORM_EVENTS.get(entry.type)
+    if known is None:
+        return {}
+    message = known()
+    entry.event.Unpack(message)
+    return message_dict(message)
 
 
 @app.command()
@@ -703,7 +774,7 @@ def queue(
     gateway: GatewayOpt = DEFAULT_GATEWAY,
 ) -> None:
     """Ask the matchmaker for a match and wait for the assignment (Ctrl-C withdraws the ticket)."""
-    from gateway.client.queue import TicketExpired
+    from gateway.client.queue import Interrupted, TicketExpired
     from gateway.client.queue import queue as find
 
     profile, device = _profile(name)
@@ -715,14 +786,14 @@ def queue(
             wanted, as_json,
             lambda told: find(gateway, game, players, high, _options(option), device, profile[:32], told),
         ))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted) as stopped:  # Ctrl-C; SIGTERM, SIGHUP: 128 + the signal
         notes.print("[yellow]stopped waiting; the ticket is withdrawn[/yellow]")
-        raise typer.Exit(130) from None
+        raise typer.Exit(getattr(stopped, "exit_code", 130)) from None
     except TicketExpired as expired:
         console.print(f"[yellow]{expired}[/yellow]")
         raise typer.Exit(2) from None
     except grpc.aio.AioRpcError as error:
-        console.print(f"[red]{error.code().name}[/red]: {error.details()}")
+        _refused(error, gateway)
         raise typer.Exit(1) from None
     _save_seat(Seat(found["match_id"], int(found["seat"]), found["token"]))
     if as_json:
@@ -755,7 +826,8 @@ async def _with_progress(describe: Callable[[], str], quiet: bool, work: Awaitab
 async def _waiting(
     wanted: str, quiet: bool, work: Callable[[Callable[[gateway_pb.QueueResponse], None]], Awaitable[T]]
 ) -> T:
-    """Run `work`, saying on the terminal what it waits for and for how long (not with --json)."""
+    """Run `work`, saying on the terminal what it waits for and for how long; with --json
+    (`quiet`), a JSON line per status of the ticket on stdout instead."""
     loop = asyncio.get_running_loop()
     started = loop.time()
     line = f"queueing for {wanted}"
@@ -772,6 +844,13 @@ async def _waiting(
             line = f"waiting for {wanted} (ticket {short})"
         if logged:
             notes.print(line)
+        if quiet:
+            # --json: a line on stdout at once when queued, then on every change of status.
+            print(json.dumps({
+                "ticket_id": ticket.ticket_id,
+                "status": mmpb.TicketStatus.Name(ticket.status).removeprefix("TICKET_STATUS_").lower(),
+                "already_queued": ticket.already_queued,
+            }, sort_keys=True), flush=True)
 
     task = asyncio.ensure_future(work(told))
     if quiet:
@@ -805,7 +884,15 @@ def leaderboard(
 ) -> None:
     """The best-rated players of one game."""
     request = gateway_pb.ListLeaderboardRequest(game=game, limit=limit)
-    reply = _run(gateway, lambda g: g.stub.ListLeaderboard(request))
+
+    async def work(g: Gateway) -> gateway_pb.ListLeaderboardResponse:
+        await say.words_of(g, game)  # NOT_FOUND for a game this server does not host
+        reply: gateway_pb.ListLeaderboardResponse = await g.stub.ListLeaderboard(request)
+        return reply
+
+    reply = _run(gateway, work)
+    if not reply.entries:
+        notes.print(f"nobody is rated in {game} yet (ratings come from matchmade tables: `tabletop queue`)")
     for entry in reply.entries:
         r = entry.rating
         console.print(

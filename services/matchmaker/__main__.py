@@ -33,7 +33,7 @@ async def main() -> None:
     store = TicketStore(client)
     ratings = RatingsProjection(client, events, tuning.ratings)
     app = MatchmakerApp(store, ratings, tuning, replica)
-    former = Former(match, store, batch=match)
+    former = Former(match, store, batch=match, watch_grace=tuning.watch_grace)
     bots = BotPlayer(match, events, tuning.bot_idle, tuning.bot_level, parse_budget(tuning.bot_budget))
 
     async def form(entry_id: str, fields: Mapping[bytes, bytes]) -> None:

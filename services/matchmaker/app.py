@@ -20,7 +20,7 @@ import contextlib
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 
 from prometheus_client import Counter
@@ -31,10 +31,11 @@ from services.common.players import BOT_PREFIX
 from services.matchmaker import partition
 from services.matchmaker.config import MatchmakerConfig
 from services.matchmaker.pace import Pace
-from services.matchmaker.pool import form_groups
+from services.matchmaker.pool import Group, Ticket, form_groups, stragglers
 from services.matchmaker.projection import RatingsProjection, Standing, ratings_key
 from services.matchmaker.ratings import DEFAULT, Rating
 from services.matchmaker.store import TicketState, TicketStore, ids_of, placed_of, pool_name
+from services.matchmaker.tables import matchmade_options
 
 log = tlog.get("matchmaker")
 TICKETS = Counter("tabletop_matchmaker_tickets_total", "Tickets by what became of them", ["event"])
@@ -107,37 +108,66 @@ class MatchmakerApp:
         A player has at most one ticket per game that may still be placed: while one waits
         (or is being placed), FindMatch for that game answers it, whatever the new request.
         """
-        return await self._find(game, player_id, players, options, command_id, uuid.uuid4().hex)
+        return await self._find(game, player_id, players, options, command_id, uuid.uuid4().hex, False)
 
     async def queue(self, game: str, player_id: str, players: tuple[int, int], options: Mapping[str, str],
-                    command_id: str = "") -> AsyncIterator[tuple[TicketView, bool]]:
+                    command_id: str = "") -> AsyncGenerator[tuple[TicketView, bool], None]:
         """`find`, then `watch` its ticket: each view, with whether the ticket was queued before.
 
         A new ticket's watch listens before the ticket exists, and its first state is known
-        (waiting, its watcher heard: the enqueue script writes both), so it costs no read."""
+        (waiting, its watcher heard and counted: the enqueue script writes all three), so it
+        costs no read. The stream ending without an assignment withdraws the ticket (`_watched`)."""
         fresh = uuid.uuid4().hex
         with self._listening(fresh) as woken:
-            ticket_id, before = await self._find(game, player_id, players, options, command_id, fresh)
+            ticket_id, before = await self._find(game, player_id, players, options, command_id, fresh, True)
             if ticket_id == fresh:
-                async for view in self._follow(ticket_id, woken, TicketState(ticket_id, player_id, game, WAITING)):
-                    yield view, before
+                async with self._watched(ticket_id):
+                    async for view in self._follow(ticket_id, woken, TicketState(ticket_id, player_id, game,
+                                                                                 WAITING)):
+                        yield view, before
                 return
-        async for view in self.watch(ticket_id, player_id):
-            yield view, before
+        async with contextlib.aclosing(self.watch(ticket_id, player_id)) as views:
+            async for view in views:
+                yield view, before
+
+    @contextlib.asynccontextmanager
+    async def _watched(self, ticket_id: str) -> AsyncIterator[None]:
+        """A counted watch of the ticket, for the block: however the block ends (the watcher went
+        away, the stream was cut, a drain), the watch ends with it, and when it was the last one a
+        waiting ticket is withdrawn at once, so nobody is seated with a player who left. A watch
+        opening again within the grace period (a reconnect, a stream reopened on another replica)
+        puts it back in its pool with its place (store.py, _WATCHED)."""
+        try:
+            yield
+        finally:
+            # Shielded: this runs as the stream is cancelled, and must reach Redis all the same.
+            ending = asyncio.ensure_future(self._store.unwatch(ticket_id))
+            try:
+                if await asyncio.shield(ending):
+                    TICKETS.labels("withdrawn").inc()
+                    log.info("ticket_withdrawn", ticket_id=ticket_id, reason="watcher_left")
+            except asyncio.CancelledError:
+                raise  # cancelled again: the shielded call still runs to its end, on its own
+            except Exception as error:  # noqa: BLE001 - Redis away: the grace period withdraws it instead
+                log.warning("ticket_unwatch_failed", ticket_id=ticket_id, error=str(error))
 
     async def _find(self, game: str, player_id: str, players: tuple[int, int], options: Mapping[str, str],
-                    command_id: str, fresh: str) -> tuple[str, bool]:
-        """`find`, naming a new ticket `fresh`."""
+                    command_id: str, fresh: str, watched: bool) -> tuple[str, bool]:
+        """`find`, naming a new ticket `fresh` (`watched`: counted as watched from its first moment).
+        The ticket's options are the game's matchmade defaults with the request's over them
+        (tables.py: a clock, a bot's move for a seat whose time runs out)."""
         low, high = _validate(game, player_id, players, options, command_id)
+        options = matchmade_options(game, options)
         # The player's rating and live ticket in one round trip (then the enqueue script).
         seen, raw = await self._store.live_and_field(game, player_id, ratings_key(game), player_id)
         rating = Rating.decode(raw) if raw is not None else DEFAULT
         ticket_id, how = await self._store.enqueue(fresh, player_id, game, options, (low, high), rating.mu,
-                                                   command_id, seen)
+                                                   command_id, seen, self._config.pool_shards, watched)
         if how == "command":
             # A command id the player used before: the same request gets its
             # ticket again, another request is refused.
-            if await self._store.request_of(ticket_id) != (pool_name(game, options), low, high):
+            asked = await self._store.request_of(ticket_id)
+            if asked is None or (partition.home(asked[0]), *asked[1:]) != (pool_name(game, options), low, high):
                 raise AlreadyExists("this command id was already used for another request",
                                     "command.reused")
             return ticket_id, True
@@ -148,18 +178,28 @@ class MatchmakerApp:
         log.info("ticket_queued", ticket_id=ticket_id, game=game, players_min=low, players_max=high)
         return ticket_id, False
 
-    async def watch(self, ticket_id: str, player_id: str) -> AsyncIterator[TicketView]:
+    async def watch(self, ticket_id: str, player_id: str) -> AsyncGenerator[TicketView, None]:
         """The ticket's state now, then its assignment or expiry the moment it happens."""
         _require_ticket_id(ticket_id)
         # Listen before the first read: a change after it wakes the loop at once.
         with self._listening(ticket_id) as woken:
             # Back within the grace period: the ticket stays (run_heartbeats keeps saying so).
             # The ownership check and that refresh are one round trip.
+            # A ticket withdrawn when its last watcher left is back in its pool (store.py).
             state: TicketState | None = await self._store.get_heard(ticket_id, player_id)
             if state is None or state.player_id != player_id or not player_id:
                 raise NotFound(f"no ticket {ticket_id}", "matchmaker.ticket_not_found")
-            async for view in self._follow(ticket_id, woken, state):
-                yield view
+            if state.state not in (WAITING, "forming"):
+                for view in self._settled(ticket_id, state):
+                    yield view
+                return
+            async with self._watched(ticket_id):
+                async for view in self._follow(ticket_id, woken, state):
+                    yield view
+
+    def _settled(self, ticket_id: str, state: TicketState) -> Iterator[TicketView]:
+        """A ticket that no longer waits, as its watcher is told (no watch counted)."""
+        yield self._view(ticket_id, state)
 
     @contextlib.contextmanager
     def _listening(self, ticket_id: str) -> Iterator[_Waker]:
@@ -284,8 +324,21 @@ class MatchmakerApp:
                 await self._store.unlease(pool)
                 raise
             # Every group of the pass in one script (each claimed whole or skipped), then the unlease.
-            claimed += sum(await self._store.claim_and_unlease(pool, groups))
+            # A ticket whose watcher went unheard for the grace period is placed with nobody.
+            unheard = time.time() - self._config.watch_grace if self._config.watch_grace > 0 else 0.0
+            claimed += sum(await self._store.claim_and_unlease(pool, groups, unheard))
+            if full:
+                await self._rehome(pool, tickets, [group for _, group in groups])
         return claimed
+
+    async def _rehome(self, pool: str, tickets: list[Ticket], groups: list[Group]) -> None:
+        """Move a sub-pool's stragglers (partition.py) to sub-pool 0, where they meet."""
+        if partition.home(pool) == pool:
+            return
+        late = stragglers(tickets, groups, time.time(), self._config.shard_merge_after)
+        if late:
+            moved = await self._store.rehome(pool, [t.ticket_id for t in late])
+            log.info("tickets_rehomed", pool=pool, count=len(moved))
 
     def forms_matches(self) -> bool:
         """Whether this replica takes new formation jobs: while it owns a pool, or knows of

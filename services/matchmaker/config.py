@@ -26,10 +26,11 @@ class MatchmakerConfig:
     # Seconds a ticket may wait in its pool before it expires (0: never); players who left
     # without cancelling must not be seated forever after.
     ticket_ttl: float = 600.0
-    # Seconds a waiting ticket may go without a watcher (WatchTicket) before it is abandoned
-    # (0: never). Counted from FindMatch, and again from each watch that ends: a client that
-    # reconnects within it keeps its ticket.
-    watch_grace: float = 20.0
+    # Seconds a waiting ticket may go without a watcher (WatchTicket, Queue) before it is
+    # abandoned (0: never), and past which it is never placed. Counted from FindMatch, and again
+    # from the last watch's end, which withdraws it at once: a client that reconnects within it
+    # gets it back, with its place.
+    watch_grace: float = 3.0
     # Bots stop playing a match whose log has not moved for this many seconds (0: never):
     # the humans abandoned it, and a bot job must not block on it forever.
     bot_idle: float = 600.0
@@ -51,6 +52,12 @@ class MatchmakerConfig:
     # Seconds a pass waits after the first new ticket for others arriving with it, when
     # tickets come 200 a second or faster; less the fewer come (services/matchmaker/pace.py).
     batch_window: float = 0.05
+    # Sub-pools each pool is split into (services/matchmaker/partition.py): one hot pool's
+    # grouping and formation spread over that many replicas' passes; 1: no split.
+    pool_shards: int = 1
+    # Seconds a ticket waits unseated in a sub-pool before it moves to sub-pool 0, where
+    # the stragglers of every sub-pool meet.
+    shard_merge_after: float = 0.5
     # What is rated and shown (TABLETOP_RATE_CUSTOM_TABLES, TABLETOP_RATE_GUEST_MIN_MATCHES):
     # matchmade tables only, and guests on the leaderboard after 10 of them (RATINGS.md).
     ratings: RatingRules = DEFAULT_RULES
@@ -78,6 +85,8 @@ def load(settings: Settings, env: Mapping[str, str] | None = None) -> Matchmaker
         concurrency=int(num("CONCURRENCY", d.concurrency)),
         tick=num("TICK", d.tick),
         batch_window=num("BATCH_WINDOW", d.batch_window),
+        pool_shards=max(1, int(num("POOL_SHARDS", d.pool_shards))),
+        shard_merge_after=num("SHARD_MERGE_AFTER", d.shard_merge_after),
         bot_level=_level(env.get("TABLETOP_MM_BOT_LEVEL", d.bot_level)),
         bot_budget=env.get("TABLETOP_MM_BOT_BUDGET", d.bot_budget),
         ratings=RatingRules(

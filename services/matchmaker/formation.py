@@ -15,6 +15,15 @@ refused, end as failed): nothing is half-assigned. When the match service
 cannot tell whether the match exists, the job is left pending and taken up
 again later (XAUTOCLAIM), never guessed.
 
+A group is formed only with players still there: the job's first take-up
+checks, in the same script that gives it its epoch, that every ticket's
+watcher is still heard of and has not left (store.py, TAKE_UP). If one has
+gone, the job is void: the others go back to the pool with their place and
+are grouped again, the one who left is withdrawn, and no match is made. (A
+job taken up again after a replica died is not checked again: its match may
+exist already; a player who left it meanwhile is the table's clock policy's,
+tables.py.)
+
 A job may be worked on by two replicas at once (one stalled, one that took it
 over). Two rules keep that harmless:
 - each replica taking the job up gets a new epoch, and the ticket scripts
@@ -30,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -91,10 +101,25 @@ class BatchFormPort(Protocol):
 class Former:
     """Creates matches through the match service."""
 
-    def __init__(self, match: MatchPort, store: TicketStore, batch: BatchFormPort | None = None) -> None:
+    def __init__(self, match: MatchPort, store: TicketStore, batch: BatchFormPort | None = None,
+                 watch_grace: float = 0.0) -> None:
         self._match = match
         self._store = store
         self._batch = batch
+        # A ticket whose watcher went unheard this long (s) is placed with nobody (0: not checked).
+        self._grace = watch_grace
+
+    def _unheard_since(self) -> float:
+        return time.time() - self._grace if self._grace > 0 else 0.0
+
+    def _void(self, job: Job, epoch: int) -> bool:
+        """Whether the take-up found the job void (a player gone: store.py, TAKE_UP)."""
+        if epoch > 0:
+            return False
+        if epoch == 0:
+            FORMED.labels(job.game, "requeued").inc()
+            log.info("formation_requeued", match_id=job.match_id, reason="a player left before the start")
+        return True
 
     async def form_many(self, jobs: Sequence[Job]) -> dict[str, bool]:
         """Form many jobs with one round trip per step: take them up (one script), their
@@ -106,21 +131,28 @@ class Former:
         if self._batch is None or not jobs:
             return {}
         started = asyncio.get_running_loop().time()
-        epochs, names = await self._store.own_many_named(jobs)
+        epochs, names = await self._store.take_up_named(jobs, self._unheard_since())
         requests, at = [], 0
-        for job in jobs:
-            requests.append(_form_request(job, names[at:at + len(job.players)]))
+        answered: dict[str, bool] = {}
+        for job, epoch in zip(jobs, epochs):
+            if self._void(job, epoch):
+                answered[job.match_id] = True  # nothing to form: done
+            else:
+                requests.append(_form_request(job, names[at:at + len(job.players)]))
             at += len(job.players)
+        jobs = [job for job, epoch in zip(jobs, epochs) if epoch > 0]
+        epochs = [epoch for epoch in epochs if epoch > 0]
+        if not jobs:
+            return answered
         try:
             reply = await self._batch.FormMatches(mpb.FormMatchesRequest(matches=requests))
         except ServiceError as error:
             log.warning("batch_formation_failed", jobs=len(jobs), code=error.code.name, reason=error.reason)
-            return {}  # each job alone, with its own retries and unwinding
+            return answered  # the others each alone, with their own retries and unwinding
         formed = [(job, epoch, _tenures(job, result.match)) for job, epoch, result in zip(jobs, epochs, reply.results)
                   if not result.error]
         outcomes = await self._store.assign_many(formed)
         elapsed = asyncio.get_running_loop().time() - started
-        answered: dict[str, bool] = {}
         for (job, _, _), outcome in zip(formed, outcomes):
             if outcome < 0:
                 answered[job.match_id] = False  # superseded: the job is the new owner's
@@ -136,8 +168,11 @@ class Former:
         Raises Unavailable when the match service cannot even say how far the job got: the job
         then stays pending and is taken up again later, its tickets still out of the pool.
         Raises Aborted when another replica has taken the job over: it is theirs to finish.
+        A job whose first take-up finds a player gone is 'returned' without a match (TAKE_UP).
         """
-        epoch = await self._store.own(job)
+        (epoch,) = await self._store.take_up([job], self._unheard_since())
+        if self._void(job, epoch):
+            return "returned"
         started = asyncio.get_running_loop().time()
         try:
             await self._with_retries(job)
@@ -159,6 +194,8 @@ class Former:
         status for their watchers), unless its match exists after all, then assign them.
         Raises what the unwinding raises (Unavailable, Aborted): the job then stays pending."""
         epoch = await self._store.own(job)
+        if epoch <= 0:
+            return "returned"  # void: its tickets went back when it was first taken up
         message = f"no match could be made for this ticket (the formation failed repeatedly: {error[:200]})"
         unwound = await self._unwind(job, epoch, "failed", message)
         if unwound:

@@ -135,6 +135,14 @@ def _table_for(anchor: Ticket, lane: _Lane, accepts: dict[str, float]) -> Group 
     return None
 
 
+def stragglers(tickets: Sequence[Ticket], groups: Sequence[Group], now: float, after: float) -> list[Ticket]:
+    """The tickets of a sub-pool's pass that no group seats and that have waited `after`
+    seconds or more: they go to sub-pool 0, where those of every sub-pool meet, so a ticket
+    whose mates all landed in other sub-pools is not left alone in its own."""
+    seated = {t.ticket_id for group in groups for t in group.tickets}
+    return [t for t in tickets if t.ticket_id not in seated and now - t.queued_at >= after]
+
+
 def _backfilled(anchor: Ticket, lane: _Lane, accepts: dict[str, float]) -> Group:
     size = anchor.players_min
     mates = _mates(anchor, lane, accepts, size)

@@ -5,6 +5,7 @@ Call contexts go unused here (an in-process call passes None), so they are typed
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 
 import grpc
@@ -25,21 +26,26 @@ class MatchmakerServicer(pb_grpc.MatchmakerServiceServicer):
                                                  request.command_id)
         return pb.FindMatchResponse(ticket_id=ticket_id, already_queued=before)
 
+    # Each stream closes the use case's stream it reads when it ends (contextlib.aclosing): a
+    # watch ending is what withdraws a waiting ticket, and must not wait for the garbage collector.
     async def WatchTicket(
         self, request: pb.WatchTicketRequest, context: object
     ) -> AsyncIterator[pb.WatchTicketResponse]:
-        async for view in self._app.watch(request.ticket_id, request.player_id):
-            yield ticket_response(view)
+        async with contextlib.aclosing(self._app.watch(request.ticket_id, request.player_id)) as views:
+            async for view in views:
+                yield ticket_response(view)
 
     async def Queue(self, request: pb.QueueRequest, context: object) -> AsyncIterator[pb.QueueResponse]:
-        views = self._app.queue(request.game, request.player_id, (request.players_min, request.players_max),
-                                dict(request.options), request.command_id)
-        async for view, before in views:
-            watched = ticket_response(view)
-            response = pb.QueueResponse(ticket_id=watched.ticket_id, already_queued=before, status=watched.status)
-            if watched.HasField("assignment"):
-                response.assignment.CopyFrom(watched.assignment)
-            yield response
+        queued = self._app.queue(request.game, request.player_id, (request.players_min, request.players_max),
+                                 dict(request.options), request.command_id)
+        async with contextlib.aclosing(queued) as views:
+            async for view, before in views:
+                watched = ticket_response(view)
+                response = pb.QueueResponse(ticket_id=watched.ticket_id, already_queued=before,
+                                            status=watched.status)
+                if watched.HasField("assignment"):
+                    response.assignment.CopyFrom(watched.assignment)
+                yield response
 
     async def CancelTicket(self, request: pb.CancelTicketRequest, context: object) -> pb.CancelTicketResponse:
         await self._app.cancel(request.ticket_id, request.player_id)

@@ -3,10 +3,12 @@
 Keys (all in the hash slot `{mm}`, so the scripts also run on Redis Cluster):
   tabletop:{mm}:t:<ticket>      hash: p player, g game, o options (canonical JSON),
                                 pool, lo/hi seat range, r rating, q queued (ms),
-                                s state (waiting|forming|assigned|failed|cancelled|expired),
+                                s state (waiting|forming|assigned|failed|cancelled|expired|
+                                withdrawn|abandoned), w its open watches, left (set when the
+                                last watch ended),
                                 m match id, seat, h the seat's tenure (when formed in a batch), err
   tabletop:{mm}:pool:<pool>     sorted set of the pool's waiting tickets by queued time
-  tabletop:{mm}:heard           sorted set of waiting tickets by when their watcher was last heard of
+  tabletop:{mm}:heard           sorted set of waiting (and forming) tickets by when their watcher was last heard of
                                 (ms): queueing counts as heard, then each replica refreshes the tickets
                                 it streams to a watcher; one unheard for the grace period is abandoned
   tabletop:{mm}:live:<game>:<player>  the player's ticket for the game, while it may still be placed:
@@ -30,7 +32,12 @@ the job's XADD) -> assigned (ASSIGN) or back to waiting or failed (RETURN);
 a waiting ticket older than the time-to-live -> expired (EXPIRE, atomically
 with its pool removal, so a ticket is never both expired and claimed); a
 waiting ticket whose watcher has been gone longer than the grace period ->
-abandoned (ABANDON, likewise). Each
+abandoned (ABANDON, likewise). A waiting ticket whose last watch ends ->
+withdrawn at once (UNWATCH: out of its pool), back to waiting if a watch of
+its player opens within the grace period (WATCHED), else abandoned. A ticket
+is claimed only if its watcher was heard of within the grace period, and a
+formation job's first take-up (TAKE_UP) places nobody who left: the others go
+back to waiting. Each
 script checks the ticket is still where the caller believes it is, so a
 ticket is placed in at most one match.
 
@@ -53,6 +60,7 @@ import redis.asyncio as aioredis
 from services.common import players
 from services.common.errors import Aborted
 from services.common.redis_commands import commands
+from services.matchmaker import partition
 from services.matchmaker.pool import Group, Ticket
 
 PREFIX = "tabletop:{mm}:"
@@ -101,7 +109,8 @@ def canonical(options: Mapping[str, str]) -> str:
 
 
 # KEYS: ticket, pool, pools, events, command, heard, live, the live ticket (or the new one).
-# ARGV: id, pool, player, game, options, lo, hi, rating, queued_ms, has_command, maxlen, live id seen.
+# ARGV: id, pool, player, game, options, lo, hi, rating, queued_ms, has_command, maxlen, live id seen,
+# '1' when the caller watches the new ticket from its first moment (a Queue stream: 'w' starts at 1).
 # Returns {ticket id, how}: how is 'new', 'command' (the command id's ticket), 'live' (the
 # player's ticket for the game that may still be placed) or 'retry' (the live ticket changed
 # since the caller read it: read again).
@@ -119,6 +128,7 @@ end
 if ARGV[10] == '1' then redis.call('SET', KEYS[5], ARGV[1], 'EX', 86400) end
 redis.call('HSET', KEYS[1], 'p', ARGV[3], 'g', ARGV[4], 'o', ARGV[5], 'pool', ARGV[2],
   'lo', ARGV[6], 'hi', ARGV[7], 'r', ARGV[8], 'q', ARGV[9], 's', 'waiting')
+if ARGV[13] == '1' then redis.call('HSET', KEYS[1], 'w', 1) end
 redis.call('ZADD', KEYS[2], ARGV[9], ARGV[1])
 redis.call('ZADD', KEYS[6], ARGV[9], ARGV[1])
 redis.call('SET', KEYS[7], ARGV[1], 'EX', 86400)
@@ -127,16 +137,18 @@ redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[11], '*', 'k', 'queued', 't', AR
 return {ARGV[1], 'new'}
 """
 
-# KEYS: pool, jobs, botseq, heard, tickets... ARGV: match_id, bots, pool, ticket ids...
+# KEYS: pool, jobs, botseq, heard, tickets... ARGV: match_id, bots, pool, cutoff (ms; 0: none), ticket ids...
+# A ticket whose watcher was last heard of before the cutoff is not placed (nor its group).
 _CLAIM = """
 local n = #KEYS - 4
+local cutoff = tonumber(ARGV[4])
 for i = 1, n do
-  if not redis.call('ZSCORE', KEYS[1], ARGV[3 + i]) then return 0 end
+  if not redis.call('ZSCORE', KEYS[1], ARGV[4 + i]) then return 0 end
+  if cutoff > 0 and (tonumber(redis.call('ZSCORE', KEYS[4], ARGV[4 + i]) or 0) < cutoff) then return 0 end
 end
 local players = {}
 for i = 1, n do
-  redis.call('ZREM', KEYS[1], ARGV[3 + i])
-  redis.call('ZREM', KEYS[4], ARGV[3 + i])
+  redis.call('ZREM', KEYS[1], ARGV[4 + i])
   redis.call('HSET', KEYS[4 + i], 's', 'forming', 'm', ARGV[1])
   players[i] = redis.call('HGET', KEYS[4 + i], 'p')
 end
@@ -144,7 +156,7 @@ for b = 1, tonumber(ARGV[2]) do
   players[n + b] = 'bot-' .. redis.call('INCR', KEYS[3])
 end
 local tickets = {}
-for i = 1, n do tickets[i] = ARGV[3 + i] end
+for i = 1, n do tickets[i] = ARGV[4 + i] end
 redis.call('XADD', KEYS[2], '*', 'm', ARGV[1], 'g', redis.call('HGET', KEYS[5], 'g'),
   'o', redis.call('HGET', KEYS[5], 'o'), 'pool', ARGV[3],
   't', table.concat(tickets, ','), 'p', table.concat(players, ','))
@@ -152,24 +164,25 @@ return 1
 """
 
 # Many groups of one pool in one call. KEYS: pool, jobs, botseq, heard, the pool's lease, then each
-# group's tickets. ARGV: pool, '1' to end the lease after, then per group: match_id, bots, ticket
-# count, ticket ids... Each group is claimed (as CLAIM does, with its own job entry) or skipped
-# whole; returns 1/0 per group.
+# group's tickets. ARGV: pool, '1' to end the lease after, the cutoff (ms; 0: none), then per group:
+# match_id, bots, ticket count, ticket ids... Each group is claimed (as CLAIM does, with its own job
+# entry) or skipped whole (a ticket gone from the pool, or unheard of since the cutoff); 1/0 per group.
 _CLAIM_MANY = """
 local done = {}
-local a, k = 3, 6
+local cutoff = tonumber(ARGV[3])
+local a, k = 4, 6
 while a <= #ARGV do
   local match, bots, n = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
   local ok = 1
   for i = 1, n do
     if not redis.call('ZSCORE', KEYS[1], ARGV[a + 2 + i]) then ok = 0 break end
+    if cutoff > 0 and (tonumber(redis.call('ZSCORE', KEYS[4], ARGV[a + 2 + i]) or 0) < cutoff) then ok = 0 break end
   end
   if ok == 1 then
     local players, tickets = {}, {}
     for i = 1, n do
       local id = ARGV[a + 2 + i]
       redis.call('ZREM', KEYS[1], id)
-      redis.call('ZREM', KEYS[4], id)
       redis.call('HSET', KEYS[k + i - 1], 's', 'forming', 'm', match)
       players[i] = redis.call('HGET', KEYS[k + i - 1], 'p')
       tickets[i] = id
@@ -186,14 +199,119 @@ if ARGV[2] == '1' then redis.call('DEL', KEYS[5]) end
 return done
 """
 
-# KEYS: ticket, heard. ARGV: ticket id, player, now (ms). The ticket's fields (HGETALL), and its
-# watcher heard of now if `player` queued it and it still waits (a watch opening: one round trip).
+# KEYS: ticket, heard, the player's live key for the game, the ticket's pool, pools, events.
+# ARGV: ticket id, player, now (ms), the ticket's pool as read, events maxlen.
+# A watch opening: if `player` queued the ticket, one more watcher ('w'), heard of now. A ticket
+# withdrawn when its last watcher left is back in its pool (its queued time kept) if it is still
+# the player's ticket for the game; if another took its place it is abandoned. The ticket's
+# fields after that (HGETALL), or {} when its pool moved since the caller read it (read again).
 _WATCHED = """
-local fields = redis.call('HGETALL', KEYS[1])
 if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'p') == ARGV[2] then
-  redis.call('ZADD', KEYS[2], 'XX', ARGV[3], ARGV[1])
+  if redis.call('HGET', KEYS[1], 'pool') ~= ARGV[4] then return {} end
+  local s = redis.call('HGET', KEYS[1], 's')
+  if s == 'withdrawn' then
+    local live = redis.call('GET', KEYS[3])
+    if not live or live == ARGV[1] then
+      redis.call('HSET', KEYS[1], 's', 'waiting')
+      redis.call('PERSIST', KEYS[1])
+      redis.call('ZADD', KEYS[4], redis.call('HGET', KEYS[1], 'q'), ARGV[1])
+      redis.call('SET', KEYS[3], ARGV[1], 'EX', 86400)
+      redis.call('SADD', KEYS[5], ARGV[4])
+      redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[5], '*', 'k', 'waiting', 't', ARGV[1], 'pool', ARGV[4])
+      s = 'waiting'
+    else
+      redis.call('HSET', KEYS[1], 's', 'abandoned')
+      redis.call('ZREM', KEYS[2], ARGV[1])
+      s = 'abandoned'
+    end
+  end
+  if s == 'waiting' or s == 'forming' then
+    redis.call('HINCRBY', KEYS[1], 'w', 1)
+    redis.call('HDEL', KEYS[1], 'left')
+    redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+  end
 end
-return fields
+return redis.call('HGETALL', KEYS[1])
+"""
+
+# KEYS: ticket, its pool, heard, events. ARGV: ticket id, the pool as read, now (ms), events maxlen.
+# A watch ending: one watcher fewer. When the last has gone the ticket is marked 'left' (a formation
+# taking it up leaves it out), and a waiting one is withdrawn at once: out of its pool, placed with
+# nobody, its grace period counted from now (a watch opening within it puts it back: _WATCHED).
+# 1 withdrawn, 0 nothing to withdraw, -2 its pool moved since the caller read it (read again).
+_UNWATCH = """
+local s = redis.call('HGET', KEYS[1], 's')
+if not s then return 0 end
+if redis.call('HGET', KEYS[1], 'pool') ~= ARGV[2] then return -2 end
+if redis.call('HINCRBY', KEYS[1], 'w', -1) > 0 then return 0 end
+redis.call('HSET', KEYS[1], 'w', 0, 'left', 1)
+if s ~= 'waiting' then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[1], 's', 'withdrawn')
+redis.call('EXPIRE', KEYS[1], 3600)
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], '*', 'k', 'withdrawn', 't', ARGV[1])
+return 1
+"""
+
+# Taking formation jobs up, checking at the first take-up that every ticket's player is still
+# there. KEYS: heard, events, pools, then per job: its epoch key, its pool, its tickets.
+# ARGV: ttl, cutoff (ms; 0: none), events maxlen, then per job: match_id, pool, ticket count, ids...
+# Per job, its next epoch (as OWN). At a job's first take-up (epoch 1) a ticket is live while its
+# watcher has not left and was heard of since the cutoff; if one is not, the job is void: the live
+# tickets go back to their pool (their queued time kept: the grouping places them again), the
+# others are withdrawn (abandoned once the grace period has passed, unless watched again), the
+# epoch key is set far below zero (a later take-up gets a negative epoch: nothing to do) and the
+# answer is 0. Nothing is formed with a player who left, and the match never existed.
+VOID_EPOCH = -1_000_000_000
+_TAKE_UP = """
+local out = {}
+local cutoff = tonumber(ARGV[2])
+local a, k = 4, 4
+while a <= #ARGV do
+  local match, pool, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
+  local epoch = redis.call('INCR', KEYS[k])
+  redis.call('EXPIRE', KEYS[k], ARGV[1])
+  if epoch == 1 then
+    local live, all = {}, true
+    for i = 1, n do
+      local t, id = KEYS[k + 1 + i], ARGV[a + 2 + i]
+      local ok = redis.call('HGET', t, 's') == 'forming' and redis.call('HGET', t, 'm') == match
+        and not redis.call('HGET', t, 'left')
+        and (cutoff == 0 or tonumber(redis.call('ZSCORE', KEYS[1], id) or 0) >= cutoff)
+      live[i] = ok
+      if not ok then all = false end
+    end
+    if not all then
+      local back = {}
+      for i = 1, n do
+        local t, id = KEYS[k + 1 + i], ARGV[a + 2 + i]
+        if redis.call('HGET', t, 's') == 'forming' and redis.call('HGET', t, 'm') == match then
+          redis.call('HDEL', t, 'm')
+          if live[i] then
+            redis.call('HSET', t, 's', 'waiting')
+            redis.call('ZADD', KEYS[k + 1], redis.call('HGET', t, 'q'), id)
+            back[#back + 1] = id
+          else
+            redis.call('HSET', t, 's', 'withdrawn')
+            redis.call('EXPIRE', t, 3600)
+            redis.call('ZADD', KEYS[1], 'NX', 0, id)
+          end
+        end
+      end
+      redis.call('SET', KEYS[k], '-1000000000', 'EX', ARGV[1])
+      if #back > 0 then
+        redis.call('SADD', KEYS[3], pool)
+        redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'k', 'waiting', 't', table.concat(back, ','),
+          'pool', pool)
+      end
+      epoch = 0
+    end
+  end
+  out[#out + 1] = epoch
+  a, k = a + 3 + n, k + 2 + n
+end
+return out
 """
 
 # KEYS: the jobs' epoch keys. ARGV: ttl. Each job's next epoch, as OWN, in one call.
@@ -303,7 +421,7 @@ return #moved
 _CANCEL = """
 local s = redis.call('HGET', KEYS[1], 's')
 if not s or s == 'cancelled' or s == 'expired' or s == 'abandoned' then return -1 end
-if s ~= 'waiting' then return 0 end
+if s ~= 'waiting' and s ~= 'withdrawn' then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('HSET', KEYS[1], 's', 'cancelled')
@@ -343,7 +461,8 @@ for i = 1, #ARGV - 2 do
   local heard = redis.call('ZSCORE', KEYS[1], id)
   if heard and tonumber(heard) <= tonumber(ARGV[1]) then
     redis.call('ZREM', KEYS[1], id)
-    if redis.call('HGET', ticket, 's') == 'waiting' then
+    local s = redis.call('HGET', ticket, 's')
+    if s == 'waiting' or s == 'withdrawn' then
       redis.call('ZREM', pool, id)
       redis.call('HSET', ticket, 's', 'abandoned')
       redis.call('EXPIRE', ticket, 3600)
@@ -355,6 +474,29 @@ if #gone > 0 then
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'k', 'abandoned', 't', table.concat(gone, ','))
 end
 return gone
+"""
+
+# KEYS: sub-pool, its pool, pools, events, tickets... ARGV: the pool's name, events maxlen, ticket ids...
+# Moves the tickets still waiting in the sub-pool to the pool (sub-pool 0), their queued time kept;
+# returns the ids moved. The 'waiting' entry wakes the pool's owner.
+_REHOME = """
+local moved = {}
+for i = 5, #KEYS do
+  local id = ARGV[i - 2]
+  local queued = redis.call('ZSCORE', KEYS[1], id)
+  if queued and redis.call('HGET', KEYS[i], 's') == 'waiting' then
+    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZADD', KEYS[2], queued, id)
+    redis.call('HSET', KEYS[i], 'pool', ARGV[1])
+    moved[#moved + 1] = id
+  end
+end
+if #moved > 0 then
+  redis.call('SADD', KEYS[3], ARGV[1])
+  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[2], '*', 'k', 'waiting', 't', table.concat(moved, ','),
+    'pool', ARGV[1])
+end
+return moved
 """
 
 # KEYS: job. ARGV: ttl. The job's next epoch (a script rather than MULTI: the same on Redis Cluster).
@@ -429,6 +571,9 @@ class TicketStore:
         self._watched = client.register_script(_WATCHED)
         self._own_many = client.register_script(_OWN_MANY)
         self._assign_many = client.register_script(_ASSIGN_MANY)
+        self._unwatch = client.register_script(_UNWATCH)
+        self._take_up = client.register_script(_TAKE_UP)
+        self._rehome = client.register_script(_REHOME)
 
     async def add(self, ticket_id: str, player_id: str, game: str, options: Mapping[str, str],
                   players: tuple[int, int], rating: float, command_id: str = "") -> str:
@@ -438,11 +583,14 @@ class TicketStore:
 
     async def enqueue(self, ticket_id: str, player_id: str, game: str, options: Mapping[str, str],
                       players: tuple[int, int], rating: float, command_id: str = "",
-                      seen: str | None = None) -> tuple[str, str]:
+                      seen: str | None = None, shards: int = 1, watched: bool = False) -> tuple[str, str]:
         """Queue a ticket: (its id, how). `how` is 'new'; 'command' when the command id was
         used before (its ticket's id); 'live' when the player already has a ticket for the
-        game that may still be placed (that ticket's id: one ticket per player and game)."""
-        pool = pool_name(game, options)
+        game that may still be placed (that ticket's id: one ticket per player and game).
+        The ticket waits in one of the pool's `shards` sub-pools (partition.sub_pool).
+        `watched`: the caller watches a new ticket from its first moment (a Queue stream),
+        and ends that watch with `unwatch`."""
+        pool = partition.sub_pool(pool_name(game, options), ticket_id, shards)
         # A command id belongs to its player: another player's same id is another command.
         command = f"{PREFIX}cmd:{player_id}:{command_id}" if command_id else f"{PREFIX}cmd:{ticket_id}"
         live = live_key(game, player_id)
@@ -453,6 +601,7 @@ class TicketStore:
             args: list[str | int | float] = [
                 ticket_id, pool, player_id, game, canonical(options), players[0], players[1], rating,
                 int(time.time() * 1000), "1" if command_id else "0", EVENTS_MAXLEN, seen_id,
+                "1" if watched else "0",
             ]
             keys = [ticket_key(ticket_id), pool_key(pool), POOLS, EVENTS, command, HEARD, live,
                     ticket_key(seen_id or ticket_id)]
@@ -496,10 +645,34 @@ class TicketStore:
         return _state(ticket_id, await self._redis.hgetall(ticket_key(ticket_id)))
 
     async def get_heard(self, ticket_id: str, player_id: str) -> TicketState | None:
-        """`get`, and `heard` for the ticket if `player_id` queued it, in one round trip."""
-        now = int(time.time() * 1000)
-        flat = await self._watched(keys=[ticket_key(ticket_id), HEARD], args=[ticket_id, player_id, now])
-        return _state(ticket_id, dict(zip(flat[::2], flat[1::2])))
+        """A watch of the ticket opening: the ticket, and if `player_id` queued it one watcher more,
+        heard of now (a ticket withdrawn when its last watcher left is back in its pool, if it is
+        still the player's ticket for the game: _WATCHED). End the watch with `unwatch`."""
+        for _ in range(8):
+            pool, game = await self._redis.hmget(ticket_key(ticket_id), ["pool", "g"])
+            if pool is None or game is None:
+                return None
+            keys = [ticket_key(ticket_id), HEARD, live_key(game.decode(), player_id), pool_key(pool.decode()),
+                    POOLS, EVENTS]
+            flat = await self._watched(keys=keys, args=[ticket_id, player_id, int(time.time() * 1000),
+                                                        pool.decode(), EVENTS_MAXLEN])
+            if flat:
+                return _state(ticket_id, dict(zip(flat[::2], flat[1::2])))
+        raise Aborted("this ticket is moving between pools too fast; retry", "matchmaker.contention")
+
+    async def unwatch(self, ticket_id: str) -> bool:
+        """A watch of the ticket ending: one watcher fewer; the last one gone, a waiting ticket is
+        withdrawn at once (_UNWATCH). Whether it was withdrawn."""
+        for _ in range(8):
+            pool = await self._redis.hget(ticket_key(ticket_id), "pool")
+            if pool is None:
+                return False
+            keys = [ticket_key(ticket_id), pool_key(pool.decode()), HEARD, EVENTS]
+            done = int(await self._unwatch(keys=keys, args=[ticket_id, pool.decode(), int(time.time() * 1000),
+                                                             EVENTS_MAXLEN]))
+            if done != -2:
+                return done == 1
+        return False
 
     async def request_of(self, ticket_id: str) -> tuple[str, int, int] | None:
         """(pool, players_min, players_max) a ticket asked for; None if it is gone."""
@@ -566,12 +739,13 @@ class TicketStore:
             return None
         return await self._tickets(pool, [i.decode() for i in ids])
 
-    async def claim_and_unlease(self, pool: str, groups: Sequence[tuple[str, Group]]) -> list[bool]:
+    async def claim_and_unlease(self, pool: str, groups: Sequence[tuple[str, Group]],
+                                unheard_since: float = 0.0) -> list[bool]:
         """`claim_many` and then `unlease`, in one round trip."""
         if not groups:
             await self.unlease(pool)
             return []
-        keys, args = _claims(pool, groups, unlease=True)
+        keys, args = _claims(pool, groups, unlease=True, unheard_since=unheard_since)
         return [bool(int(done)) for done in await self._claim_many(keys=keys, args=args)]
 
     async def _tickets(self, pool: str, ids: list[str]) -> list[Ticket]:
@@ -589,18 +763,22 @@ class TicketStore:
             if p is not None
         ]
 
-    async def claim(self, pool: str, match_id: str, group: Group) -> bool:
-        """Take the group's tickets out of the pool and queue its formation job, all or nothing."""
+    async def claim(self, pool: str, match_id: str, group: Group, unheard_since: float = 0.0) -> bool:
+        """Take the group's tickets out of the pool and queue its formation job, all or nothing;
+        nothing if a ticket's watcher was last heard of before `unheard_since` (epoch seconds;
+        0: not checked): a player gone is placed with nobody."""
         ids = [t.ticket_id for t in group.tickets]
         keys = [pool_key(pool), JOBS, BOT_SEQ, HEARD, *(ticket_key(i) for i in ids)]
-        return bool(await self._claim(keys=keys, args=[match_id, group.bots, pool, *ids]))
+        cutoff = int(unheard_since * 1000)
+        return bool(await self._claim(keys=keys, args=[match_id, group.bots, pool, cutoff, *ids]))
 
-    async def claim_many(self, pool: str, groups: Sequence[tuple[str, Group]]) -> list[bool]:
+    async def claim_many(self, pool: str, groups: Sequence[tuple[str, Group]],
+                         unheard_since: float = 0.0) -> list[bool]:
         """Claim many (match id, group) of one pool in one round trip: each as `claim` does,
         all or nothing per group; whether each was claimed."""
         if not groups:
             return []
-        keys, args = _claims(pool, groups, unlease=False)
+        keys, args = _claims(pool, groups, unlease=False, unheard_since=unheard_since)
         return [bool(int(done)) for done in await self._claim_many(keys=keys, args=args)]
 
     async def expire(self, pool: str, queued_before: float, limit: int) -> list[str]:
@@ -613,6 +791,14 @@ class TicketStore:
         gone = await self._expire(keys=keys, args=[cutoff, EVENTS_MAXLEN, *ids])
         return [_text(g) for g in gone]
 
+    async def rehome(self, sub_pool: str, ticket_ids: Sequence[str]) -> list[str]:
+        """Move tickets still waiting in `sub_pool` to its pool (sub-pool 0); the ids moved."""
+        if not ticket_ids:
+            return []
+        pool = partition.home(sub_pool)
+        keys = [pool_key(sub_pool), pool_key(pool), POOLS, EVENTS, *(ticket_key(i) for i in ticket_ids)]
+        return [_text(t) for t in await self._rehome(keys=keys, args=[pool, EVENTS_MAXLEN, *ticket_ids])]
+
     async def own(self, job: Job) -> int:
         """Take the job up: its next epoch, which fences off every replica that held it before."""
         return int(await self._own(keys=[job_key(job.match_id)], args=[DONE_TTL]))
@@ -622,6 +808,25 @@ class TicketStore:
         if not jobs:
             return []
         return [int(e) for e in await self._own_many(keys=[job_key(j.match_id) for j in jobs], args=[DONE_TTL])]
+
+    async def take_up(self, jobs: Sequence[Job], unheard_since: float = 0.0) -> list[int]:
+        """`own_many`, checking at each job's first take-up that its players are still there
+        (_TAKE_UP): a job with one gone is void (0), its other tickets back in their pool; a
+        negative epoch is a job voided before. `unheard_since`: epoch seconds, 0 not checked."""
+        if not jobs:
+            return []
+        keys = [HEARD, EVENTS, POOLS]
+        args: list[str | int] = [DONE_TTL, int(unheard_since * 1000), EVENTS_MAXLEN]
+        for job in jobs:
+            keys += [job_key(job.match_id), pool_key(job.pool), *(ticket_key(i) for i in job.tickets)]
+            args += [job.match_id, job.pool, len(job.tickets), *job.tickets]
+        return [int(e) for e in await self._take_up(keys=keys, args=args)]
+
+    async def take_up_named(self, jobs: Sequence[Job], unheard_since: float = 0.0) -> tuple[list[int], list[str]]:
+        """`take_up`, and `display_names` of every job's players in seat order, side by side."""
+        epochs, names = await asyncio.gather(self.take_up(jobs, unheard_since),
+                                             self.display_names([p for job in jobs for p in job.players]))
+        return epochs, names
 
     async def own_many_named(self, jobs: Sequence[Job]) -> tuple[list[int], list[str]]:
         """`own_many`, and `display_names` of every job's players in seat order (all the
@@ -671,10 +876,11 @@ class TicketStore:
         return _owned(job, int(await self._return(keys=keys, args=args)))
 
 
-def _claims(pool: str, groups: Sequence[tuple[str, Group]], unlease: bool) -> tuple[list[str], list[str | int]]:
+def _claims(pool: str, groups: Sequence[tuple[str, Group]], unlease: bool,
+            unheard_since: float = 0.0) -> tuple[list[str], list[str | int]]:
     """CLAIM_MANY's keys and arguments."""
     keys = [pool_key(pool), JOBS, BOT_SEQ, HEARD, lock_key(pool)]
-    args: list[str | int] = [pool, "1" if unlease else "0"]
+    args: list[str | int] = [pool, "1" if unlease else "0", int(unheard_since * 1000)]
     for match_id, group in groups:
         ids = [t.ticket_id for t in group.tickets]
         keys += [ticket_key(i) for i in ids]

@@ -6,10 +6,72 @@
 const SERVICE = "tabletop.gateway.v1.GatewayService";
 
 export class ApiError extends Error {
-  constructor(code, message) {
+  // code: Connect's code name ("unavailable"); reason: the broken rule's id from the
+  // status's ErrorInfo ("match.full"), "" when the status carries none.
+  constructor(code, message, reason = "") {
     super(message || code);
     this.code = code;
+    this.reason = reason;
   }
+}
+
+// Unary calls give up after this long: a hung connection is told apart from a slow move.
+const CALL_TIMEOUT_MS = 20000;
+
+// fetch() fails with the browser's own words ("Failed to fetch", "NetworkError when
+// attempting to fetch resource", "Load failed") when nothing answers: the server is
+// unreachable. A timeout is a deadline. Everything else is passed on as it is.
+function transportError(e) {
+  if (e instanceof ApiError) return e;
+  if (e && (e.name === "TimeoutError")) return new ApiError("deadline_exceeded", "");
+  if (e && e.name === "AbortError") return e;
+  if (e instanceof TypeError) return new ApiError("unavailable", "");
+  return e;
+}
+
+// An HTTP status without a Connect error body (a proxy's page, an edge that is not there).
+function httpCode(status) {
+  if (status === 502 || status === 503 || status === 504) return "unavailable";
+  if (status === 404) return "unimplemented";
+  if (status === 429) return "resource_exhausted";
+  if (status === 401) return "unauthenticated";
+  if (status === 403) return "permission_denied";
+  return "unknown";
+}
+
+// The ErrorInfo reason among a Connect error's details: Connect servers add the
+// decoded message as `debug`; otherwise field 1 (reason) of the packed bytes.
+export function reasonOf(details) {
+  for (const d of details || []) {
+    if (!String(d.type || "").endsWith("google.rpc.ErrorInfo")) continue;
+    if (d.debug && d.debug.reason) return String(d.debug.reason);
+    try { return firstStringField(Uint8Array.from(atob(padBase64(d.value || "")), (c) => c.charCodeAt(0))); } catch { /* not base64 */ }
+  }
+  return "";
+}
+
+function padBase64(v) {
+  const b = String(v).replace(/-/g, "+").replace(/_/g, "/");
+  return b + "===".slice((b.length + 3) % 4);
+}
+
+// Field 1 (length-delimited) of a protobuf message: ErrorInfo.reason.
+function firstStringField(bytes) {
+  let i = 0;
+  const varint = () => { let v = 0, shift = 0, b; do { b = bytes[i++]; v += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80); return v; };
+  while (i < bytes.length) {
+    const key = varint(), field = key >>> 3, wire = key & 7;
+    if (wire === 2) { const len = varint(); if (field === 1) return new TextDecoder().decode(bytes.subarray(i, i + len)); i += len; }
+    else if (wire === 0) varint();
+    else if (wire === 5) i += 4;
+    else if (wire === 1) i += 8;
+    else return "";
+  }
+  return "";
+}
+
+function errorOf(data, status) {
+  return new ApiError(data.code || httpCode(status), data.message, reasonOf(data.details));
 }
 
 export class Api {
@@ -41,19 +103,23 @@ export class Api {
   }
 
   async once(method, body, token) {
-    const res = await fetch(`${this.base}/${SERVICE}/${method}`, {
-      method: "POST",
-      headers: this.headers(token),
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
+    let res, text;
+    try {
+      res = await fetch(`${this.base}/${SERVICE}/${method}`, {
+        method: "POST",
+        headers: this.headers(token),
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout ? AbortSignal.timeout(CALL_TIMEOUT_MS) : undefined,
+      });
+      text = await res.text();
+    } catch (e) { throw transportError(e); }
     let data = {};
     try {
       data = text ? JSON.parse(text) : {};
     } catch {
-      throw new ApiError("unknown", `${res.status} ${text.slice(0, 200)}`);
+      throw new ApiError(httpCode(res.ok ? 0 : res.status), "");
     }
-    if (!res.ok) throw new ApiError(data.code || `http_${res.status}`, data.message);
+    if (!res.ok) throw errorOf(data, res.status);
     return data;
   }
 
@@ -64,17 +130,24 @@ export class Api {
     const frame = new Uint8Array(5 + json.length);
     new DataView(frame.buffer).setUint32(1, json.length);
     frame.set(json, 5);
-    const res = await fetch(`${this.base}/${SERVICE}/${method}`, {
-      method: "POST",
-      headers: this.headers(token, true),
-      body: frame,
-      signal,
-    });
+    let res;
+    try {
+      res = await fetch(`${this.base}/${SERVICE}/${method}`, {
+        method: "POST",
+        headers: this.headers(token, true),
+        body: frame,
+        signal,
+      });
+    } catch (e) { throw transportError(e); }
     if (!res.ok) {
       let data = {};
       try { data = await res.json(); } catch { /* not JSON */ }
-      throw new ApiError(data.code || `http_${res.status}`, data.message);
+      throw errorOf(data, res.status);
     }
+    try { await this.frames(res, onMessage); } catch (e) { throw transportError(e); }
+  }
+
+  async frames(res, onMessage) {
     const reader = res.body.getReader();
     let buf = new Uint8Array(0);
     const decoder = new TextDecoder();
@@ -92,7 +165,7 @@ export class Api {
         const payload = JSON.parse(decoder.decode(buf.subarray(5, 5 + len)) || "{}");
         buf = buf.slice(5 + len);
         if (flags & 0x02) {
-          if (payload.error) throw new ApiError(payload.error.code, payload.error.message);
+          if (payload.error) throw errorOf(payload.error, 200);
           return;
         }
         onMessage(payload);
@@ -140,8 +213,9 @@ export class Api {
     return this.call("UndoActions", { matchId, count, commandId: commandId() }, seatToken);
   }
 
-  submitAction(matchId, action, seatToken) {
-    return this.call("SubmitAction", { matchId, action, commandId: commandId() }, seatToken);
+  // `id`: the command id of this intent (Intents below), reused when the same move is retried.
+  submitAction(matchId, action, seatToken, id = commandId()) {
+    return this.call("SubmitAction", { matchId, action, commandId: id }, seatToken);
   }
   getMatchLog(matchId, afterVersion = 0, limit = 1000, seatToken = null) {
     return this.call("GetMatchLog", { matchId, afterVersion: String(afterVersion), limit }, seatToken);
@@ -171,6 +245,44 @@ export class Api {
     );
   }
   cancelTicket(ticketId) { return this.call("CancelTicket", { ticketId }, this.session); }
+  listLeaderboard(game, limit = 10) { return this.call("ListLeaderboard", { game, limit }); }
+  // The same, from a page being closed or left: a keepalive request outlives the page.
+  cancelTicketOnExit(ticketId) {
+    if (!ticketId || !this.session) return;
+    try {
+      fetch(`${this.base}/${SERVICE}/CancelTicket`, {
+        method: "POST", keepalive: true, headers: this.headers(this.session), body: JSON.stringify({ ticketId }),
+      }).catch(() => {});
+    } catch { /* the page is going away */ }
+  }
+}
+
+// One command id per intent (a move chosen at a version of a match) until the server
+// answers it: a retry after a lost answer sends the same id, so the match applies the
+// move once however often it arrives; a second click while it is on its way sends nothing.
+export class Intents {
+  constructor() { this.pending = new Map(); } // key -> {id, sending}
+
+  // The command id to send for `key`, or null while that intent is on its way.
+  begin(key) {
+    const known = this.pending.get(key);
+    if (known && known.sending) return null;
+    const entry = known || { id: commandId(), sending: false };
+    entry.sending = true;
+    this.pending.set(key, entry);
+    return entry.id;
+  }
+
+  // The server decided (applied it or refused it): the next click is a new command.
+  answered(key) { this.pending.delete(key); }
+
+  // No answer came (unreachable, timed out): keep the id for the retry.
+  unanswered(key) { const e = this.pending.get(key); if (e) e.sending = false; }
+
+  // Whether a failure leaves the command's fate unknown (it may have been applied).
+  static unknownFate(e) {
+    return !(e instanceof ApiError) || ["unavailable", "deadline_exceeded", "unknown", "internal", "canceled"].includes(e.code);
+  }
 }
 
 export function commandId() {

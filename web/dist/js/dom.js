@@ -5,7 +5,10 @@ function build(el, attrs, children) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
     if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
-    else if (k === "style" && typeof v === "object") Object.assign(el.style, v);
+    // custom properties ("--c") only take through setProperty
+    else if (k === "style" && typeof v === "object") for (const [name, value] of Object.entries(v)) {
+      if (name.startsWith("--")) el.style.setProperty(name, value); else el.style[name] = value;
+    }
     else if (k === "text") el.textContent = v;
     else el.setAttribute(k, v === true ? "" : String(v));
   }

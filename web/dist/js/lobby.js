@@ -1,18 +1,98 @@
 // The lobby: the games and their options, open and running matches, create, join,
 // quick match through the matchmaker, spectate and replay.
 import { h, s, toast } from "./dom.js";
-import { GAME_NAMES, statusText, statusClass } from "./table.js";
+import { GAME_NAMES, statusText, statusClass, shortId } from "./table.js";
 
 // Used when ListGames does not (yet) describe the options itself.
 const KNOWN_OPTIONS = {
   el_dorado: [
-    { name: "course", allowedValues: ["first_game", "hills_of_gold", "home_stretch", "winding_paths", "serpentine", "swamplands", "witchs_cauldron"], default: "first_game", description: "which course to race on" },
-    { name: "caves", allowedValues: ["false", "true"], default: "false", description: "the caves variant" },
-    { name: "max_rounds", allowedValues: [], default: "200", description: "rounds before the match ends anyway" },
+    { name: "course", type: "OPTION_TYPE_CHOICE", allowedValues: ["first_game", "hills_of_gold", "home_stretch", "winding_paths", "serpentine", "swamplands", "witchs_cauldron"], default: "first_game", description: "which course to race on" },
+    { name: "caves", type: "OPTION_TYPE_BOOL", default: "false", description: "the caves variant" },
+    { name: "max_rounds", type: "OPTION_TYPE_INT", min: 1, max: 1000, default: "200", description: "rounds before the match ends anyway" },
   ],
-  la_isla: [{ name: "deck", allowedValues: ["beginner", "full"], default: "beginner", description: "which cards are in the deck" }],
-  discover: [{ name: "scenario", allowedValues: ["island-1"], default: "island-1", description: "the scenario" }],
+  la_isla: [{ name: "deck", type: "OPTION_TYPE_CHOICE", allowedValues: ["beginner", "full"], default: "beginner", description: "which cards are in the deck" }],
+  discover: [{ name: "scenario", type: "OPTION_TYPE_CHOICE", allowedValues: ["island-1"], default: "island-1", description: "the scenario" }],
 };
+// Options every table has (turn clocks): folded away under their own heading.
+const TABLE_OPTIONS = new Set(["clock", "clock_seconds", "clock_increment", "clock_timeout"]);
+
+// An option's type as ListGames declares it; an older server's choice list still reads.
+export function optionType(o) {
+  const t = String(o.type || "");
+  if (t && t !== "OPTION_TYPE_UNSPECIFIED") return t.replace("OPTION_TYPE_", "");
+  if ((o.allowedValues || []).length) return "CHOICE";
+  return "STRING";
+}
+
+const label = (name) => name.replace(/_/g, " ");
+
+// The value an option's input holds, checked as the server will check it:
+// {value} or {error} (a sentence a player can act on).
+export function checkOption(o, raw) {
+  const type = optionType(o);
+  const value = String(raw ?? "").trim();
+  if (type === "BOOL") return value === "true" || value === "false" ? { value } : { error: `${label(o.name)}: tick it or leave it.` };
+  if (type === "INT") {
+    if (value === "") return { value: String(o.default ?? "") };
+    const low = o.min ?? null, high = o.max ?? null;
+    const range = low !== null && high !== null ? ` from ${low} to ${high}` : low !== null ? ` of at least ${low}` : high !== null ? ` of at most ${high}` : "";
+    if (!/^-?\d+$/.test(value)) return { error: `${label(o.name)} must be a whole number${range}.` };
+    const n = Number(value);
+    if ((low !== null && n < low) || (high !== null && n > high)) return { error: `${label(o.name)} must be a whole number${range}.` };
+    return { value: String(n) };
+  }
+  if (type === "CHOICE") {
+    const allowed = o.allowedValues || [];
+    return allowed.includes(value) ? { value } : { error: `Pick one of the listed values for ${label(o.name)}.` };
+  }
+  return { value };
+}
+
+// One input per option, drawn by its type; `read()` is the value to check.
+function optionInput(o) {
+  const type = optionType(o);
+  const dflt = String(o.default ?? "");
+  const common = { name: o.name, title: o.description || "", "data-type": type };
+  if (type === "CHOICE") {
+    const el = h("select", common, (o.allowedValues || []).map((v) => h("option", { value: v, selected: v === dflt }, label(v))));
+    return { el, read: () => el.value };
+  }
+  if (type === "BOOL") {
+    const el = h("input", { ...common, type: "checkbox", checked: dflt === "true" });
+    return { el, read: () => (el.checked ? "true" : "false") };
+  }
+  if (type === "INT") {
+    const el = h("input", { ...common, type: "number", inputmode: "numeric", step: 1, min: o.min ?? null, max: o.max ?? null, value: dflt, placeholder: dflt });
+    return { el, read: () => el.value };
+  }
+  const el = h("input", { ...common, type: "text", placeholder: dflt });
+  return { el, read: () => el.value };
+}
+
+// The options form of one game: {el, config()} where config() is {config} to send
+// (the values that differ from their defaults) or {errors} to show.
+function optionsForm(options) {
+  const fields = options.map((o) => ({ o, ...optionInput(o), error: h("div", { class: "field-error", hidden: true }) }));
+  const row = (f) => [h("label", { title: f.o.description || "" }, label(f.o.name), f.el), f.error];
+  const own = fields.filter((f) => !TABLE_OPTIONS.has(f.o.name));
+  const table = fields.filter((f) => TABLE_OPTIONS.has(f.o.name));
+  const el = h("div", { class: "opts" }, own.map(row),
+    table.length ? h("details", { class: "table-opts" }, h("summary", {}, "Turn clock"), h("div", { class: "opts" }, table.map(row))) : null);
+  const config = () => {
+    const out = {}, errors = [];
+    for (const f of fields) {
+      const checked = checkOption(f.o, f.read());
+      f.error.hidden = !checked.error;
+      f.error.textContent = checked.error || "";
+      f.el.classList.toggle("invalid", Boolean(checked.error));
+      if (checked.error) { errors.push(checked.error); if (f.el.closest("details")) f.el.closest("details").open = true; }
+      else if (checked.value !== "" && checked.value !== String(f.o.default ?? "")) out[f.o.name] = checked.value;
+    }
+    return errors.length ? { errors } : { config: out };
+  };
+  return { el, config };
+}
+
 const BLURB = {
   el_dorado: "Build a deck of explorers and race through jungle, rivers and villages to the golden city.",
   la_isla: "Draft cards, place explorers on the island and help rare animals survive.",
@@ -40,89 +120,150 @@ function art(game) {
   return svg;
 }
 
-export async function renderLobby(root, { api, signIn, store, open, errorText }) {
+export async function renderLobby(root, deps) {
+  const { api, signIn, store, open, errorText, rename, displayName } = deps;
   const games = (await api.listGames()).games || [];
   const gamesEl = h("div", { class: "lobby", id: "games" });
-  for (const g of games) {
-    const options = (g.options && g.options.length ? g.options : KNOWN_OPTIONS[g.game] || []);
-    const inputs = {};
-    const opts = h("div", { class: "opts" });
-    for (const o of options) {
-      const values = o.allowedValues || o.allowed || [];
-      const input = values.length
-        ? h("select", { name: o.name, title: o.description || "" }, values.map((v) => h("option", { value: v, selected: v === (o.default || o.defaultValue) }, v.replace(/_/g, " "))))
-        : h("input", { name: o.name, placeholder: o.default || o.defaultValue || "", title: o.description || "" });
-      inputs[o.name] = input;
-      opts.append(h("label", {}, o.name.replace(/_/g, " ")), input);
-    }
-    const seats = h("select", { name: "seats" });
-    for (let n = Number(g.minSeats || 1); n <= Number(g.maxSeats || 1); n++) seats.append(h("option", { value: n }, n === 1 ? "solo" : `${n} players`));
-    opts.append(h("label", {}, "players"), seats);
-    const config = () => Object.fromEntries(Object.entries(inputs).filter(([, el]) => el.value !== "").map(([k, el]) => [k, el.value]));
-    const note = h("div", { class: "secret-note" });
-    const create = async () => {
-      try {
-        await signIn();
-        const m = (await api.createMatch(g.game, Number(seats.value), config())).match;
-        const j = await api.joinMatch(m.matchId, 0);
-        store.saveSeat(m.matchId, j.seat || 0, j.token);
-        open(m.matchId);
-      } catch (e) { toast(errorText(e)); }
-    };
-    const quick = async (btn) => {
-      try {
-        await signIn();
-        const n = Number(seats.value);
-        note.textContent = "Looking for players…";
-        btn.disabled = true;
-        await api.queue(g.game, n, n, config(), (t) => {
-          if (t.status === "TICKET_STATUS_ASSIGNED" && t.assignment) {
-            store.saveSeat(t.assignment.matchId, t.assignment.seat || 0, t.assignment.token);
-            open(t.assignment.matchId);
-          } else if (t.status === "TICKET_STATUS_EXPIRED") note.textContent = "No match found in time.";
-        });
-      } catch (e) { toast(errorText(e)); note.textContent = ""; } finally { btn.disabled = false; }
-    };
-    const quickBtn = h("button", { class: "secondary", onclick: (e) => quick(e.target) }, "Quick match");
-    gamesEl.append(h("div", { class: "panel game-card", "data-game": g.game },
-      h("div", { class: "art" }, art(g.game)),
-      h("h3", {}, GAME_NAMES[g.game] || g.game),
-      h("div", { class: "secret-note" }, BLURB[g.game] || ""),
-      opts,
-      h("div", { class: "row" }, h("button", { onclick: create, "data-action": "create" }, "Create match"), quickBtn),
-      note));
-  }
+  for (const g of games) gamesEl.append(gameCard(g, deps));
 
+  const nameInput = h("input", { id: "display-name", value: displayName(), maxlength: 32, autocomplete: "nickname",
+    onchange: (e) => { rename(e.target.value); e.target.value = displayName(); } });
+  const joinBy = h("input", { placeholder: "match id", id: "open-id" });
   const matchesEl = h("div", { class: "panel", id: "matches" }, h("h2", {}, "Matches"), h("p", { class: "loading" }, "Loading…"));
-  const joinBy = h("input", { placeholder: "match id", size: 28 });
+  const boardEl = h("div", { class: "panel", id: "leaderboard" }, h("h2", {}, "Leaderboard"), h("p", { class: "loading" }, "Loading…"));
   root.replaceChildren(
-    h("div", { class: "row", style: { justifyContent: "space-between", marginBottom: ".8rem" } },
-      h("h1", { style: { margin: 0, color: "var(--gold)" } }, "Pick a game"),
-      h("div", { class: "row" }, joinBy, h("button", { class: "secondary", onclick: () => joinBy.value && open(joinBy.value.trim()) }, "Open"))),
-    gamesEl, h("div", { style: { height: "1rem" } }), matchesEl);
+    h("div", { class: "lobby-head" },
+      h("h1", {}, "Pick a game"),
+      h("label", { class: "name-field" }, "Your name ", nameInput),
+      h("form", { class: "row", onsubmit: (e) => { e.preventDefault(); if (joinBy.value.trim()) open(joinBy.value.trim()); } },
+        joinBy, h("button", { class: "secondary" }, "Open"))),
+    gamesEl, matchesEl, boardEl);
 
+  await Promise.all([matchList(matchesEl, deps, root), leaderboard(boardEl, games, deps)]);
+}
+
+function gameCard(g, { api, signIn, store, open, errorText }) {
+  const form = optionsForm(g.options && g.options.length ? g.options : KNOWN_OPTIONS[g.game] || []);
+  const seats = h("select", { name: "seats" });
+  for (let n = Number(g.minSeats || 1); n <= Number(g.maxSeats || 1); n++) seats.append(h("option", { value: n }, n === 1 ? "solo" : `${n} players`));
+  const note = h("div", { class: "secret-note", "aria-live": "polite" });
+  const checked = () => {
+    const c = form.config();
+    if (c.errors) { note.textContent = "Fix the options marked above first."; return null; }
+    note.textContent = "";
+    return c.config;
+  };
+  const create = async () => {
+    const config = checked();
+    if (!config) return;
+    try {
+      await signIn();
+      const m = (await api.createMatch(g.game, Number(seats.value), config)).match;
+      const j = await api.joinMatch(m.matchId, 0);
+      store.saveSeat(m.matchId, j.seat || 0, j.token);
+      open(m.matchId);
+    } catch (e) { toast(errorText(e)); }
+  };
+  const quickBtn = h("button", { class: "secondary", "data-action": "quick" }, "Quick match");
+  const cancelBtn = h("button", { class: "secondary", "data-action": "cancel", hidden: true }, "Cancel");
+  const search = { ticket: "", abort: null };
+  const stopWatching = () => { window.removeEventListener("pagehide", onExit); window.removeEventListener("hashchange", onExit); };
+  // Leaving the page (closed, reloaded, another route) withdraws a ticket still waiting.
+  const onExit = () => { if (search.ticket) api.cancelTicketOnExit(search.ticket); search.ticket = ""; stopWatching(); search.abort?.abort(); };
+  const idle = (text) => { quickBtn.disabled = false; cancelBtn.hidden = true; note.textContent = text; search.ticket = ""; search.abort = null; stopWatching(); };
+  quickBtn.addEventListener("click", async () => {
+    const config = checked();
+    if (!config) return;
+    quickBtn.disabled = true;
+    cancelBtn.hidden = false;
+    note.textContent = "Looking for players…";
+    search.abort = new AbortController();
+    window.addEventListener("pagehide", onExit);
+    window.addEventListener("hashchange", onExit);
+    try {
+      await signIn();
+      const n = Number(seats.value);
+      await api.queue(g.game, n, n, config, (t) => {
+        if (t.ticketId) search.ticket = t.ticketId;
+        if (t.status === "TICKET_STATUS_ASSIGNED" && t.assignment) {
+          search.ticket = "";
+          stopWatching();
+          store.saveSeat(t.assignment.matchId, t.assignment.seat || 0, t.assignment.token);
+          open(t.assignment.matchId);
+        } else if (t.status === "TICKET_STATUS_EXPIRED") { search.ticket = ""; note.textContent = "No match was found in time. Press Quick match to try again."; }
+      }, { signal: search.abort.signal });
+      if (search.abort) idle(note.textContent === "Looking for players…" ? "" : note.textContent);
+    } catch (e) {
+      if (e && e.name === "AbortError") return;
+      idle("");
+      toast(errorText(e));
+    }
+  });
+  cancelBtn.addEventListener("click", async () => {
+    const ticket = search.ticket;
+    search.abort?.abort();
+    idle("Search cancelled.");
+    if (!ticket) return;
+    try { await api.cancelTicket(ticket); } catch (e) { if (e.code !== "not_found") toast(errorText(e)); }
+  });
+  return h("div", { class: "panel game-card", "data-game": g.game },
+    h("div", { class: "art" }, art(g.game)),
+    h("h3", {}, GAME_NAMES[g.game] || g.game),
+    h("div", { class: "secret-note" }, BLURB[g.game] || ""),
+    form.el,
+    h("div", { class: "opts" }, h("label", {}, "players", seats)),
+    h("div", { class: "row" }, h("button", { onclick: create, "data-action": "create" }, "Create match"), quickBtn, cancelBtn),
+    note);
+}
+
+async function matchList(matchesEl, deps, root) {
+  const { api, signIn, store, open, errorText } = deps;
   const rows = [];
   for (const status of ["MATCH_STATUS_LOBBY", "MATCH_STATUS_ACTIVE", "MATCH_STATUS_FINISHED"]) {
     try { rows.push(...((await api.listMatches("", status, 25)).matches || [])); } catch (e) { toast(errorText(e)); }
   }
-  const table = h("table", { class: "matches" }, h("tr", {}, ["Game", "Match", "Seats", "Status", "Version", ""].map((t) => h("th", {}, t))));
+  const table = h("table", { class: "matches" }, h("tr", {}, ["Game", "Players", "Seats", "Status", ""].map((t) => h("th", {}, t))));
   for (const m of rows) {
-    const taken = (m.seats || []).filter((x) => x.playerId).length;
+    const held = (m.seats || []).filter((x) => x.playerId);
     const mine = store.seat(m.matchId);
     const st = statusText(m.status);
     let action;
     const go = () => open(m.matchId);
     if (mine) action = h("button", { onclick: go }, "Back to my seat");
-    else if (st === "lobby" && taken < Number(m.seatCount)) action = h("button", { onclick: async () => {
+    else if (st === "lobby" && held.length < Number(m.seatCount)) action = h("button", { onclick: async () => {
       try { await signIn(); const j = await api.joinMatch(m.matchId); store.saveSeat(m.matchId, j.seat || 0, j.token); go(); } catch (e) { toast(errorText(e)); }
     } }, "Join");
     else if (st === "finished") action = h("button", { class: "secondary", onclick: go }, "Replay");
     else action = h("button", { class: "secondary", onclick: go }, "Watch");
-    table.append(h("tr", { "data-match": m.matchId },
-      h("td", {}, GAME_NAMES[m.game] || m.game), h("td", {}, h("code", {}, m.matchId.slice(0, 12))),
-      h("td", {}, `${taken}/${m.seatCount}`), h("td", {}, h("span", { class: "badge " + statusClass(m.status) }, st)),
-      h("td", {}, String(m.version || 0)), h("td", {}, action)));
+    const who = held.map((x) => x.displayName || `player ${shortId(x.playerId)}`).join(", ") || "nobody yet";
+    table.append(h("tr", { "data-match": m.matchId, title: `match ${m.matchId}` },
+      h("td", {}, GAME_NAMES[m.game] || m.game), h("td", { class: "who" }, who),
+      h("td", {}, `${held.length}/${m.seatCount}`), h("td", {}, h("span", { class: "badge " + statusClass(m.status) }, st)),
+      h("td", {}, action)));
   }
-  matchesEl.replaceChildren(h("h2", {}, "Matches"), rows.length ? table : h("p", {}, "No matches yet: create one above."),
-    h("button", { class: "secondary", onclick: () => renderLobby(root, { api, signIn, store, open, errorText }) }, "Refresh"));
+  matchesEl.replaceChildren(h("h2", {}, "Matches"),
+    rows.length ? h("div", { class: "scroll-x" }, table) : h("p", {}, "No matches yet: create one above."),
+    h("button", { class: "secondary", onclick: () => renderLobby(root, deps) }, "Refresh"));
+}
+
+// The best-rated players of each game, by name (an id cut short for a player with none).
+async function leaderboard(el, games, { api, errorText }) {
+  const sections = [];
+  for (const g of games) {
+    let entries = [];
+    try { entries = (await api.listLeaderboard(g.game, 10)).entries || []; } catch (e) {
+      if (e.code !== "unimplemented") sections.push(h("p", { class: "secret-note" }, `${GAME_NAMES[g.game] || g.game}: ${errorText(e)}`));
+      continue;
+    }
+    if (!entries.length) continue;
+    sections.push(h("h3", {}, GAME_NAMES[g.game] || g.game), h("table", { class: "matches", "data-leaderboard": g.game },
+      h("tr", {}, ["#", "Player", "Rating", "Matches"].map((t) => h("th", {}, t))),
+      entries.map((e) => {
+        const r = e.rating || {};
+        return h("tr", { "data-player": r.playerId || "" }, h("td", {}, String(e.rank || "")),
+          h("td", { class: "who" }, r.displayName || `player ${shortId(r.playerId)}`),
+          h("td", {}, Number(r.ordinal || 0).toFixed(1)), h("td", {}, String(r.matches || 0)));
+      })));
+  }
+  el.replaceChildren(h("h2", {}, "Leaderboard"), ...(sections.length ? sections : [h("p", { class: "secret-note" }, "Nobody is ranked yet: ratings come from quick matches.")]));
 }

@@ -1,7 +1,8 @@
 // Entry: the lobby (#/), a match's table (#/match/<id>), and fixture mode
 // (?fixture=<name>) that renders a recorded view with no server at all.
-import { Api, ApiError } from "./api.js";
+import { Api, Intents } from "./api.js";
 import { h, toast } from "./dom.js";
+import { errorText } from "./errors.js";
 import { renderTable, GAME_NAMES } from "./table.js";
 import { renderLobby } from "./lobby.js";
 
@@ -29,10 +30,12 @@ const store = {
   dropSeat(matchId) { const all = this.seats(); delete all[matchId]; localStorage.setItem("tabletop.seats", JSON.stringify(all)); },
 };
 
-// The name others see: ?name=... once, then kept in this browser; a guest name otherwise.
+// The name others see: typed in the lobby (or ?name=... once), kept in this browser;
+// a guest name until then.
+export const NAME_LIMIT = 32;
 function displayName() {
   const asked = new URLSearchParams(location.search).get("name");
-  if (asked) localStorage.setItem("tabletop.name", asked.trim().slice(0, 32));
+  if (asked && asked.trim()) localStorage.setItem("tabletop.name", asked.trim().slice(0, NAME_LIMIT));
   let name = localStorage.getItem("tabletop.name");
   if (!name) {
     name = `Guest ${Math.floor(1000 + Math.random() * 9000)}`;
@@ -41,13 +44,26 @@ function displayName() {
   return name;
 }
 
+function showName() { document.getElementById("who").textContent = displayName(); }
+
+// A new name signs this device in again, so the next seat taken carries it.
+function rename(name) {
+  const clean = String(name || "").trim().slice(0, NAME_LIMIT);
+  if (!clean || clean === localStorage.getItem("tabletop.name")) return;
+  localStorage.setItem("tabletop.name", clean);
+  api.session = null;
+  showName();
+}
+
 async function signIn() {
   if (api.session) return api.session;
   const name = displayName();
   await api.authenticate(store.device, name);
-  document.getElementById("who").textContent = name;
+  showName();
   return api.session;
 }
+
+const intents = new Intents();
 
 function crumbs(text) { document.getElementById("crumbs").textContent = text; }
 
@@ -191,14 +207,35 @@ class LiveTable {
 
   lastVersion() { const e = this.state.entries; return e.length ? Number(e[e.length - 1].version) : 0; }
 
+  // One choice, one SubmitAction: nothing else is sent while it is on its way, and a
+  // retry of the same move at the same version carries the same command id.
   async act(action) {
+    if (this.sending) return;
+    const key = `${this.matchId}@${this.state.match.version || 0}:${JSON.stringify(action)}`;
+    const id = intents.begin(key);
+    if (!id) return;
+    this.sending = true;
+    document.body.classList.add("sending");
     try {
-      await api.submitAction(this.matchId, action, this.token);
-      this.state.legal = [];
+      const r = await api.submitAction(this.matchId, action, this.token, id);
+      intents.answered(key);
+      if (r.match && r.view && !r.duplicate) {
+        this.state.match = r.match;
+        this.state.view = r.view;
+        this.state.legal = this.state.match.status === "MATCH_STATUS_ACTIVE" ? r.legalActions || [] : [];
+      } else {
+        this.state.legal = [];
+        this.draw();
+        await this.refresh();
+      }
       this.draw();
-      await this.refresh();
-      this.draw();
-    } catch (e) { toast(errorText(e)); }
+    } catch (e) {
+      if (Intents.unknownFate(e)) intents.unanswered(key); else intents.answered(key);
+      toast(errorText(e));
+    } finally {
+      this.sending = false;
+      document.body.classList.remove("sending");
+    }
   }
 
   async undo() {
@@ -257,10 +294,6 @@ class LiveTable {
   }
 }
 
-export function errorText(e) {
-  if (e instanceof ApiError) return `${e.code}: ${e.message}`;
-  return String(e && e.message ? e.message : e);
-}
 
 // ---- routing ----
 async function route() {
@@ -278,14 +311,15 @@ async function route() {
     }
     crumbs("Lobby");
     document.title = "Tabletop";
-    await renderLobby(app, { api, signIn, store, open: (id) => { location.hash = `#/match/${encodeURIComponent(id)}`; }, errorText });
+    await renderLobby(app, { api, signIn, store, rename, displayName, open: (id) => { location.hash = `#/match/${encodeURIComponent(id)}`; }, errorText });
     document.body.dataset.ready = "1";
   } catch (e) {
-    app.replaceChildren(h("div", { class: "panel" }, h("h2", {}, "Something went wrong"), h("p", {}, errorText(e)),
-      h("p", {}, h("a", { href: "#/" }, "Back to the lobby"))));
+    app.replaceChildren(h("div", { class: "panel", id: "failure" }, h("h2", {}, "This page could not open"), h("p", {}, errorText(e)),
+      h("div", { class: "row" }, h("button", { onclick: () => route() }, "Try again"), h("a", { href: "#/" }, "Back to the lobby"))));
     document.body.dataset.ready = "error";
   }
 }
 
 window.addEventListener("hashchange", route);
+showName();
 route();

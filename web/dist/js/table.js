@@ -4,6 +4,7 @@ import { h, s, toast, seatColour, oneof, humanKind, enumName } from "./dom.js";
 import * as el_dorado from "./games/el_dorado.js";
 import * as la_isla from "./games/la_isla.js";
 import * as discover from "./games/discover.js";
+import { wordsFor, wordsOf, actionText, eventText as saidEvent, legendPanel } from "./words.js";
 
 export const GAMES = { el_dorado, la_isla, discover };
 export const GAME_NAMES = { el_dorado: "The Quest for El Dorado", la_isla: "La Isla", discover: "Discover: Lands Unknown" };
@@ -13,6 +14,7 @@ export const GAME_NAMES = { el_dorado: "The Quest for El Dorado", la_isla: "La I
 export function renderTable(root, state, handlers, boards) {
   const game = GAMES[state.match.game];
   const viewing = state.replayAt != null && state.replayView ? state.replayView : state.view;
+  const words = tableWords(root, state, handlers, boards, game, viewing);
   const legal = state.replayAt != null ? [] : state.legal || [];
   const targets = new Map();
   legal.forEach((action, i) => {
@@ -24,7 +26,7 @@ export function renderTable(root, state, handlers, boards) {
   });
   const choose = (indices, evt) => {
     if (indices.length === 1) return handlers.act(legal[indices[0]]);
-    popChoices(indices.map((i) => [describe(game, legal[i], viewing), () => handlers.act(legal[i])]), evt);
+    popChoices(indices.map((i) => [describe(game, legal[i], viewing, words), () => handlers.act(legal[i])]), evt);
   };
   const ctx = {
     view: viewing,
@@ -33,21 +35,34 @@ export function renderTable(root, state, handlers, boards) {
     boards,
     legal,
     names: state.names || [],
-    // Marks a board element as a choice when some legal action points at `key`.
+    words, // the game's words (words.js), null until they have arrived
+    // Marks a board element as a choice when some legal action points at `key`. The
+    // element alone listens (the ring around it lets clicks through), so a click is one
+    // choice; Enter or Space on it is the same choice from the keyboard.
     target(key, element, ring) {
       const found = targets.get(key);
       if (!found) return element;
       element.classList.add("target");
       element.setAttribute("data-target", key);
       element.addEventListener("click", (evt) => choose(found, evt));
-      return ring ? s("g", { class: "target", "data-target": key, onclick: (evt) => choose(found, evt) }, element, ring) : element;
+      if (element.tagName !== "BUTTON") {
+        element.setAttribute("tabindex", "0");
+        element.setAttribute("role", "button");
+        element.addEventListener("keydown", (evt) => {
+          if (evt.key !== "Enter" && evt.key !== " ") return;
+          evt.preventDefault();
+          choose(found, evt);
+        });
+      }
+      return ring ? s("g", { class: "target-wrap" }, element, ring) : element;
     },
     isTarget: (key) => targets.has(key),
     choose: (key, evt) => choose(targets.get(key) || [], evt),
   };
 
   const summary = state.match;
-  const status = game.status(ctx);
+  // before the start the view holds no game yet: say who sits and who is awaited instead
+  const status = summary.status === "MATCH_STATUS_LOBBY" ? waitingLine(state) : game.status(ctx);
   const over = summary.status === "MATCH_STATUS_FINISHED";
   const toMove = new Set((summary.toMove || []).map(Number));
   const myTurn = state.seat != null && toMove.has(state.seat) && !over;
@@ -67,24 +82,40 @@ export function renderTable(root, state, handlers, boards) {
 
   const board = h("div", { class: "board-wrap", id: "board" }, game.board(ctx));
   const below = [];
+  // the waiting room comes first: before the start the board is only the empty table
+  const waiting = summary.status === "MATCH_STATUS_LOBBY";
+  if (waiting) below.push(waitingPanel(state, handlers));
   if (game.top) below.push(game.top(ctx));
   if (state.seat != null && game.hand) below.push(game.hand(ctx));
   if (game.extra) below.push(game.extra(ctx));
+  below.push(legendPanel(h, words));
 
   const side = h("div", { class: "side" });
   if (over && summary.outcome) side.append(outcomePanel(state));
-  if (summary.status === "MATCH_STATUS_LOBBY") side.append(waitingPanel(state, handlers));
   side.append(h("div", { class: "panel" }, h("h3", {}, "Players"), game.players(ctx, toMove)));
-  if (state.replayAt == null && state.seat != null && !over) side.append(actionsPanel(game, legal, viewing, handlers, ctx));
+  if (state.replayAt == null && state.seat != null && !over && !waiting) side.append(actionsPanel(game, legal, viewing, handlers, ctx));
   if (over || state.replayAt != null) side.append(replayPanel(state, handlers));
-  side.append(logPanel(state, game));
+  side.append(logPanel(state, game, words));
 
   document.title = `${myTurn ? "● Your move · " : ""}${GAME_NAMES[summary.game] || summary.game} · Tabletop`;
-  root.replaceChildren(header, h("div", { class: "table-layout" }, h("div", {}, board, ...below), side));
+  const main = waiting ? [below[0], board, ...below.slice(1)] : [board, ...below];
+  root.replaceChildren(header, h("div", { class: "table-layout" }, h("div", {}, ...main), side));
 }
 
-function describe(game, action, view) {
-  return (game.describe && game.describe(action, view)) || genericDescribe(action);
+function describe(game, action, view, words) {
+  return (game.describe && game.describe(action, view, words)) || actionText(words, action) || genericDescribe(action);
+}
+
+// The game's words (DescribeGame, fetched once per game), its seats named as this table
+// names them; null until they arrive, when the table is drawn again if it still shows `state`.
+function tableWords(root, state, handlers, boards, game, view) {
+  root.__tableState = state;
+  const described = wordsFor(state.match.game, () => { if (root.__tableState === state) renderTable(root, state, handlers, boards); });
+  if (!described) return null;
+  const seats = Math.max(Number(state.match.seatCount || 0), (state.names || []).length);
+  const words = wordsOf(described, Array.from({ length: seats }, (_, i) => nameOf(state, i)));
+  if (game.learn) game.learn(words, view); // what only the view names (Discover's enemies on the map)
+  return words;
 }
 
 export function genericDescribe(action) {
@@ -104,29 +135,42 @@ function actionsPanel(game, legal, view, handlers, ctx) {
       onclick: () => handlers.act(action),
       onmouseenter: () => highlight(key, true),
       onmouseleave: () => highlight(key, false),
-    }, describe(game, action, view)));
+    }, describe(game, action, view, ctx.words)));
   });
   // A take-back while nobody else has acted and nothing was drawn, rolled or disclosed.
   const summary = ctx.match;
   const undo = handlers.undo && Number(summary.undoable || 0) > 0 && Number(summary.undoSeat || 0) === ctx.seat
     ? h("button", { class: "secondary", id: "undo", onclick: () => handlers.undo() }, `Undo (${summary.undoable})`)
     : null;
-  return h("div", { class: "panel" }, h("h3", {}, `Your choices (${legal.length})`), picker,
-    legal.length ? list : h("p", { class: "secret-note" }, "Nothing to do right now."), undo);
+  // On a phone this panel is a bar fixed at the bottom of the screen, over the board:
+  // the choices are in reach without scrolling; its heading folds it away and back.
+  const panel = h("div", { class: "panel choices" + (choicesFolded ? " folded" : "") + (legal.length ? "" : " empty"), id: "choices" },
+    h("h3", {}, h("button", { class: "fold", id: "fold-choices", "aria-expanded": String(!choicesFolded),
+      onclick: () => { choicesFolded = !choicesFolded; panel.classList.toggle("folded", choicesFolded); } },
+    `Your choices (${legal.length})`)),
+    h("div", { class: "choices-body" }, picker, legal.length ? list : h("p", { class: "secret-note" }, "Nothing to do right now."), undo));
+  return panel;
 }
+let choicesFolded = false;
 
 function highlight(key, on) {
   if (!key) return;
   for (const el of document.querySelectorAll(`[data-target="${CSS.escape(key)}"]`)) el.style.filter = on ? "drop-shadow(0 0 6px #fff)" : "";
 }
 
-function logPanel(state, game) {
+function logPanel(state, game, words) {
   const entries = state.entries || [];
   const limit = state.replayAt != null ? state.replayAt : Infinity;
-  const shown = entries.filter((e) => Number(e.version) <= limit && !quiet(e)).slice(-80);
-  const log = h("div", { class: "log", id: "log" }, shown.map((e) => h("div", {},
-    h("span", { class: "v" }, e.version),
-    game.describeEvent ? game.describeEvent(e, state) : eventText(e))));
+  // In the game's words; an empty line is bookkeeping (undo points, clocks), left out.
+  const line = (e) => {
+    const said = saidEvent(words, e);
+    if (said === null || said === undefined) return game.describeEvent ? game.describeEvent(e, state) : eventText(e);
+    return said && said + (e.redacted ? " (hidden from you)" : "");
+  };
+  const shown = entries.filter((e) => Number(e.version) <= limit && !quiet(e))
+    .map((e) => [e, line(e)]).filter(([, text]) => text !== "").slice(-80);
+  const log = h("div", { class: "log", id: "log" }, shown.map(([e, text]) => h("div", {},
+    h("span", { class: "v" }, e.version), text)));
   queueMicrotask(() => { log.scrollTop = log.scrollHeight; });
   return h("div", { class: "panel" }, h("h3", {}, "Log"), log);
 }
@@ -191,18 +235,43 @@ function outcomePanel(state) {
   return h("div", { class: "panel", id: "outcome" }, h("h3", {}, "Result"), rows);
 }
 
+function seatsOf(m) {
+  const holders = new Map((m.seats || []).filter((x) => x.playerId).map((x) => [Number(x.seat || 0), x]));
+  const free = [];
+  for (let i = 0; i < Number(m.seatCount || 0); i++) if (!holders.has(i)) free.push(i);
+  return { holders, free };
+}
+
+function waitingLine(state) {
+  const { holders, free } = seatsOf(state.match);
+  const awaited = free.length ? `waiting for ${free.length} more player${free.length > 1 ? "s" : ""}` : "everyone is here: ready to start";
+  return `Waiting room · ${holders.size} of ${Number(state.match.seatCount || 0)} seated · ${awaited}`;
+}
+
 function waitingPanel(state, handlers) {
   const m = state.match;
-  const taken = new Set((m.seats || []).filter((x) => x.playerId).map((x) => Number(x.seat || 0)));
-  const free = [];
-  for (let i = 0; i < Number(m.seatCount || 0); i++) if (!taken.has(i)) free.push(i);
-  return h("div", { class: "panel" }, h("h3", {}, "Waiting for players"),
-    h("p", {}, `${taken.size} of ${m.seatCount} seats taken.`),
+  const { holders, free } = seatsOf(m);
+  const seats = [];
+  for (let i = 0; i < Number(m.seatCount || 0); i++) {
+    const holder = holders.get(i);
+    seats.push(h("div", { class: "player" + (i === state.seat ? " me" : ""), style: { "--c": seatColour(i) }, "data-waiting-seat": i },
+      h("span", { class: "name" }, `Seat ${i}: `),
+      holder ? (holder.displayName || `player ${shortId(holder.playerId)}`) + (i === state.seat ? " (you)" : "") : h("em", {}, "free")));
+  }
+  const awaited = free.length
+    ? `Waiting for ${free.length} more player${free.length > 1 ? "s" : ""}. Share this page's address to invite someone.`
+    : "Every seat is taken: any seated player can start the match.";
+  return h("div", { class: "panel", id: "waiting" }, h("h3", {}, "Waiting room"),
+    h("div", { class: "players" }, seats),
+    h("p", { id: "awaited" }, awaited),
     state.seat == null && free.length ? h("div", { class: "row" }, free.map((seat) => h("button", { onclick: () => handlers.join(seat) }, `Sit at seat ${seat}`))) : null,
     state.seat != null ? h("div", { class: "row" },
-      h("button", { id: "start", onclick: () => handlers.start() }, "Start match"),
+      h("button", { id: "start", onclick: () => handlers.start(), disabled: free.length > 0 }, "Start match"),
       h("button", { class: "secondary", onclick: () => handlers.leave() }, "Leave")) : null);
 }
+
+// A player id cut to what a person can compare at a glance.
+export function shortId(id) { return String(id || "").slice(0, 8); }
 
 export function nameOf(state, seat) {
   if (state.names && state.names[seat]) return state.names[seat];
@@ -222,8 +291,11 @@ function popChoices(items, evt) {
   document.querySelector(".choice-pop")?.remove();
   const pop = h("div", { class: "choice-pop" }, items.map(([label, fn]) => h("button", { class: "secondary", onclick: () => { pop.remove(); fn(); } }, label)),
     h("button", { class: "secondary", onclick: () => pop.remove() }, "Cancel"));
-  const x = Math.min((evt?.clientX ?? 200) + 8, window.innerWidth - 370);
-  const y = Math.min((evt?.clientY ?? 200) + 8, window.innerHeight - 40 - items.length * 30);
+  // beside the pointer, or beside the element chosen from the keyboard; inside the window
+  const at = evt && evt.clientX === undefined && evt.currentTarget?.getBoundingClientRect ? evt.currentTarget.getBoundingClientRect() : null;
+  const width = Math.min(360, window.innerWidth - 16);
+  const x = Math.min((at ? at.right : evt?.clientX ?? 200) + 8, window.innerWidth - width - 8);
+  const y = Math.min((at ? at.top : evt?.clientY ?? 200) + 8, window.innerHeight - 40 - items.length * 34);
   pop.style.left = `${Math.max(0, x)}px`;
   pop.style.top = `${Math.max(0, y)}px`;
   document.body.append(pop);

@@ -1,6 +1,7 @@
 // Discover: Lands Unknown: the island's map tiles (explored and still in the fog),
 // features, fires, shelters, enemies and survivors; day and night; combat.
 import { h, s, num, hexPoint, hexCorners, seatColour, enumName, pretty, oneof } from "../dom.js";
+import { nameIn, textIn } from "../words.js";
 
 const SIZE = 20;
 const TERRAIN = { grass: "#7fb95a", underbrush: "#4c8a3c", mountain: "#8e8577", ocean: "#2f6f9f" };
@@ -8,14 +9,27 @@ const FEATURE = { tree: ["#2f6b2a", "♣"], shrub: ["#5f9e3a", "✿"], rocks: ["
 const DAMAGE = { DAMAGE_TYPE_PHYSICAL: ["#c0392b", "wound"], DAMAGE_TYPE_HUNGER: ["#d68910", "hunger"], DAMAGE_TYPE_THIRST: ["#2e86c1", "thirst"], DAMAGE_TYPE_EXPOSURE: ["#7d3c98", "exposure"] };
 const hx = (p) => `${num(p && p.q)},${num(p && p.r)}`;
 
+// The game's words name each kind of thing through one of their tables.
+const TABLES = { characters: "character", projects: "project", items: "item", enemies: "enemy_kind" };
+
 function name(ctx, kind, n) {
   const names = (ctx.boards.discover.names || {})[kind] || {};
-  return names[String(n)] || `${kind} ${n}`;
+  return nameIn(ctx.words, TABLES[kind], n, names[String(n)] || `${kind} ${n}`);
 }
 
-export function status({ view }) {
+// What only the view names: each enemy on the map by its kind (events name it by its serial).
+export function learn(words, view) {
+  const enemies = (words.tables.enemy = { ...(words.tables.enemy || {}) });
+  for (const en of view.enemies || []) {
+    enemies[en.id] = { name: num(en.number) ? `the ${nameIn(words, "enemy_kind", num(en.number))}` : "a hidden monster" };
+  }
+}
+
+export function status({ view, words }) {
   const night = view.phase === "PHASE_NIGHT";
-  return `${view.phase === "PHASE_OVER" ? `The end${view.endReason ? ` (${view.endReason})` : ""} · day` : night ? "Night" : "Day"} ${num(view.day)} of ${num(view.maxDays)} · quest stage ${num(view.stage)}${view.decision ? ` · ${view.decision}` : ""}`;
+  const stage = nameIn(words, "stage", num(view.stage), `quest stage ${num(view.stage)}`);
+  const decision = view.decision ? ` · ${nameIn(words, "decision", view.decision, view.decision.replace(/_/g, " "))}` : "";
+  return `${view.phase === "PHASE_OVER" ? `The end${view.endReason ? ` (${view.endReason})` : ""} · day` : night ? "Night" : "Day"} ${num(view.day)} of ${num(view.maxDays)} · ${stage}${decision}`;
 }
 
 export function targetOf(action) {
@@ -37,8 +51,12 @@ export function targetOf(action) {
 
 const goods = (list) => (list || []).map((g) => pretty(g)).join(", ") || "nothing";
 
-export function describe(action, view) {
+// Labels that need the view (what a trade gives, which cost is asked), and every label
+// until the game's words have arrived.
+export function describe(action, view, words) {
   const [kind, b] = oneof(action);
+  const viewDependent = ["offerTrade", "acceptTrade", "payCost", "declineCost", "chooseFighter"];
+  if (words && !viewDependent.includes(kind)) return null;
   switch (kind) {
     case "move": return `Move to (${hx(b.to)})`;
     case "escape": return `Escape to (${hx(b.to)})`;
@@ -183,19 +201,21 @@ export function top(ctx) {
     h("h3", {}, `Combat — seat ${num(c.seat)} against ${num(enemy.number) ? name(ctx, "enemies", num(enemy.number)) : "a hidden enemy"}`),
     h("div", { class: "row" },
       die(num(c.grey) + num(c.greyMod), "#6b6b6b", "grey"), die(num(c.red) + num(c.redMod), "#a32020", "red"),
-      h("div", {}, h("div", {}, `Stage: ${enumName(c.stage, "COMBAT_STAGE_")}`),
+      h("div", {}, h("div", {}, `Stage: ${nameIn(ctx.words, "combat_stage", c.stage, enumName(c.stage, "COMBAT_STAGE_"))}`),
         enemy.damage ? h("div", {}, `Damage dealt: ${num(enemy.damage)}`) : null,
-        (c.played || []).length ? h("div", {}, `Support: ${c.played.join(", ")}`) : null,
+        (c.played || []).length ? h("div", {}, `Support: ${c.played.map((id) => nameIn(ctx.words, "support", id)).join(", ")}`) : null,
         (c.supporters || []).length ? h("div", {}, `Still to decide: seats ${c.supporters.join(", ")}`) : null,
         stats ? h("div", {}, stats) : null, roll)));
 }
 
 export function hand(ctx) {
   const { view } = ctx;
-  const projects = (view.hand || []).map((n) => ctx.target(`project:${n}`, h("div", { class: "card", "data-card": `project-${n}`, style: { background: "linear-gradient(#e8dcc0, #c9b48a)" } },
-    h("div", { class: "title" }, `Project ${n}`), h("div", {}, name(ctx, "projects", n)))));
+  const projects = (view.hand || []).map((n) => ctx.target(`project:${n}`, h("div", { class: "card", "data-card": `project-${n}`, title: textIn(ctx.words, "project", n), style: { background: "linear-gradient(#e8dcc0, #c9b48a)" } },
+    h("div", { class: "title", style: { whiteSpace: "normal", overflow: "visible" } }, name(ctx, "projects", n)),
+    h("div", { style: { fontSize: ".7rem" } }, textIn(ctx.words, "project", n)))));
   const offer = (view.offer || []).map((n) => ctx.target(`character:${n}`, h("div", { class: "card", "data-card": `character-${n}`, style: { background: "linear-gradient(#dbe8f5, #9fb8d6)" } },
-    h("div", { class: "title" }, name(ctx, "characters", n)), h("div", { class: "big" }, String(n)), num(view.chosen) === n ? h("div", {}, "your pick") : null)));
+    h("div", { class: "title", style: { whiteSpace: "normal", overflow: "visible" } }, name(ctx, "characters", n)),
+    h("div", { style: { fontSize: ".7rem" } }, textIn(ctx.words, "character", n)), num(view.chosen) === n ? h("div", {}, "your pick") : null)));
   return h("div", { class: "panel", id: "hand", style: { marginTop: ".6rem" } },
     h("h3", {}, `Your project cards (${projects.length})`), h("div", { class: "hand" }, projects),
     offer.length ? [h("h3", {}, "Characters dealt to you"), h("div", { class: "hand" }, offer)] : null,

@@ -1,6 +1,7 @@
 // The Quest for El Dorado: the hex course (from the course's content data), the
 // expedition pieces, blockades on the seams, caves, and the market.
 import { h, s, num, hexPoint, hexCorners, seatColour, enumName, pretty, oneof } from "../dom.js";
+import { nameIn, textIn, render } from "../words.js";
 
 const SIZE = 22;
 const TERRAIN = {
@@ -15,16 +16,36 @@ const TERRAIN = {
 };
 const SYMBOL_CLASS = { SYMBOL_MACHETE: "machete", SYMBOL_PADDLE: "paddle", SYMBOL_COIN: "coin", SYMBOL_JOKER: "joker", SYMBOL_ACTION: "action" };
 
-function card(boards, id) {
-  return boards.el_dorado.cards[id] || { id, name: pretty(id), symbol: "", power: 0, cost: 0 };
+// A card's geometry and figures from boards.json, its name and text from the game's words.
+function card(ctx, id) {
+  const known = ctx.boards.el_dorado.cards[id] || { id, name: pretty(id), symbol: "", power: 0, cost: 0 };
+  return { ...known, name: nameIn(ctx.words, "card", id, known.name || pretty(id)), text: textIn(ctx.words, "card", id) };
 }
 
-export function status({ view }) {
-  const phase = enumName(view.phase, "PHASE_");
+const coins = (words, halves) => (words ? nameIn(words, "halves", halves, `${halves / 2} coins`) : `${halves / 2} coins`);
+
+// The round and phase for everyone; the move and the purchase in progress only to the seat
+// taking the turn (the others see their own hand and deck, not the mover's coins).
+export function status(ctx) {
+  const { view, words } = ctx;
+  const phase = nameIn(words, "phase", view.phase, enumName(view.phase, "PHASE_"));
+  const course = nameIn(words, "course", view.course || "", pretty(view.course || ""));
+  const current = num(view.current);
+  const mine = ctx.seat != null && ctx.seat === current;
   const a = view.active && view.active.source ? view.active : null;
-  const moving = a ? ` · ${pretty(a.source)}: ${num(a.left)} ${enumName(a.symbol, "SYMBOL_")} left for piece ${num(a.piece) + 1}` : "";
-  const coins = num(view.coinsHalves) ? ` · ${num(view.coinsHalves) / 2} coins` : "";
-  return `Round ${num(view.round)} · ${phase}${view.finalRound ? " · final round!" : ""} · ${pretty(view.course || "")}${moving}${coins}`;
+  let tail = "";
+  if (mine) {
+    const source = nameIn(words, "card", a && a.source, a ? nameIn(words, "token", a.source, pretty(a.source)) : "");
+    const symbol = a ? nameIn(words, "symbol", a.symbol, enumName(a.symbol, "SYMBOL_")) : "";
+    tail += a ? ` · ${source}: ${num(a.left)} ${symbol} left for ${nameIn(words, "piece", num(a.piece), `piece ${num(a.piece) + 1}`)}` : "";
+    tail += num(view.coinsHalves) ? ` · ${coins(words, num(view.coinsHalves))} to spend` : "";
+  } else if (view.phase !== "PHASE_OVER") {
+    const me = (view.players || []).find((p) => num(p.seat) === ctx.seat);
+    const who = words ? render("{s:seat}", { s: current }, words.tables) : `seat ${current}`;
+    tail += ` · ${who} is taking a turn`;
+    if (me) tail += ` · you: ${num(me.handCount)} in hand, ${num(me.drawCount)} in your deck`;
+  }
+  return `Round ${num(view.round)} · ${phase}${view.finalRound ? " · final round!" : ""} · ${course}${tail}`;
 }
 
 export function targetOf(action) {
@@ -41,7 +62,9 @@ export function targetOf(action) {
   }
 }
 
-export function describe(action, view) {
+// Labels without the game's words (they say every action once they have arrived).
+export function describe(action, view, words) {
+  if (words) return null;
   const [kind, b] = oneof(action);
   const sym = b.symbol ? enumName(b.symbol, "SYMBOL_") : "";
   const piece = `piece ${num(b.piece) + 1}`;
@@ -163,35 +186,35 @@ function market(ctx) {
   const { view, boards } = ctx;
   const piles = view.market || [];
   const row = (onBoard) => piles.filter((p) => Boolean(p.onBoard) === onBoard).map((p) => {
-    const c = card(boards, p.card);
-    const el = h("div", { class: `card ${c.symbol}`, "data-card": p.card },
-      h("div", { class: "title" }, c.name || pretty(p.card)),
+    const c = card(ctx, p.card);
+    const el = h("div", { class: `card ${c.symbol}`, "data-card": p.card, title: c.text || c.name },
+      cardTitle(c.name),
       h("div", { class: "big" }, c.symbol === "action" ? "✦" : `${c.power}`),
       h("div", {}, `${c.symbol} · cost ${c.cost}`),
-      h("div", { class: "secret-note" }, `${num(p.count)} left`));
+      h("div", { class: "pile-left", style: LEFT_STYLE }, `${num(p.count)} left`));
     return ctx.target(`market:${p.card}`, el);
   });
   return h("div", { class: "panel", id: "market", style: { marginTop: ".6rem" } },
     h("h3", {}, "Market board"), h("div", { class: "hand" }, row(true)),
     h("h3", {}, "Beside the board"), h("div", { class: "hand" }, row(false)),
-    view.coinsHalves ? h("p", {}, `Coins to spend: ${num(view.coinsHalves) / 2}`) : null);
+    view.coinsHalves && ctx.seat === num(view.current) ? h("p", {}, `To spend: ${coins(ctx.words, num(view.coinsHalves))}`) : null);
 }
 
 // The viewer's own hand: only ever this seat's cards (the view carries no one else's).
 export function hand(ctx) {
-  const { view, boards } = ctx;
+  const { view } = ctx;
   const me = (view.players || []).find((p) => num(p.seat) === ctx.seat) || {};
   const cards = (view.hand || []).map((id, i) => {
-    const c = card(boards, id);
-    return ctx.target(`hand:${id}`, h("div", { class: `card ${c.symbol}`, "data-card": id, "data-hand-index": i },
-      h("div", { class: "title" }, c.name || pretty(id)),
+    const c = card(ctx, id);
+    return ctx.target(`hand:${id}`, h("div", { class: `card ${c.symbol}`, "data-card": id, "data-hand-index": i, title: c.text || c.name },
+      cardTitle(c.name),
       h("div", { class: "big" }, c.symbol === "action" ? "✦" : String(c.power)),
       h("div", {}, c.symbol + (c.single_use ? " · once" : ""))));
   });
   return h("div", { class: "panel", id: "hand", style: { marginTop: ".6rem" } },
     h("h3", {}, `Your hand (${cards.length})`), h("div", { class: "hand" }, cards),
-    (me.played || []).length ? h("p", { class: "secret-note" }, "Played this turn: ", (me.played || []).map(pretty).join(", ")) : null,
-    (me.tokens || []).length ? h("p", { class: "secret-note" }, "Cave tokens: ", me.tokens.map(pretty).join(", ")) : null);
+    (me.played || []).length ? h("p", { class: "secret-note" }, "Played this turn: ", (me.played || []).map((id) => nameIn(ctx.words, "card", id, pretty(id))).join(", ")) : null,
+    (me.tokens || []).length ? h("p", { class: "secret-note" }, "Cave tokens: ", me.tokens.map((id) => nameIn(ctx.words, "token", id, pretty(id))).join(", ")) : null);
 }
 
 export function players(ctx, toMove) {
@@ -207,3 +230,13 @@ export function players(ctx, toMove) {
         h("span", {}, `tokens ${(p.tokens || []).length}`), arrived ? h("span", {}, `★ arrived ${arrived}`) : null));
   }));
 }
+
+// A card's whole name: long ones wrap and shrink instead of being cut at the card's edge.
+function cardTitle(name) {
+  const longest = Math.max(...name.split(/[\s-]/).map((w) => w.length));
+  const size = longest > 11 ? ".54rem" : longest > 9 ? ".6rem" : name.length > 10 ? ".66rem" : "";
+  return h("div", { class: "title", style: { whiteSpace: "normal", overflow: "visible", textOverflow: "clip", overflowWrap: "normal", lineHeight: "1.05", fontSize: size } }, name);
+}
+
+// How many copies a market pile has left: readable on any card colour.
+const LEFT_STYLE = { fontWeight: "bold", background: "rgba(0,0,0,.72)", color: "#fff", borderRadius: "4px", padding: "0 .35em", fontSize: ".75rem", alignSelf: "flex-start" };

@@ -1,6 +1,7 @@
 // La Isla: the island (centre ring and ten teeth), explorers, animal tiles in the
 // regions, the animal track, and every player's cardholder slots.
 import { h, s, num, seatColour, enumName, pretty, oneof } from "../dom.js";
+import { nameIn, textIn, render } from "../words.js";
 
 const COLOURS = { COLOUR_WHITE: "#f4f1ea", COLOUR_YELLOW: "#f2cb3a", COLOUR_GREEN: "#5fae4f", COLOUR_BROWN: "#9b6a3f", COLOUR_GREY: "#9a9a9a" };
 const COLOUR_ORDER = ["COLOUR_WHITE", "COLOUR_YELLOW", "COLOUR_GREEN", "COLOUR_BROWN", "COLOUR_GREY"];
@@ -26,9 +27,11 @@ function layout(id, cx, cy) {
   return [cx + radius * Math.cos(deg(angle)), cy + radius * Math.sin(deg(angle))];
 }
 
-export function status({ view }) {
-  const who = view.currentSeat !== undefined ? ` · seat ${num(view.currentSeat)} explores` : "";
-  return `Round ${num(view.round)} · ${enumName(view.phase, "PHASE_")}${who} · areas ${num(view.areaSum)}/${num(view.endThreshold)}`;
+export function status({ view, words }) {
+  const seat = (n) => (words ? render("{s:seat}", { s: n }, words.tables) : `seat ${n}`);
+  const who = view.currentSeat !== undefined ? ` · ${seat(num(view.currentSeat))} explores` : "";
+  const phase = nameIn(words, "phase", view.phase, enumName(view.phase, "PHASE_"));
+  return `Round ${num(view.round)} · ${phase}${who} · areas ${num(view.areaSum)}/${num(view.endThreshold)}`;
 }
 
 export function targetOf(action) {
@@ -43,8 +46,15 @@ export function targetOf(action) {
   }
 }
 
-export function describe(action, view) {
+// Labels without the game's words, and where a label needs the board: a space's colour.
+export function describe(action, view, words) {
   const [kind, b] = oneof(action);
+  if (words && (kind === "placeExplorer" || kind === "moveExplorer")) {
+    const at = (i) => { const sp = (view.spaces || [])[num(i)]; return `${nameIn(words, "space", num(i))}${sp ? ` (${nameIn(words, "colour", sp.colour)})` : ""}`; };
+    const paying = (b.payment || []).length ? `, paying ${render("{p:colour}", { p: b.payment }, words.tables)}` : "";
+    return kind === "placeExplorer" ? `Place an explorer on ${at(b.space)}${paying}` : `Move an explorer from ${at(b.source)} to ${at(b.space)}${paying}`;
+  }
+  if (words) return null;
   const space = (i) => { const sp = (view.spaces || [])[num(i)]; return sp ? `${sp.id} (${enumName(sp.colour, "COLOUR_")})` : `space ${num(i)}`; };
   const pay = (p) => (p && p.length ? ` paying ${p.map((c) => enumName(c, "COLOUR_")).join("+")}` : "");
   switch (kind) {
@@ -144,9 +154,10 @@ function track(ctx, x0, y0, width) {
 
 function cardEl(ctx, id, extra = "") {
   const info = (ctx.boards.la_isla && ctx.boards.la_isla.cards[id]) || { value: "?", resource: "grey", animal: "", function: "" };
-  return h("div", { class: "card", "data-card": id, style: { background: `linear-gradient(${RES_HEX[info.resource] || "#ddd"} 0 34%, #f6ecd6 34%)` } },
-    h("div", { class: "title" }, `${id} · ${info.value}`),
-    h("div", { style: { fontSize: ".7rem" } }, pretty(info.function || "")),
+  const name = nameIn(ctx.words, "card", id, pretty(info.function || id));
+  return h("div", { class: "card", "data-card": id, title: textIn(ctx.words, "card", id) || name, style: { background: `linear-gradient(${RES_HEX[info.resource] || "#ddd"} 0 34%, #f6ecd6 34%)` } },
+    h("div", { class: "title", style: { whiteSpace: "normal", overflow: "visible", lineHeight: "1.05" } }, name),
+    h("div", { style: { fontSize: ".7rem" } }, `${info.resource || ""} · deck ${info.value}`),
     h("div", { style: { color: (ANIMAL[animalKey(info.animal)] || {}).colour || "#333", fontWeight: "bold" } }, pretty(info.animal || "")),
     extra ? h("div", { class: "secret-note" }, extra) : null);
 }
@@ -175,7 +186,7 @@ export function extra(ctx) {
   const { view } = ctx;
   return h("div", { class: "panel", id: "slots", style: { marginTop: ".6rem" } }, h("h3", {}, "Cardholders"),
     (view.players || []).map((p) => h("div", { style: { borderLeft: `6px solid ${seatColour(num(p.seat))}`, paddingLeft: ".5rem", marginBottom: ".4rem" } },
-      h("div", {}, `Seat ${num(p.seat)}`),
+      h("div", {}, ctx.words ? render("{s:seat}", { s: num(p.seat) }, ctx.words.tables) : `Seat ${num(p.seat)}`),
       h("div", { class: "hand" }, (p.slots || []).map((sl, i) => sl.top ? cardEl(ctx, sl.top, `slot ${i + 1}${num(sl.covered) ? ` · ${num(sl.covered)} below` : ""}`) :
         h("div", { class: "card", style: { opacity: 0.4 } }, h("div", { class: "title" }, `slot ${i + 1}`), "free"))))));
 }
@@ -186,7 +197,7 @@ export function players(ctx, toMove) {
     const seat = num(p.seat);
     const tiles = (p.tiles || []).map((n, i) => (num(n) ? `${enumName(ANIMALS[i], "ANIMAL_")} ×${n}` : null)).filter(Boolean);
     return h("div", { class: `player${seat === ctx.seat ? " me" : ""}${toMove.has(seat) ? " to-move" : ""}`, style: { "--c": seatColour(seat) } },
-      h("div", { class: "name" }, `Seat ${seat} — ${num(p.score)} points`, p.hasChosen ? " ✓" : ""),
+      h("div", { class: "name" }, `${ctx.words ? render("{s:seat}", { s: seat }, ctx.words.tables) : `Seat ${seat}`} — ${ctx.words ? render("{n|point|points}", { n: num(p.score) }) : `${num(p.score)} points`}`, p.hasChosen ? " ✓" : ""),
       resources(ctx, p.resources || [], false),
       h("div", { class: "stats" }, h("span", {}, `hand ${num(p.handCount)}`), h("span", {}, `explorers left ${num(p.explorersLeft)}`),
         p.large ? h("span", {}, `large: ${enumName(p.large, "ANIMAL_")}`) : null, tiles.length ? h("span", {}, tiles.join(", ")) : null));
@@ -208,7 +219,7 @@ export function picker(ctx, legal, act) {
     for (const [k] of fields) {
       const values = [...new Set(matching(k).map((x) => String(x[k])))];
       const sel = selects[k];
-      sel.replaceChildren(h("option", { value: "" }, "—"), values.map((v) => h("option", { value: v, selected: v === chosen[k] }, k === "slot" ? `slot ${Number(v) + 1}` : v)));
+      sel.replaceChildren(h("option", { value: "" }, "—"), values.map((v) => h("option", { value: v, selected: v === chosen[k] }, k === "slot" ? `slot ${Number(v) + 1}` : pickLabel(ctx, k, v))));
     }
     button.disabled = matching(null).length !== 1;
   };
@@ -219,4 +230,13 @@ export function picker(ctx, legal, act) {
   box.append(h("span"), button);
   refresh();
   return box;
+}
+
+// A card in the assignment picker, by what that pick uses of it: the A function, the B
+// resource or the D animal (and the card's name after it).
+function pickLabel(ctx, role, id) {
+  const name = nameIn(ctx.words, "card", id, id);
+  if (role === "b") return `${nameIn(ctx.words, "card_resource", id, "")} (${name})`;
+  if (role === "d") return `${nameIn(ctx.words, "card_animal", id, "")} (${name})`;
+  return name;
 }

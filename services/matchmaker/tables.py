@@ -1,0 +1,40 @@
+"""What a matchmade table gets unless its ticket says otherwise: pure, no I/O.
+
+A table the matchmaker forms seats strangers, and any of them may leave (a
+closed tab, a lost connection) while the others wait on that seat's move. So
+by default a matchmade table runs a turn clock, and a seat whose time runs out
+gets a bot's move (`clock_timeout=bot`, services/match/clocks.py): an absent
+seat's turns are played out, one allowance per decision, and the table always
+moves on. A ticket's own options override any of these (`clock=none` turns
+the clock off), and ListGames shows each game's defaults beside its options
+(`GameInfo.matchmade_options`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+# Every game's matchmade table: 60 s per decision, then a bot's move for the seat.
+DEFAULT_TABLE: Mapping[str, str] = {"clock": "move", "clock_seconds": "60", "clock_timeout": "bot"}
+# Games whose decisions take longer (Discover: Lands Unknown's combat and map choices).
+BY_GAME: Mapping[str, Mapping[str, str]] = {
+    "discover": {**DEFAULT_TABLE, "clock_seconds": "90"},
+}
+_CLOCK_KEYS = ("clock_seconds", "clock_increment", "clock_timeout")
+
+
+def matchmade_defaults(game: str) -> dict[str, str]:
+    """The table options a matchmade table of `game` gets when its tickets do not set them."""
+    return dict(BY_GAME.get(game, DEFAULT_TABLE))
+
+
+def matchmade_options(game: str, options: Mapping[str, str]) -> dict[str, str]:
+    """A ticket's options with the game's matchmade defaults under them. A ticket that turns the
+    clock off (`clock=none`) gets none of the clock's other defaults either, so every such
+    ticket of a game lands in the same pool whatever it left out."""
+    merged = {**matchmade_defaults(game), **options}
+    if merged.get("clock") == "none":
+        for key in _CLOCK_KEYS:
+            if key not in options:
+                merged.pop(key, None)
+    return merged
