@@ -14,7 +14,7 @@ WEB_NODE := web/node_modules/.installed
 CHROMIUM ?= /usr/bin/chromium
 
 .DEFAULT_GOAL := help
-.PHONY: help setup proto run test test-fast soak lint bots-eval bench golden clean web-deps web-node web-fixtures web-shots
+.PHONY: help setup proto run test test-fast soak lint bots-eval bench scale golden clean web-deps web-node web-fixtures web-shots
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -61,6 +61,9 @@ bots-eval: $(GEN) ## search bots against random bots in process, every game: win
 
 bench: $(GEN) ## Both shapes, every game, 1/16/64 matches, 3 interleaved repetitions: CPU/action, p50/p99, actions/s as ratios to boardgame.io and the in-run floor, store calls/action, issue 28's targets (~10 min; BENCH_QUICK=1: shorter)
 	$(PY) -m bench
+
+scale: $(GEN) ## K=1,2,4 replicas of every stateless tier on the embedded 3-master cluster, each capped at SCALE_CPU of a core (cgroups): actions/s, tickets/s (hot pool, 8 pools), efficiency, CPU/op, idle check; last line JSON (SCALE_SECONDS, SCALE_KS, SCALE_CPU; root for caps)
+	$(PY) -m bench.scale
 
 golden: $(GEN) ## regenerate golden seeded playthroughs
 	$(PY) -m tests.golden.regenerate
