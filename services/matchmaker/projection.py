@@ -16,7 +16,8 @@ the loser re-reads and goes on. So the live ratings equal a rebuild's, a
 match is counted once however often it is announced or replayed.
 
 Only trusted matches are rated (ratings.py `untrusted`: matchmade tables, custom
-ones where the operator allows, never one player in two seats); the others only
+ones where the operator allows, never one player in two seats, never a game a
+safety cap stopped); the others only
 move the cursor. Whether a table is matchmade is read from its log
 (MatchCreated.matchmade), so a rebuild decides as the live path did.
 """
@@ -34,6 +35,7 @@ from services.common.event_store import EventStore
 from services.common.players import is_bot
 from services.common.redis_commands import commands
 from services.common.redis_store import INDEX_KEY
+from services.games.common.engine import STOPPED_REASON
 from services.matchmaker.ratings import DEFAULT, DEFAULT_RULES, Rating, RatingRules, Result, on_board, rate, untrusted
 
 log = tlog.get("matchmaker.ratings")
@@ -90,7 +92,8 @@ async def match_result(store: EventStore, match_id: str) -> Result | None:
         elif stored.type == "tabletop.match.v1.MatchEnded":
             outcome = ev.MatchEnded.FromString(stored.data).outcome
             coop = outcome.cooperative_win if outcome.HasField("cooperative_win") else None
-            return Result(game, tuple(seated), tuple(outcome.ranking), coop, matchmade)
+            stopped = outcome.detail.get("reason") == STOPPED_REASON
+            return Result(game, tuple(seated), tuple(outcome.ranking), coop, matchmade, stopped)
     return None
 
 

@@ -9,8 +9,9 @@ like a newcomer every time and never stored.
 
 Only matches that can be trusted are rated (`untrusted`): tables the
 matchmaker formed, custom ones only where the operator says so, and never one
-where a player holds two seats. A guest's rating stays off the leaderboard
-until it has played enough matchmade games (`on_board`). See RATINGS.md.
+where a player holds two seats, nor one a game's safety cap stopped undecided.
+A guest's rating stays off the leaderboard until it has played enough
+matchmade games (`on_board`). See RATINGS.md.
 """
 
 from __future__ import annotations
@@ -68,6 +69,9 @@ class Result:
     # Whether the matchmaker formed the table (MatchCreated.matchmade), rather than players
     # who made a lobby and chose who joins it.
     matchmade: bool = False
+    # A game's safety cap stopped it before its rules ended it (outcome reason
+    # STOPPED_REASON): nobody won or lost, so it is never rated.
+    stopped: bool = False
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,8 @@ DEFAULT_RULES = RatingRules()
 
 def untrusted(result: Result, rules: RatingRules) -> str | None:
     """Why the match must not be rated (a stable reason id), or None if it may be."""
+    if result.stopped:
+        return "ratings.stopped"  # a cap, not the rules, ended it: a verdict nobody earned
     humans = [p for p in result.players if p and not is_bot(p)]
     if len(set(humans)) < len(humans):
         return "ratings.self_seated"  # one player on both sides: a win over oneself, never rated

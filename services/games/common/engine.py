@@ -96,10 +96,18 @@ class ToMove:
     chance: ChanceRequest | None = None
 
 
+# The end reason of a game that a safety cap (a day or round limit the rulebook does
+# not have) stopped: the outcome decides nothing and is never rated.
+STOPPED_REASON = "stopped_by_cap"
+
+
 @dataclass(frozen=True)
 class Outcome:
     """The final result: `ranking[i]` is the place (1 = first) of seat i; equal
-    places are ties. `scores` and `detail` are what the rulebook scores with."""
+    places are ties. `scores` and `detail` are what the rulebook scores with.
+
+    `detail["reason"] == STOPPED_REASON` marks a game a safety cap stopped before
+    its rules ended it: nobody lost it, and ratings skip it."""
 
     ranking: tuple[int, ...]
     scores: tuple[int, ...]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from services.games.common.engine import STOPPED_REASON
 from services.games.discover import events as ev
 from services.games.discover import state as st
 from services.games.discover.board import board
@@ -90,11 +91,10 @@ def _night_healing(state: State) -> list[ev.Event]:
 
 def _start_day(state: State) -> list[ev.Event]:
     if state.day >= state.max_days:
-        # Documented safety cap: the survivors still on the map lose.
-        return [
-            ev.StepDone(),
-            _game_over(state, f"the survivors did not escape within {state.max_days} days"),
-        ]
+        # Safety cap (RULES.md): the rulebook has no day limit, so the game is
+        # stopped, not lost; nobody it stops is ranked below anyone, and it is never rated.
+        won = any(s.status is Status.WON for s in state.survivors)
+        return [ev.StepDone(), ev.GameEnded(won, STOPPED_REASON)]
     return [ev.StepDone(), ev.DayStarted(state.day + 1, order_from(state, state.leader))]
 
 

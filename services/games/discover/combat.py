@@ -11,7 +11,7 @@ from services.games.discover import state as st
 from services.games.discover.board import board, compass_step, walk_distances
 from services.games.discover.content import EnemySpec, load
 from services.games.discover.effects import Acc
-from services.games.discover.flow import fighter
+from services.games.discover.flow import fighter, undecided_support
 from services.games.discover.rules import (
     abilities,
     ability_sum,
@@ -86,7 +86,8 @@ def combat_chance(state: State, combat: Combat, outcome: ChanceOutcome) -> list[
 
 
 def _fixed_modifiers(state: State, combat: Combat) -> list[ev.Event]:
-    """Character bonuses and played support cards apply without a choice (supporters must use them)."""
+    """Character bonuses and the modifiers of played support cards apply without a choice:
+    "Los partidarios deben usar la habilidad a menos que use la palabra 'puede'"."""
     out: list[ev.Event] = []
     for a in abilities(state, combat.seat):
         if isinstance(a, CombatBonus):
@@ -171,21 +172,30 @@ def _modify(state: State, combat: Combat, action: act.Action) -> list[ev.Event]:
             return [ev.ResourceChanged(seat, "salvage", -1), ev.DieModified("red", -1, "salvage")]
         case act.UseCombatItem(item=item) if item in usable_items(state, combat):
             return _item_use(state, item)
-        case act.UseSupportCard(card=card) if card in usable_support(state, combat):
+    raise IllegalAction("discover.combat.modify", "that modifier is not available")
+
+
+def decide_support_ability(state: State, seat: int, action: act.Action) -> list[ev.Event]:
+    """The supporter of a "may" card uses its ability or declines it (Combate de apoyo).
+
+    The ability is the supporter's, not the combatant's: only the card's owner is asked.
+    """
+    combat = state.combat
+    assert combat is not None
+    card = undecided_support(state, combat)[0]
+    match action:
+        case act.UseSupportCard(card=used) if used == card:
             die = load(state.scenario).support[card].reroll or "red"
             return [ev.RerollRequested(die, f"support:{card}")]
-    raise IllegalAction("discover.combat.modify", "that modifier is not available")
+        case act.DeclineSupport():
+            return [ev.SupportDeclined(seat)]
+    raise IllegalAction("discover.combat.support_ability", f"use the ability of {card} or decline it")
 
 
 def usable_items(state: State, combat: Combat) -> tuple[int, ...]:
     """Combat items carried and not yet used in this combat (each item once per combat)."""
     items = load(state.scenario).items
     return tuple(i for i in state.survivors[combat.seat].items if items[i].combat and f"item:{i}" not in combat.used)
-
-
-def usable_support(state: State, combat: Combat) -> tuple[str, ...]:
-    support = load(state.scenario).support
-    return tuple(c for c in combat.played if support[c].reroll and f"support:{c}" not in combat.used)
 
 
 def _item_use(state: State, item: int) -> list[ev.Event]:

@@ -136,12 +136,20 @@ class ThreatSpec:
 
 @dataclass(frozen=True)
 class SupportSpec:
+    """A combat-support card: its die modifiers apply without asking (the supporter "must use" them);
+    a re-roll is worded with "puede", so the supporter decides whether to use it (Combate de apoyo)."""
+
     id: str
     colour: str
     name: str
     grey: int
     red: int
     reroll: str | None
+
+    @property
+    def optional(self) -> bool:
+        """The card's ability says "puede": its supporter is asked during the dice modification step."""
+        return self.reroll is not None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,14 @@ from services.games.common.engine import IllegalAction
 from services.games.discover import actions as act
 from services.games.discover import events as ev
 from services.games.discover.auto import auto_events
-from services.games.discover.combat import combat_chance, decide_combat, decide_encounter, decide_share, decide_vote
+from services.games.discover.combat import (
+    combat_chance,
+    decide_combat,
+    decide_encounter,
+    decide_share,
+    decide_support_ability,
+    decide_vote,
+)
 from services.games.discover.costs import decide_feed_fire, decide_pay_or
 from services.games.discover.day import decide_free_gather, decide_trade, decide_trade_answer, decide_turn
 from services.games.discover.evolve import evolve
@@ -57,6 +64,7 @@ DECIDERS: dict[str, Decider] = {
     "support": decide_combat,
     "ready": decide_combat,
     "modify": decide_combat,
+    "support_ability": decide_support_ability,
     "retreat": decide_combat,
     "share_rewards": decide_share,
     "pay_or": decide_pay_or,

@@ -300,6 +300,8 @@ class SupportPlayed:
     card: str
 
 
+# Before the roll: the supporter plays no card; in the dice modification step: it lets
+# the "may" ability of the card it played go unused.
 @dataclass(frozen=True)
 class SupportDeclined:
     seat: int

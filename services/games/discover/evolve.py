@@ -219,8 +219,10 @@ def _evolve_monsters(state: State, event: ev.Event) -> State:
             return replace(state, combat=_new_combat(state, seat, eid, supporters), fighter=-1, votes={})
         case ev.SupportPlayed(card=card):
             return _support_played(state, card)
-        case ev.SupportDeclined():
+        case ev.SupportDeclined(seat=seat):
             assert state.combat is not None
+            if state.combat.stage is CombatStage.MODIFY:
+                return _ability_declined(state, seat)
             return _next_supporter(state)
         case ev.CombatStageSet(stage=stage):
             return _combat(state, stage=stage)
@@ -241,6 +243,14 @@ def _next_supporter(state: State) -> State:
     assert state.combat is not None
     rest = state.combat.supporters[1:]
     return _combat(state, supporters=rest, stage=CombatStage.SUPPORT if rest else CombatStage.READY)
+
+
+def _ability_declined(state: State, seat: int) -> State:
+    """In the dice modification step: the supporter lets its card's "may" ability go unused."""
+    assert state.combat is not None
+    mine = state.survivors[seat].support
+    cards = tuple(f"support:{c}" for c in state.combat.played if c in mine)
+    return _combat(state, used=state.combat.used + cards)
 
 
 def _support_played(state: State, card: str) -> State:

@@ -1,6 +1,7 @@
 """Who acts next: the pending chance request, the seats to decide, or an automatic step.
 
-Priority follows the rulebook: a combat in progress first; then sharing the
+Priority follows the rulebook: a combat in progress first (in its dice modification
+step, the supporters who played a "may" card decide before the combatant); then sharing the
 reward of the combat just won; then monster movement (all monsters move before
 any combat); then any survivor sharing a space with an enemy (combat is
 immediate); then the agenda; then the day turn (or the partner's answer to a
@@ -132,7 +133,25 @@ def _combat(state: State, combat: st.Combat) -> Pending:
         return Pending(Kind.CHANCE, chance=RollDice(1, 12))
     if stage is CombatStage.SUPPORT:
         return decide_by(combat.supporters[0], "support")
+    if stage is CombatStage.MODIFY and undecided_support(state, combat):
+        return decide_by(support_owner(state, undecided_support(state, combat)[0]), "support_ability")
     return decide_by(combat.seat, stage.value)
+
+
+def undecided_support(state: State, combat: st.Combat) -> tuple[str, ...]:
+    """Played support cards whose ability says "puede", neither used nor declined yet, in the order played.
+
+    Their supporters decide, one at a time, as soon as the dice are rolled (Combate de apoyo:
+    "Cada partidario puede usar la habilidad de su tarjeta durante el paso de modificación de
+    dados"); the combatant modifies after them, seeing what they did.
+    """
+    support = load(state.scenario).support
+    return tuple(c for c in combat.played if support[c].optional and f"support:{c}" not in combat.used)
+
+
+def support_owner(state: State, card: str) -> int:
+    """The survivor whose combat-support card this is (the card returns to it after the combat)."""
+    return next(s.seat for s in state.survivors if card in s.support)
 
 
 def night_pile(state: State) -> str:

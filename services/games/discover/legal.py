@@ -129,7 +129,9 @@ def _combat(state: State, seat: int, decision: str) -> Iterator[act.Action]:
     elif decision == "modify":
         yield from (act.SpendResource(r) for r in COMBAT_RESOURCES)
         yield from (act.UseCombatItem(i) for i in state.survivors[seat].items)
-        yield from (act.UseSupportCard(c) for c in combat.played)
         yield act.ResolveCombat()
+    elif decision == "support_ability":
+        yield from (act.UseSupportCard(c) for c in combat.played)
+        yield act.DeclineSupport()
     elif decision == "retreat":
         yield from (act.ChooseSpace(h) for h in retreat_spaces(state, combat))

@@ -66,6 +66,8 @@ def _other(state: State, seat: int, decision: str, legal: Sequence[act.Action], 
         return _pool(state, seat, legal)
     if decision == "modify":
         return _modify(state, seat, legal)
+    if decision == "support_ability":
+        return _support_ability(state, legal)
     if decision == "pass_leader":
         return act.PassLeadership(state.leader) if act.PassLeadership(state.leader) in legal else legal[0]
     for kind in prefer.get(decision, ()):
@@ -81,7 +83,7 @@ def _modify(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
     assert combat is not None
     spec = load(state.scenario).enemies[state.enemy(combat.enemy).number]
     for a in legal:
-        if isinstance(a, act.UseCombatItem | act.UseSupportCard):
+        if isinstance(a, act.UseCombatItem):
             return a
     grey = combat.grey + combat.grey_mod
     red = combat.red + combat.red_mod
@@ -97,6 +99,20 @@ def _modify(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:
         if held.get("stone", 0) > 1 and spec.attack >= 7:
             return act.SpendResource("stone")
     return act.ResolveCombat()
+
+
+def _support_ability(state: State, legal: Sequence[act.Action]) -> act.Action:
+    """A supporter re-rolls the die its card names only when that die now goes against the combatant."""
+    combat = state.combat
+    assert combat is not None
+    spec = load(state.scenario).enemies[state.enemy(combat.enemy).number]
+    use = _first(legal, act.UseSupportCard)
+    if not isinstance(use, act.UseSupportCard):
+        return act.DeclineSupport()
+    die = load(state.scenario).support[use.card].reroll
+    red_hits = spec.attack is not None and combat.red + combat.red_mod >= spec.attack
+    grey_misses = combat.grey + combat.grey_mod < spec.defence
+    return use if (die == "red" and red_hits) or (die == "grey" and grey_misses) else act.DeclineSupport()
 
 
 def _turn(state: State, seat: int, legal: Sequence[act.Action]) -> act.Action:

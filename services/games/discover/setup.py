@@ -16,12 +16,19 @@ from services.games.discover.state import Phase, State, Status, Survivor
 from services.games.discover.vocab import Hex
 
 DEFAULT_SCENARIO = SCENARIOS[0]
-DEFAULT_MAX_DAYS = 40
+# A safety cap, not a rule ("Fase nocturna": the game goes on until every survivor has won
+# or lost): by default far beyond any measured game (at most 30 days, RULES.md "Quest,
+# winning, end"); a game it stops is stopped, not lost, and never rated.
 MAX_DAYS = 365
+DEFAULT_MAX_DAYS = MAX_DAYS
 OPTIONS = (
     OptionSpec.choice("scenario", SCENARIOS, DEFAULT_SCENARIO, "The scenario to play"),
     OptionSpec.integer(
-        "max_days", DEFAULT_MAX_DAYS, 1, MAX_DAYS, "Days after which the survivors lose if the quest is not done"
+        "max_days",
+        DEFAULT_MAX_DAYS,
+        1,
+        MAX_DAYS,
+        "Safety cap: days after which an unfinished game is stopped (not lost, never rated)",
     ),
     OptionSpec.string(
         "characters",

@@ -9,7 +9,7 @@ from services.games.el_dorado import events as ev
 from services.games.el_dorado.content import Effect, EffectKind, Symbol
 from services.games.el_dorado.decide_move import _card
 from services.games.el_dorado.moves import end_move
-from services.games.el_dorado.rules import available, board_of, check_enter, refuse
+from services.games.el_dorado.rules import available, board_of, buying, check_enter, refuse
 from services.games.el_dorado.state import Choice, State
 
 OPENS = {
@@ -40,8 +40,8 @@ def _feasible(state: State, seat: int, effect: Effect) -> bool:
     match effect.kind:
         case EffectKind.TAKE_FREE:
             return any(available(state, c, free=True) for c in content.market_types())
-        case EffectKind.NATIVE_MOVE:
-            return bool(native_targets(state, seat))
+        case EffectKind.NATIVE_MOVE:  # it moves a piece: not once buying has begun
+            return not buying(state) and bool(native_targets(state, seat))
         case EffectKind.KEEP_ITEM:
             return state.turn.last_item is not None
     return True

@@ -14,6 +14,7 @@ from services.games.el_dorado.rules import (
     can_break,
     check_enter,
     check_landscape,
+    check_moving_first,
     has_step,
     move_symbols,
     piece_at,
@@ -31,6 +32,7 @@ def _card(state: State, seat: int, card: str) -> content.CardSpec:
 
 def play_card(state: State, seat: int, a: act.PlayCard) -> list[ev.Event]:
     """One card per move; its (chosen) symbol and power must fit a next space (RB p.3)."""
+    check_moving_first(state)
     spec = _card(state, seat, a.card)
     if a.symbol not in move_symbols(spec.symbol, state.turn.any_symbol):
         raise refuse("movement.wrong_symbol", f"{spec.name} cannot move as {a.symbol.value}")
@@ -43,6 +45,7 @@ def play_card(state: State, seat: int, a: act.PlayCard) -> list[ev.Event]:
 
 def play_token(state: State, seat: int, a: act.PlayToken) -> list[ev.Event]:
     """A terrain cave token moves like a card of its symbol and power (RB p.7)."""
+    check_moving_first(state)
     spec = content.tokens().get(a.token)
     if spec is None or a.token not in state.players[seat].tokens or spec.power == 0:
         raise refuse("caves.no_such_token", "you hold no such terrain token")
@@ -97,6 +100,7 @@ def _paid(state: State, seat: int, cards: tuple[str, ...], need: int) -> tuple[s
 
 def clear_space(state: State, seat: int, a: act.ClearSpace) -> list[ev.Event]:
     """Rubble: cards are discarded later; base camp: cards leave the game (RB p.3)."""
+    check_moving_first(state)
     here = piece_at(state, seat, a.piece)
     to = (a.q, a.r)
     check_enter(state, here, to)
@@ -111,6 +115,7 @@ def clear_space(state: State, seat: int, a: act.ClearSpace) -> list[ev.Event]:
 
 def clear_blockade(state: State, seat: int, a: act.ClearBlockade) -> list[ev.Event]:
     """A rubble blockade is paid in cards; the piece stays where it is (RB p.5)."""
+    check_moving_first(state)
     here = piece_at(state, seat, a.piece)
     if a.seam not in blockade_seams(state, here):
         raise refuse("blockade.not_adjacent", "no blockade there")
@@ -124,6 +129,7 @@ def clear_blockade(state: State, seat: int, a: act.ClearBlockade) -> list[ev.Eve
 
 def native_move(state: State, seat: int, a: act.NativeMove) -> list[ev.Event]:
     """The Native enters a next space ignoring its requirement, even through a blockade (RB p.8)."""
+    check_moving_first(state)
     here = piece_at(state, seat, a.piece)
     to = (a.q, a.r)
     check_enter(state, here, to, through_blockade=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from services.games.common.chance import ChanceRequest, DrawCards, Permute, ShufflePile
-from services.games.common.engine import ToMove
+from services.games.common.engine import STOPPED_REASON, ToMove
 from services.games.el_dorado import content
 from services.games.el_dorado import events as ev
 from services.games.el_dorado.evolve import evolve
@@ -67,7 +67,9 @@ def _turn_over(state: State) -> ev.Event:
     if nxt == 0 and state.final_round:
         return ev.GameEnded(ranking(state), "el_dorado")
     if nxt == 0 and state.round >= state.max_rounds:
-        return ev.GameEnded(ranking(state), "max_rounds")
+        # Safety cap (RULES.md): the race ends only in El Dorado, so the game is stopped,
+        # not decided: every seat shares the place, and it is never rated.
+        return ev.GameEnded((1,) * state.seats, STOPPED_REASON)
     return ev.TurnStarted(nxt, state.round + (1 if nxt == 0 else 0))
 
 

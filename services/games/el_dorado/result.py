@@ -33,7 +33,11 @@ def ranking(state: State) -> tuple[int, ...]:
 
 
 def result(state: State) -> Outcome | None:
-    """The outcome once the game is over."""
+    """The outcome once the game is over.
+
+    A game the round cap stopped (`reason` "stopped_by_cap") ranks every seat first: nobody
+    reached El Dorado, so nobody won or lost; `distance` still shows how far each got.
+    """
     if state.phase is not Phase.OVER:
         return None
     scores = tuple(len(p.blockades) for p in state.players)

@@ -24,6 +24,21 @@ def refuse(rule: str, detail: str = "") -> IllegalAction:
     return IllegalAction(f"el_dorado.{rule}", detail)
 
 
+def buying(state: State) -> bool:
+    """Phase 1 has moved on to buying: a card or coin token was spent, or a card bought.
+
+    Fase 1: "Primero, juega a las cartas que quieras usar para moverte. Utilice el resto de
+    sus tarjetas para comprar hasta 1 tarjeta nueva": cards for moving come first.
+    """
+    return state.turn.bought or state.turn.coins > 0
+
+
+def check_moving_first(state: State) -> None:
+    """Nothing moves a piece once buying has begun this turn."""
+    if buying(state):
+        raise refuse("movement.after_buying", "cards for moving are played first: no move once buying has begun")
+
+
 def piece_at(state: State, seat: int, piece: int) -> Hex:
     """Where `piece` of `seat` stands; refuses pieces that do not exist or arrived."""
     pieces = state.players[seat].pieces

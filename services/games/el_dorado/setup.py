@@ -10,6 +10,10 @@ from services.games.el_dorado.board import board
 from services.games.el_dorado.state import Phase, Player, State
 
 MAX_ROUNDS = 1000
+# A safety cap, not a rule ("Fin del juego": the race ends only when someone reaches
+# El Dorado). The default is twice the longest of 60 measured games of the tests' greedy
+# racing bot (97 rounds; RULES.md decision 11); a game it stops is stopped, never rated.
+DEFAULT_MAX_ROUNDS = 200
 
 OPTIONS = (
     OptionSpec.choice(
@@ -17,7 +21,11 @@ OPTIONS = (
     ),
     OptionSpec.boolean("caves", False, "The caves variant: cave tokens next to mountain spaces"),
     OptionSpec.integer(
-        "max_rounds", 200, 1, MAX_ROUNDS, "Rounds after which the match ends without a winner reaching El Dorado"
+        "max_rounds",
+        DEFAULT_MAX_ROUNDS,
+        1,
+        MAX_ROUNDS,
+        "Safety cap: rounds after which a race nobody has won is stopped (no winner, no loser, never rated)",
     ),
 )
 

@@ -297,3 +297,54 @@ def test_a_combatant_without_supporters_keeps_the_reward_without_being_asked() -
     state, _ = act(rolled(state, 7, 1), 0, a.ResolveCombat())
     assert not state.agenda and ENGINE.to_move(state).seats == (0,)
     assert state.survivors[0].resources["meat"] == 2
+
+
+# Combate de apoyo: "Cada partidario puede usar la habilidad de su tarjeta durante el paso de
+# modificación de dados. Los partidarios deben usar la habilidad a menos que use la palabra 'puede'."
+STEADY_HANDS = "blue-3"  # seat 1's re-roll card: "puede volver a tirar el dado rojo" (stand-in text)
+
+
+def _supported_roll(grey: int, red: int, card: str) -> st.State:
+    """Seat 0 fights a dog at camp; seat 1, one space away, has played `card`; the dice are rolled."""
+    state = fighting(survivor(enemy(day(2), "X1", DOG, CAMP), 1, space=NORTH))
+    state, _ = act(state, 1, a.PlaySupport(card))
+    state, _ = act(state, 0, a.RollCombat())
+    state, _ = roll(state, grey, red)
+    return state
+
+
+def test_a_played_re_roll_card_is_its_supporters_decision_not_the_combatants() -> None:
+    state = _supported_roll(3, 9, STEADY_HANDS)
+    assert ENGINE.to_move(state).seats == (1,)
+    assert ENGINE.legal_actions(state, 1) == [a.UseSupportCard(STEADY_HANDS), a.DeclineSupport()]
+    assert a.UseSupportCard(STEADY_HANDS) not in ENGINE.legal_actions(state, 0)
+    with pytest.raises(IllegalAction) as refusal:
+        ENGINE.decide(state, 0, a.UseSupportCard(STEADY_HANDS))
+    assert refusal.value.rule == "turn.not_your_seat"
+    state, events = act(state, 1, a.UseSupportCard(STEADY_HANDS))
+    assert events == [ev.RerollRequested("red", f"support:{STEADY_HANDS}")]
+    state, events = roll(state, 2)
+    assert events == [ev.DieRerolled("red", 2)]
+    # The ability is spent: the combatant modifies next, and cannot use the card again.
+    assert ENGINE.to_move(state).seats == (0,)
+    assert not any(isinstance(x, a.UseSupportCard) for x in ENGINE.legal_actions(state, 0))
+
+
+def test_a_supporter_may_decline_its_cards_may_ability_and_is_not_asked_again() -> None:
+    state = _supported_roll(3, 9, STEADY_HANDS)
+    state, events = act(state, 1, a.DeclineSupport())
+    assert events == [ev.SupportDeclined(1)]
+    assert state.combat is not None and state.combat.red == 9
+    assert ENGINE.to_move(state).seats == (0,)
+    assert not ENGINE.legal_actions(state, 1)
+    _, events = act(state, 0, a.ResolveCombat())  # red 9 against the dog's attack 8: the combatant is hurt
+    assert ev.DamageTaken(0, DamageType.PHYSICAL) in events
+
+
+def test_a_supporters_mandatory_modifier_applies_without_asking_anyone() -> None:
+    state = fighting(survivor(enemy(day(2), "X1", DOG, CAMP), 1, space=NORTH))
+    state, _ = act(state, 1, a.PlaySupport("blue-1"))  # Distraction: -1 red, no "puede"
+    state, _ = act(state, 0, a.RollCombat())
+    state, events = roll(state, 3, 9)
+    assert events == [ev.CombatRolled(3, 9), ev.DieModified("red", -1, "support:blue-1")]
+    assert ENGINE.to_move(state).seats == (0,)

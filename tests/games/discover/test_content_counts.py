@@ -194,3 +194,12 @@ def test_supplies_are_on_at_least_half_of_the_feature_tokens() -> None:
     faces = [face for _, face in CONTENT.features.values()]
     share = sum(_gives_supplies(CONTENT, f) for f in faces) / len(faces)
     assert share >= 0.5
+
+
+def test_the_map_carries_no_more_water_sources_than_the_box_holds() -> None:
+    # Lista de componentes: "6 fichas de fuente de agua". Every tile of island-1 is placed, so
+    # the sources printed on the tiles' spaces are all on the map at once.
+    sources = [s.water for t in CONTENT.tiles.values() for s in t.spaces if s.water is not None]
+    assert len(sources) == 6
+    assert sorted(sources) == ["clean"] * 3 + ["dirty"] * 3
+    assert len(CONTENT.tiles) == len(CONTENT.slots)

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 from services.dice.playout import play
-from services.games.common.engine import Audience, IllegalAction, replay
+from services.games.common.engine import STOPPED_REASON, Audience, IllegalAction, replay
 from services.games.discover import ENGINE
 from services.games.discover import actions as a
 from services.games.discover.state import HEALTH_DIALS, STAMINA_MAX, State, Status
@@ -19,7 +19,7 @@ from services.games.discover.vocab import DamageType, Hex
 
 SOAK = int(os.environ.get("SOAK", "0") or 0)
 SOAK_GAMES = 1000 * max(1, SOAK)
-MAX_STEPS = 20_000  # far above any game under the default 40-day cap
+MAX_STEPS = 20_000  # far above any game of random bots (they fall within a few weeks)
 
 seeds = hs.integers(min_value=0, max_value=2**31)
 seat_counts = hs.integers(min_value=1, max_value=4)
@@ -112,6 +112,10 @@ def test_listed_actions_are_accepted_and_others_refused(seed: int, seats: int) -
 def test_the_day_cap_always_ends_the_game(seed: int, seats: int) -> None:
     game = play(ENGINE, {"max_days": "2"}, seats, seed, max_steps=MAX_STEPS)
     assert game.outcome is not None and game.state.day <= 2
+    if game.state.active():  # the cap, not the rules, ended it: stopped, nobody ranked below a survivor left
+        assert game.outcome.detail["reason"] == STOPPED_REASON
+        assert all(game.outcome.ranking[s] == 1 for s in game.state.active())
+        assert game.outcome.cooperative_win is not False
 
 
 def _patient(rng: random.Random) -> Any:

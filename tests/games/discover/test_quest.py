@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.games.common.engine import IllegalAction, Outcome
+from services.games.common.engine import STOPPED_REASON, IllegalAction, Outcome
 from services.games.discover import ENGINE
 from services.games.discover import actions as a
 from services.games.discover import events as ev
@@ -190,10 +190,33 @@ def test_without_winners_the_survivors_left_on_the_map_rank_first() -> None:
     assert outcome is not None and outcome.ranking == (2, 1) and outcome.cooperative_win is False
 
 
-def test_the_day_cap_ends_the_game_as_a_loss() -> None:
+def test_the_day_cap_stops_the_game_and_nobody_loses_by_it() -> None:
+    """Fase nocturna: "Este proceso continúa hasta que cada superviviente haya ganado o perdido
+    el juego": there is no day limit, so the safety cap stops the game without a verdict."""
     state = day(2, max_days=1, turn_order=(), agenda=(st.StartDay(),))
     events = advance(state)
-    assert game_events(events) == [ev.GameEnded(False, "the survivors did not escape within 1 days")]
+    assert game_events(events) == [ev.GameEnded(False, STOPPED_REASON)]
+    outcome = ENGINE.result(fold(state, events))
+    assert outcome is not None
+    assert outcome.detail["reason"] == "stopped_by_cap"
+    assert outcome.ranking == (1, 1) and outcome.cooperative_win is None  # no loser, not a lost game
+    assert [outcome.detail[f"seat_{s}"] for s in range(2)] == ["active", "active"]
+
+
+def test_a_stopped_game_keeps_the_fates_the_rules_gave_and_ranks_no_one_below_a_stopped_survivor() -> None:
+    """Fin del juego: a survivor who escaped has won and a casualty has lost, whatever the cap does
+    later; a survivor the cap stopped shares the first place."""
+    state = day(3, max_days=1, turn_order=(), agenda=(st.StartDay(),))
+    state = survivor(survivor(state, 0, status=Status.WON), 2, status=Status.CASUALTY)
+    state = fold(state, advance(state))
+    outcome = ENGINE.result(state)
+    assert outcome is not None and outcome.detail["reason"] == STOPPED_REASON
+    assert outcome.ranking == (1, 1, 3) and outcome.scores == (2, 1, 0)
+    assert outcome.cooperative_win is True
+
+
+def test_by_default_the_day_cap_lies_far_beyond_any_game() -> None:
+    assert ENGINE.setup({}, 2).max_days == 365
 
 
 def test_a_key_item_may_be_declined() -> None:

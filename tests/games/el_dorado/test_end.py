@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from services.games.common.engine import STOPPED_REASON
 from services.games.el_dorado import ENGINE
 from services.games.el_dorado import events as ev
 from services.games.el_dorado.actions import MoveTo, PlayCard
@@ -94,12 +95,22 @@ def test_two_players_second_piece_starts_the_final_round() -> None:
     assert events[-1] == ev.PieceArrived(0, 0, True)
 
 
-def test_round_cap_ends_the_game_with_a_ranking_by_progress() -> None:
-    """Safety cap (config max_rounds, not a rule): after the last round rank by distance left."""
+def test_the_round_cap_stops_the_race_without_a_winner_or_a_loser() -> None:
+    """Fin del juego: the final round begins only "Cuando un jugador llega a uno de los 3 espacios
+    de finalización"; the round cap (config max_rounds, not a rule) stops the game undecided."""
     state = position(current=2, max_rounds=3)
     state = replace(state, round=3)
     far, near = board("first_game").starts[0], before_finish()[0]
     state = with_player(with_player(state, 1, pieces=(near,)), 0, pieces=(far,))
     state, events = finish_turn(state, 2)
-    # seats 0 and 2 both wait on start spaces, equally far: they share second place
-    assert events[-1] == ev.GameEnded((2, 1, 2), "max_rounds")
+    assert events[-1] == ev.GameEnded((1, 1, 1), STOPPED_REASON)
+    outcome = ENGINE.result(state)
+    assert outcome is not None and outcome.ranking == (1, 1, 1)
+    assert outcome.detail["reason"] == "stopped_by_cap" and outcome.detail["arrived"] == ""
+    # progress is still reported, it just decides nothing: seat 1 was nearest
+    distances = [int(d) for d in outcome.detail["distance"].split(",")]
+    assert distances[1] < distances[0] == distances[2]
+
+
+def test_by_default_the_round_cap_lies_far_beyond_a_race() -> None:
+    assert ENGINE.setup({}, 2).max_rounds == 200

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from services.games.el_dorado import content
+from services.games.el_dorado import ENGINE, content
 from services.games.el_dorado import events as ev
-from services.games.el_dorado.actions import BuyCard, EndTurn, MoveTo, PlayCard, SpendCard
-from services.games.el_dorado.content import Symbol
-from tests.games.el_dorado.builders import W, find_path, position, refusal, run
+from services.games.el_dorado.actions import BuyCard, ClearSpace, EndTurn, MoveTo, PlayAction, PlayCard, SpendCard
+from services.games.el_dorado.board import Hex
+from services.games.el_dorado.content import Symbol, Terrain
+from services.games.el_dorado.state import State
+from tests.games.el_dorado.builders import J, R, W, find_path, position, refusal, run
 
 
 def spend(state, *cards: str):  # type: ignore[no-untyped-def]
@@ -107,3 +109,53 @@ def test_annes_whole_turn() -> None:
     assert events == [ev.TurnEnded(0, ("journalist",))]
     assert state.players[0].removed == ("prop_plane",)
     assert state.players[0].discard == ("compass", "journalist")
+
+
+# Fase 1: "Primero, juega a las cartas que quieras usar para moverte. Utilice el resto de sus
+# tarjetas para comprar hasta 1 tarjeta nueva." Moving comes first; buying uses the rest.
+MOVING_FIRST = "el_dorado.movement.after_buying"
+
+
+def _bought_next_to(terrain: Terrain, power: int, hand: tuple[str, ...]) -> tuple[State, list[Hex]]:
+    """Seat 0 stands next to a `terrain` `power` space and has just bought a Scout with a Traveler."""
+    path = find_path([None, (terrain, power)])
+    state = position(hands={0: ("traveler", *hand)}, pieces={0: (path[0],)})
+    state, _ = run(state, 0, SpendCard("traveler"), BuyCard("scout"))
+    assert state.turn.bought
+    return state, path
+
+
+def test_no_piece_moves_after_the_turns_purchase() -> None:
+    state, path = _bought_next_to(J, 1, ("explorer", "explorer"))
+    assert refusal(state, 0, PlayCard("explorer", Symbol.MACHETE, 0)) == MOVING_FIRST
+    assert not [a for a in ENGINE.legal_actions(state, 0) if isinstance(a, PlayCard)]
+    assert state.players[0].pieces == (path[0],)
+
+
+def test_no_rubble_is_cleared_after_the_turns_purchase() -> None:
+    state, path = _bought_next_to(R, 1, ("explorer",))
+    assert refusal(state, 0, ClearSpace(0, *path[1], ("explorer",))) == MOVING_FIRST
+    assert not [a for a in ENGINE.legal_actions(state, 0) if isinstance(a, ClearSpace)]
+
+
+def test_the_native_moves_no_piece_after_the_turns_purchase() -> None:
+    state, _ = _bought_next_to(J, 1, ("native",))
+    assert refusal(state, 0, PlayAction("native")) == "el_dorado.action.no_effect"
+
+
+def test_spending_a_card_begins_buying_so_no_piece_moves_after_it() -> None:
+    """The cards spent for the purchase are "el resto": moving is over once buying has begun."""
+    path = find_path([None, (J, 1)])
+    state = position(hands={0: ("traveler", "explorer")}, pieces={0: (path[0],)})
+    state, _ = run(state, 0, SpendCard("traveler"))
+    assert not state.turn.bought
+    assert refusal(state, 0, PlayCard("explorer", Symbol.MACHETE, 0)) == MOVING_FIRST
+
+
+def test_moving_then_buying_in_the_rulebooks_order_is_accepted() -> None:
+    path = find_path([None, (J, 1)])
+    state = position(hands={0: ("traveler", "explorer")}, pieces={0: (path[0],)})
+    state, _ = run(state, 0, PlayCard("explorer", Symbol.MACHETE, 0), MoveTo(*path[1]))
+    state, events = run(state, 0, SpendCard("traveler"), BuyCard("scout"))
+    assert events[-1] == ev.CardBought(0, "scout", False)
+    assert state.players[0].pieces == (path[1],)

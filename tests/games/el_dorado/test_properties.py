@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services.dice.playout import play
-from services.games.common.engine import IllegalAction, replay
+from services.games.common.engine import STOPPED_REASON, IllegalAction, replay
 from services.games.el_dorado import ENGINE, content
 from services.games.el_dorado.board import board
 from services.games.el_dorado.state import State
@@ -84,8 +84,9 @@ def test_soak_thousands_of_games() -> None:
 
 
 def test_uniform_random_bots_are_stopped_by_the_round_cap() -> None:
-    """max_rounds is a safety cap only: aimless bots still get a ranking by progress."""
+    """max_rounds is a safety cap only: it stops aimless bots' games without a verdict."""
     game = play(ENGINE, {"max_rounds": "5"}, 3, seed=7)
     assert game.outcome is not None
-    assert game.state.end_reason == "max_rounds"
+    assert game.state.end_reason == STOPPED_REASON
     assert game.state.round == 5
+    assert game.outcome.ranking == (1, 1, 1)  # stopped, not decided: nobody ranked as a loser
