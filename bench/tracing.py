@@ -31,6 +31,8 @@ class Span:
     kind: int  # opentelemetry.proto.trace.v1.Span.SpanKind
     attributes: dict[str, Any]
     status: int  # 0 unset, 1 ok, 2 error
+    start_ns: int = 0  # unix nanoseconds, as exported
+    end_ns: int = 0
 
 
 def _value(any_value: Any) -> Any:
@@ -86,11 +88,31 @@ class Sink:
                     found.append(Span(
                         service, span.trace_id.hex(), span.span_id.hex(), span.parent_span_id.hex(), span.name,
                         span.kind, {a.key: _value(a.value) for a in span.attributes}, span.status.code,
+                        span.start_time_unix_nano, span.end_time_unix_nano,
                     ))
         with self._lock:
             self.count += len(found)
             if self._keep:
                 self._spans.extend(found)
+
+    def tree(self, trace_id: str) -> str:
+        """One trace as an indented tree: each span's process, kind, name and duration."""
+        spans = [span for span in self.spans() if span.trace_id == trace_id]
+        children: dict[str, list[Span]] = {}
+        for span in sorted(spans, key=lambda span: span.start_ns):
+            children.setdefault(span.parent_id, []).append(span)
+        kinds = {1: "internal", 2: "server", 3: "client", 4: "producer", 5: "consumer"}
+        lines: list[str] = []
+
+        def walk(parent: str, depth: int) -> None:
+            for span in children.get(parent, []):
+                took = (span.end_ns - span.start_ns) / 1e6
+                kind = kinds.get(span.kind, '?')
+                lines.append(f"{'  ' * depth}{span.service:9s} {kind:8s} {span.name}  {took:.2f} ms")
+                walk(span.span_id, depth + 1)
+
+        walk("", 0)
+        return "\n".join(lines)
 
     def spans(self) -> list[Span]:
         with self._lock:

@@ -106,6 +106,7 @@ async def test_one_submit_through_the_services_is_one_trace_across_every_process
     first, second = await _settled(sink, 2)
     spans = _trace(sink, first)
     _assert_one_tree(spans)
+    print(sink.tree(first))  # shown with -s: the trace of one action, for the record
     by_id = {span.span_id: span for span in spans}
     # The first move of a match crosses every process: the match, its rules process, the
     # deck (the hidden draw, under the match's grant) and the dice: the rules leave the roll
