@@ -186,9 +186,17 @@ class Lane:
                 break
             if self._outbox:
                 calls, self._outbox = self._outbox, []
-                await stream.write(self._request_type(calls=calls))
+                try:
+                    await stream.write(self._request_type(calls=calls))
+                except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                    # The stream ended under this write (grpc then reports INTERNAL "Internal
+                    # error from Core"): these calls were never read, but the answers the server
+                    # sent before its end may still wait for the reader. Fail these alone now.
+                    self._fail(calls, self._unavailable())
+                    await asyncio.wait([reader], timeout=self._timeout)
+                    break
         # The stream ended: whatever it was carrying fails; the outbox waits for the next one.
-        error = reader.exception() if not reader.cancelled() else None
+        error = reader.exception() if reader.done() and not reader.cancelled() else None
         if isinstance(error, grpc.aio.AioRpcError):
             self._fail_all(self._broken(error), keep_unsent=True)
         else:
@@ -243,6 +251,12 @@ class Lane:
         self._tasks[0] = asyncio.ensure_future(self._run())
         if self._outbox:
             self._wake.set()
+
+    def _fail(self, calls: list[batch_pb2.ExchangeCall], error: ServiceError) -> None:
+        for call in calls:
+            pending = self._pending.pop(call.id, None)
+            if pending is not None and not pending[0].done():
+                pending[0].set_exception(error)
 
     def _fail_all(self, error: ServiceError, keep_unsent: bool = False) -> None:
         unsent = {call.id for call in self._outbox} if keep_unsent else set()

@@ -126,6 +126,52 @@ async def test_a_drain_answers_calls_in_flight_and_refuses_later_ones(pki_dir: p
         await server.stop(0)
 
 
+async def test_a_drain_under_steady_calls_loses_no_answer_it_sent(pki_dir: pathlib.Path) -> None:
+    """Calls keep coming while the stream ends: a write then meets the finished stream, and
+    the answers sent before the end must still reach their callers (none INTERNAL, none lost)."""
+    for attempt in range(15):
+        seen = await drain_while_calling(pki_dir, release_after=0.005 * (attempt % 5))
+        assert set(seen) <= {grpc.StatusCode.OK, grpc.StatusCode.UNAVAILABLE}, attempt
+
+
+async def drain_while_calling(pki_dir: pathlib.Path, release_after: float) -> list[grpc.StatusCode]:
+    """One held call, four callers calling steadily, a drain, the held call released: the
+    held call's answer, checked, and the codes the steady callers met."""
+    dice, gate = Dice(), Gate(0, 0)
+    dice.hold = asyncio.Event()
+    server, addr = await start(pki_dir, dice, gate)
+    dice_client = client(pki_dir, addr)
+    stop = asyncio.Event()
+    seen: list[grpc.StatusCode] = []
+    try:
+        in_flight = asyncio.ensure_future(dice_client.RollDice(roll(7)))
+        while dice.started == 0:
+            await asyncio.sleep(0.001)
+        callers = [asyncio.ensure_future(keep_calling(dice_client, stop, seen)) for _ in range(4)]
+        gate.drain()
+        await asyncio.sleep(release_after)
+        dice.hold.set()
+        assert list((await in_flight).values) == [7, 7]
+        await asyncio.sleep(0.02)
+        stop.set()
+        await asyncio.gather(*callers)
+        return seen
+    finally:
+        stop.set()
+        await dice_client.close()
+        await server.stop(0)
+
+
+async def keep_calling(dice_client: DiceClient, stop: asyncio.Event, seen: list[grpc.StatusCode]) -> None:
+    while not stop.is_set():
+        try:
+            await dice_client.RollDice(roll(1))
+            seen.append(grpc.StatusCode.OK)
+        except (Unavailable, FailedPrecondition) as refused:
+            seen.append(refused.code)
+        await asyncio.sleep(0)
+
+
 async def test_a_call_the_server_never_answers_fails_unavailable_after_the_timeout(pki_dir: pathlib.Path) -> None:
     dice = Dice()
     dice.hold = asyncio.Event()
