@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import contextvars
 import itertools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any, TypeVar
 
 import grpc
@@ -192,7 +192,7 @@ class Lane:
                     # The stream ended under this write (grpc then reports INTERNAL "Internal
                     # error from Core"): these calls were never read, but the answers the server
                     # sent before its end may still wait for the reader. Fail these alone now.
-                    self._fail(calls, self._unavailable())
+                    self._fail([call.id for call in calls], self._unavailable())
                     await asyncio.wait([reader], timeout=self._timeout)
                     break
         # The stream ended: whatever it was carrying fails; the outbox waits for the next one.
@@ -234,13 +234,9 @@ class Lane:
         while True:
             await asyncio.sleep(self._timeout / 4)
             late = loop.time() - self._timeout
-            expired = False
-            for call_id, (answer, _, asked) in list(self._pending.items()):
-                if asked <= late and not answer.done():
-                    answer.set_exception(self._unavailable())
-                    self._pending.pop(call_id, None)
-                    expired = True
+            expired = [i for i, (answer, _, asked) in self._pending.items() if asked <= late and not answer.done()]
             if expired:
+                self._fail(expired, self._unavailable())
                 self._restart()
 
     def _restart(self) -> None:
@@ -252,20 +248,16 @@ class Lane:
         if self._outbox:
             self._wake.set()
 
-    def _fail(self, calls: list[batch_pb2.ExchangeCall], error: ServiceError) -> None:
-        for call in calls:
-            pending = self._pending.pop(call.id, None)
+    def _fail(self, call_ids: Iterable[int], error: ServiceError) -> None:
+        """These calls fail with `error` and are forgotten."""
+        for call_id in call_ids:
+            pending = self._pending.pop(call_id, None)
             if pending is not None and not pending[0].done():
                 pending[0].set_exception(error)
 
     def _fail_all(self, error: ServiceError, keep_unsent: bool = False) -> None:
         unsent = {call.id for call in self._outbox} if keep_unsent else set()
-        for call_id, (answer, _, _) in list(self._pending.items()):
-            if call_id in unsent:
-                continue
-            if not answer.done():
-                answer.set_exception(error)
-            self._pending.pop(call_id, None)
+        self._fail([call_id for call_id in self._pending if call_id not in unsent], error)
         if not keep_unsent:
             self._outbox = []
 
