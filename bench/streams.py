@@ -4,8 +4,9 @@ updates with the seat's legal actions out, and no other call per move.
 An action's latency is until every seat of its match holds the new state
 (bench/arrivals.py): from its send to the later of the seats' first messages
 showing a version past the one it was chosen at. On the mover's own stream
-that is its `accepted` (which carries the match, its view and its legal
-actions) or its update, whichever comes first.
+that is the update that answers its submit (the watch asks for legal actions,
+so the gateway sends no `accepted` beside it), or an `accepted` where the
+gateway sends one.
 """
 
 from __future__ import annotations
@@ -139,6 +140,8 @@ class _Player:
             self.in_flight = ""  # one submit in flight at a time: this answers it
             if response.accepted.duplicate:
                 return  # a duplicate carries no state
+        elif self.in_flight in response.update.answered_command_ids:
+            self.in_flight = ""  # the watch's update answers the submit: no `accepted` comes
         state: State = response.accepted if kind == "accepted" else response.update
         version = state.match.version
         self.table.arrivals.seen(self.seat.seat, version, at)

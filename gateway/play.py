@@ -69,6 +69,12 @@ class Moves:
         """One action for the claimed seat, within the seat's action rate; the answer
         carries the seat's next view and legal actions (the match accepted the seat's
         holder, so they are the caller's to see)."""
+        return answer_for(await self.forward(claim, request), claim.seat)
+
+    async def forward(self, claim: SeatClaim, request: pb.SubmitActionRequest) -> mpb.SubmitActionResponse:
+        """One action for the claimed seat, within the seat's action rate: the match
+        service's reply, its position kept for the watchers and its events handed to
+        the live updates before this returns."""
         self._limiter.take(f"{claim.match_id}/{claim.seat}", "actions from this seat")
         call = self._match.SubmitAction(
             mpb.SubmitActionRequest(
@@ -81,16 +87,21 @@ class Moves:
             )
         )
         if self._feeds is None:
+            return await self.positions.submitted(request.match_id, call)
+        with self._feeds.submitting(request.match_id):
             reply = await self.positions.submitted(request.match_id, call)
-        else:
-            with self._feeds.submitting(request.match_id):
-                reply = await self.positions.submitted(request.match_id, call)
-                if reply.appended:
-                    await self._feeds.offer(request.match_id, reply.version, reply.appended)
-        response = pb.SubmitActionResponse(version=reply.version, duplicate=reply.duplicate)
-        if reply.HasField("match"):
-            response.match.CopyFrom(reply.match)
-            response.view.CopyFrom(views.view_for(reply.position, claim.seat))
-            if claim.seat in reply.match.to_move:
-                response.legal_actions.extend(views.legal_actions_for(reply.position, claim.seat))
-        return response
+            if reply.appended:
+                await self._feeds.offer(request.match_id, reply.version, reply.appended)
+        return reply
+
+
+def answer_for(reply: mpb.SubmitActionResponse, seat: int) -> pb.SubmitActionResponse:
+    """The submitting seat's answer: the new version, and with it the match, the seat's
+    view and its legal actions when it is asked to act."""
+    response = pb.SubmitActionResponse(version=reply.version, duplicate=reply.duplicate)
+    if reply.HasField("match"):
+        response.match.CopyFrom(reply.match)
+        response.view.CopyFrom(views.view_for(reply.position, seat))
+        if seat in reply.match.to_move:
+            response.legal_actions.extend(views.legal_actions_for(reply.position, seat))
+    return response

@@ -24,6 +24,9 @@ from services.common.ports import MatchPort
 
 # Positions kept: a few per match followed (a watcher asks for the newest).
 CACHE_SIZE = 4096
+# A match and its position at one version: a submit's reply is kept as it came (its
+# position is not copied), a fetch's answer likewise.
+Known = mpb.GetPositionResponse | mpb.SubmitActionResponse
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
@@ -32,9 +35,9 @@ class Positions:
     def __init__(self, match: MatchPort, size: int = CACHE_SIZE) -> None:
         self._match = match
         self._size = size
-        self._known: dict[tuple[str, int], asyncio.Future[mpb.GetPositionResponse]] = {}
+        self._known: dict[tuple[str, int], asyncio.Future[Known]] = {}
         # Submits to a match on their way, each answering the position it brought (None: none).
-        self._submits: dict[str, list[asyncio.Future[mpb.GetPositionResponse | None]]] = {}
+        self._submits: dict[str, list[asyncio.Future[Known | None]]] = {}
         self.fetches = 0  # GetPosition calls made: one per version nobody brought
         # (match, version) -> the spectator's view there, when a position left it out.
         self._spectators: dict[tuple[str, int], asyncio.Future[mpb.GetViewResponse]] = {}
@@ -42,7 +45,7 @@ class Positions:
     async def submitted(self, match_id: str, call: Awaitable[mpb.SubmitActionResponse]) -> mpb.SubmitActionResponse:
         """Run a submit to `match_id`, keeping the position its reply brings; watchers
         of the match wait for that reply rather than fetching the same position."""
-        waiting: asyncio.Future[mpb.GetPositionResponse | None] = asyncio.get_running_loop().create_future()
+        waiting: asyncio.Future[Known | None] = asyncio.get_running_loop().create_future()
         self._submits.setdefault(match_id, []).append(waiting)
         known = None
         try:
@@ -57,16 +60,13 @@ class Positions:
             if not pending:
                 del self._submits[match_id]
 
-    def _remember(self, reply: mpb.SubmitActionResponse) -> mpb.GetPositionResponse:
-        known = mpb.GetPositionResponse(match=reply.match)
-        if reply.HasField("position"):
-            known.position.CopyFrom(reply.position)
-        done: asyncio.Future[mpb.GetPositionResponse] = asyncio.get_running_loop().create_future()
-        done.set_result(known)
+    def _remember(self, reply: mpb.SubmitActionResponse) -> Known:
+        done: asyncio.Future[Known] = asyncio.get_running_loop().create_future()
+        done.set_result(reply)
         self._keep((reply.match.match_id, reply.match.version), done)
-        return known
+        return reply
 
-    async def at(self, match_id: str, version: int) -> mpb.GetPositionResponse:
+    async def at(self, match_id: str, version: int) -> Known:
         """The match and its position once it has reached `version` (perhaps later), fetched
         once for every watcher."""
         key = (match_id, version)
@@ -75,13 +75,13 @@ class Positions:
                 brought = await asyncio.shield(submit)
                 if brought is not None and brought.match.version >= version:
                     return brought
-        known = await fetched_once(self._known, key, lambda: self._fetch(match_id), self._size)
+        known: Known = await fetched_once(self._known, key, lambda: self._fetch(match_id), self._size)
         if known.match.version < version:  # from a replica that had not caught up yet
             self._known.pop(key, None)
             known = await self._fetch(match_id)
         return known
 
-    async def spectator_view(self, known: mpb.GetPositionResponse) -> any_pb2.Any:
+    async def spectator_view(self, known: Known) -> any_pb2.Any:
         """The spectator's view at `known`'s version. A decision's position leaves it out
         (most matches have no spectator): then the match service is asked once for every
         spectator this gateway serves, for that version exactly."""
@@ -95,7 +95,7 @@ class Positions:
         self.fetches += 1
         return await self._match.GetPosition(mpb.GetPositionRequest(match_id=match_id))
 
-    def _keep(self, key: tuple[str, int], known: asyncio.Future[mpb.GetPositionResponse]) -> None:
+    def _keep(self, key: tuple[str, int], known: asyncio.Future[Known]) -> None:
         _bounded(self._known, key, known, self._size)
 
 

@@ -8,14 +8,15 @@ soon as its token no longer holds the seat.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import TypeVar
 
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from gateway import validate, views
 from gateway.callers import CallContext, Callers, holder, still_holding
-from gateway.play import Moves
+from gateway.play import Moves, answer_for
 from gateway.positions import fetched_once
 from gateway.subscriptions import Subscriptions
 from services.common import tracing
@@ -31,6 +32,8 @@ SUMMARY_CACHE = 4096
 # Messages a Play stream holds for its client beyond what gRPC's own flow control
 # buffers: past them its watch waits for the client to read, as a WatchMatch does.
 PLAY_BACKLOG = 16
+Update = pb.WatchMatchResponse
+M = TypeVar("M", pb.WatchMatchResponse, pb.PlayResponse)
 
 
 class Watching:
@@ -100,14 +103,16 @@ class Watching:
         self, request: pb.WatchMatchRequest, context: CallContext
     ) -> AsyncGenerator[pb.WatchMatchResponse, None]:
         claim = self._callers.viewer(context, request.match_id)
-        async for update in self._updates(request, claim):
+        async for update in self._updates(request, claim, _alone):
             yield update
 
     async def _updates(
-        self, request: pb.WatchMatchRequest, claim: SeatClaim | None
-    ) -> AsyncGenerator[pb.WatchMatchResponse, None]:
+        self, request: pb.WatchMatchRequest, claim: SeatClaim | None, envelope: Callable[[], tuple[M, Update]]
+    ) -> AsyncGenerator[M, None]:
         """Updates from `after_version` on, one per batch of new events, until the match ends.
-        A seat's stream ends (PERMISSION_DENIED) as soon as its token no longer holds the seat."""
+        A seat's stream ends (PERMISSION_DENIED) as soon as its token no longer holds the seat.
+        Each update is written into the message `envelope` makes, the one that is sent
+        (a Play stream's PlayResponse), rather than copied into it."""
         validate.match_id(request.match_id)
         validate.version(request.after_version)
         summary = (await self._match.GetMatch(mpb.GetMatchRequest(match_id=request.match_id))).match
@@ -126,9 +131,10 @@ class Watching:
             # Checked before any part of the position is shown: a seat's view is its holder's only.
             seat = still_holding(summary, claim)
             finished = summary.status == mpb.MATCH_STATUS_FINISHED
-            update = pb.WatchMatchResponse(
-                version=after, entries=views.entries_for(events, viewer, finished), match=summary
-            )
+            sent, update = envelope()
+            update.version = after
+            update.entries.extend(views.entries_for(events, viewer, finished))
+            update.match.CopyFrom(summary)
             if known is not None and request.with_view:
                 if seat is None:
                     update.view.CopyFrom(await self._moves.positions.spectator_view(known))
@@ -136,7 +142,7 @@ class Watching:
                     update.view.CopyFrom(views.view_for(known.position, seat))
             if known is not None and seat is not None and request.with_legal_actions and seat in summary.to_move:
                 update.legal_actions.extend(views.legal_actions_for(known.position, seat))
-            yield update
+            yield sent
 
     async def _summary_at(self, match_id: str, version: int) -> mpb.MatchSummary:
         """The match summary once it has reached `version`, fetched once for all watchers."""
@@ -157,24 +163,36 @@ class Watching:
         # fills it, its submits' answers), never the gateway's memory.
         out: asyncio.Queue[pb.PlayResponse | ServiceError | None] = asyncio.Queue(PLAY_BACKLOG)
         watcher: asyncio.Task[None] | None = None
+        # Set once the watch carries the legal actions (a seat that plays from its updates):
+        # it then answers this stream's submits to its match, one message per action.
+        answers: Answers | None = None
+        watched = ""
 
         async def watch(request: pb.WatchMatchRequest) -> None:
             try:
                 viewer = self._callers.viewer(context, request.match_id)
-                async for update in self._updates(request, viewer):
-                    await out.put(pb.PlayResponse(update=update))
+                async for response in self._updates(request, viewer, _in_play):
+                    if answers is not None:
+                        response.update.answered_command_ids.extend(answers.carried_by(response.update.version))
+                    await out.put(response)
             except ServiceError as error:
                 await out.put(error)
 
         async def read() -> None:
-            nonlocal watcher
+            nonlocal watcher, answers, watched
             try:
                 async for message in request_iterator:
                     kind = message.WhichOneof("kind")
                     if kind == "watch" and watcher is None:
+                        watched = message.watch.match_id
+                        if message.watch.with_legal_actions:
+                            answers = Answers(message.watch.after_version)
                         watcher = asyncio.create_task(watch(message.watch))
                     elif kind == "submit":
-                        await out.put(await self._play_submit(claim, message.submit))
+                        answered = answers if message.submit.match_id == watched else None
+                        response = await self._play_submit(claim, message.submit, answered)
+                        if response is not None:
+                            await out.put(response)
             except ServiceError as error:
                 await out.put(error)
                 return
@@ -192,17 +210,71 @@ class Watching:
                     task.cancel()
 
     @tracing.traced("/tabletop.gateway.v1.GatewayService/Play.submit")  # a trace per submit, not per stream
-    async def _play_submit(self, claim: SeatClaim | None, request: pb.SubmitActionRequest) -> pb.PlayResponse:
-        """One submit on the Play stream; a refusal becomes a PlayError and the stream goes on."""
+    async def _play_submit(
+        self, claim: SeatClaim | None, request: pb.SubmitActionRequest, answers: Answers | None
+    ) -> pb.PlayResponse | None:
+        """One submit on the Play stream; a refusal becomes a PlayError and the stream goes on.
+        None when the stream's watch will answer it with the update that carries its events."""
         try:
             if claim is None:
                 raise Unauthenticated("submitting needs a seat token", "auth.missing")
             if claim.match_id != request.match_id:
                 raise PermissionDenied("the token is for another match", "auth.other_match")
-            return pb.PlayResponse(accepted=await self._moves.submit(claim, request))
+            reply = await self._moves.forward(claim, request)
         except ServiceError as error:
             return pb.PlayResponse(
                 error=pb.PlayError(
                     command_id=request.command_id, code=error.code.name, message=error.message, rule=error.reason
                 )
             )
+        # No await from the reply to here: the watch cannot have sent this version meanwhile
+        # unless it already had (Answers.wait_for tells), so an answer is never lost.
+        if answers is not None and _answered_by_watch(answers, request, reply):
+            return None
+        response = pb.PlayResponse()
+        response.accepted.CopyFrom(answer_for(reply, claim.seat))
+        return response
+
+
+class Answers:
+    """A Play stream's submits that its own watch answers. The watch sends an update for
+    every batch of new events, in order, so a submit whose version it has not yet sent is
+    answered by the first update at or past that version."""
+
+    def __init__(self, after_version: int) -> None:
+        self.sent = after_version  # the newest version the watch has sent (or skipped)
+        self._waiting: list[tuple[int, str]] = []  # (version, command id)
+
+    def wait_for(self, version: int, command_id: str) -> bool:
+        """Whether the watch will answer the submit that reached `version`: False once it
+        has sent that version already (the submit is then answered on its own)."""
+        if version <= self.sent:
+            return False
+        self._waiting.append((version, command_id))
+        return True
+
+    def carried_by(self, version: int) -> list[str]:
+        """The command ids an update at `version` answers; it is now sent."""
+        self.sent = max(self.sent, version)
+        if not self._waiting or self._waiting[0][0] > version:
+            return []
+        done = [command for reached, command in self._waiting if reached <= version]
+        self._waiting = [(reached, command) for reached, command in self._waiting if reached > version]
+        return done
+
+
+def _answered_by_watch(answers: Answers, request: pb.SubmitActionRequest, reply: mpb.SubmitActionResponse) -> bool:
+    """Whether the watch answers this submit: one that appended, named by a command id
+    (a duplicate brings no new version, and without an id the client could not tell)."""
+    fresh = bool(request.command_id) and not reply.duplicate and reply.HasField("match")
+    return fresh and answers.wait_for(reply.version, request.command_id)
+
+
+def _alone() -> tuple[pb.WatchMatchResponse, pb.WatchMatchResponse]:
+    update = pb.WatchMatchResponse()
+    return update, update
+
+
+def _in_play() -> tuple[pb.PlayResponse, pb.WatchMatchResponse]:
+    response = pb.PlayResponse()
+    return response, response.update

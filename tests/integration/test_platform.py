@@ -407,6 +407,58 @@ async def test_play_stream_takes_actions_and_sends_updates(gateway):
     assert seen["accepted"].version > 0
 
 
+async def test_a_play_stream_that_watches_for_legal_actions_gets_one_message_per_action(gateway):
+    """The watch's update answers the submit (its command id in answered_command_ids), no
+    `accepted` beside it; a duplicate and a submit without a command id still get `accepted`."""
+    from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+
+    seat = (await started_pig(gateway, seats=1))[0]
+    outbox: asyncio.Queue = asyncio.Queue()
+    watch = gpb.WatchMatchRequest(match_id=seat.match_id, with_view=True, with_legal_actions=True)
+    await outbox.put(gpb.PlayRequest(watch=watch))
+
+    async def requests():
+        while (item := await outbox.get()) is not None:
+            yield item
+
+    def submit(command_id: str) -> gpb.PlayRequest:
+        request = gpb.SubmitActionRequest(match_id=seat.match_id, action=ROLL, command_id=command_id)
+        return gpb.PlayRequest(submit=request)
+
+    stream = gateway.stub.Play(requests(), metadata=seat.metadata)
+    responses = stream.__aiter__()
+
+    async def until(wanted):
+        while True:
+            response = await asyncio.wait_for(responses.__anext__(), 10)
+            if wanted(response):
+                return response
+            assert response.WhichOneof("kind") != "accepted", "an accepted beside the answering update"
+
+    first = await until(lambda r: r.WhichOneof("kind") == "update" and len(r.update.legal_actions) > 0)
+    await outbox.put(submit("roll-1"))
+    answered = await until(lambda r: "roll-1" in r.update.answered_command_ids)
+    assert answered.update.version > first.update.version
+    assert answered.update.match.version == answered.update.version
+    assert answered.update.view.type_url.endswith("tabletop.testing.v1.View")
+    # Drain the updates of that version, then a retry of the same command: a duplicate, answered alone.
+    await outbox.put(submit("roll-1"))
+    duplicate = await asyncio.wait_for(responses.__anext__(), 10)
+    while duplicate.WhichOneof("kind") == "update":
+        assert "roll-1" not in duplicate.update.answered_command_ids
+        duplicate = await asyncio.wait_for(responses.__anext__(), 10)
+    assert duplicate.WhichOneof("kind") == "accepted" and duplicate.accepted.duplicate
+    await outbox.put(submit(""))
+    plain = await asyncio.wait_for(responses.__anext__(), 10)
+    while plain.WhichOneof("kind") == "update":
+        assert not plain.update.answered_command_ids
+        plain = await asyncio.wait_for(responses.__anext__(), 10)
+    assert plain.WhichOneof("kind") == "accepted" and not plain.accepted.duplicate
+    assert plain.accepted.version > answered.update.version
+    await outbox.put(None)
+    stream.cancel()
+
+
 async def test_a_submit_answers_the_seats_next_view_and_legal_actions(gateway):
     seats = await started_pig(gateway, seats=3)
     match_id = seats[0].match_id

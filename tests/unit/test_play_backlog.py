@@ -4,7 +4,7 @@ waits for the client instead of queueing every update of the match in the gatewa
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
@@ -29,11 +29,15 @@ async def _requests(stop: asyncio.Event) -> AsyncIterator[pb.PlayRequest]:
 async def test_a_client_that_stops_reading_holds_back_its_watch_not_the_gateways_memory() -> None:
     made = 0
 
-    async def updates(request: pb.WatchMatchRequest, claim: object) -> AsyncGenerator[pb.WatchMatchResponse, None]:
+    async def updates(
+        request: pb.WatchMatchRequest, claim: object, envelope: Callable[[], tuple[Any, pb.WatchMatchResponse]]
+    ) -> AsyncGenerator[Any, None]:
         nonlocal made
         for version in range(1, 10_000):
             made += 1
-            yield pb.WatchMatchResponse(version=version)
+            sent, update = envelope()
+            update.version = version
+            yield sent
 
     stub: Any = None
     play = Watching(stub, stub, stub, _Callers(), stub)  # type: ignore[arg-type]
