@@ -3,9 +3,11 @@
 Every Tabletop process is one row of `workloads()`: its command, its identity (the
 Secret it mounts: certificate, key, CA, Redis password), its replicas and whether it
 faces the outside. Each row becomes a Deployment, a Service and a
-PodDisruptionBudget, with the same probes, resources and hardening; the gateway and
-the matchmaker also get a HorizontalPodAutoscaler. One rules process per game comes
-from the game registry, so a new game appears here by rendering alone.
+PodDisruptionBudget, with the same probes, resources and hardening; every stateless tier
+also gets a HorizontalPodAutoscaler on CPU. Replica counts and CPU and memory requests
+follow the capacity model (deploy/capacity.py) for the reference load below, from the
+per-tier figures recorded here. One rules process per game comes from the game
+registry, so a new game appears here by rendering alone.
 
 `python -m deploy.render` writes the file; tests/unit/test_deploy_manifests.py fails
 while the committed file differs from this rendering, and validates it offline
@@ -20,6 +22,17 @@ from typing import Any
 
 import yaml
 
+from deploy.capacity import (
+    HPA_UTILISATION,
+    Load,
+    Sizing,
+    TierFigures,
+    TierNeed,
+    cores_needed,
+    mebibytes,
+    millicores,
+    need,
+)
 from services.common.grpc_server import LIVENESS_SERVICE as LIVENESS_SERVICE
 
 PORT = 50050
@@ -37,8 +50,12 @@ HEADER = """\
 # edit that table, not this file (tests/unit/test_deploy_manifests.py compares them and
 # validates this file against the Kubernetes schemas).
 #
-# Every process is a Deployment with a Service and a PodDisruptionBudget; the gateway
-# and the matchmaker scale with a HorizontalPodAutoscaler. Probes are gRPC health
+# Every process is a Deployment with a Service, a PodDisruptionBudget and a
+# HorizontalPodAutoscaler on CPU. Replicas and requests are sized by the capacity model
+# (deploy/capacity.py, docs/design-notes.md "Capacity") for 2,000 concurrent matches at
+# one action per 5 s each and 20 tickets/s: each autoscaler keeps at least that count and
+# grows to three times it; the Deployments name no count of their own (so `kubectl apply`
+# never resets one). Probes are gRPC health
 # checks on a plaintext port that serves health alone (TABLETOP_HEALTH_PORT): readiness
 # asks the overall status (NOT_SERVING while Redis is away or while draining),
 # liveness asks "tabletop.liveness" (SERVING while the process runs).
@@ -61,6 +78,65 @@ HEADER = """\
 # users only (the same server the embedded default runs). For more, point REDIS_URL
 # at a managed Redis or a Redis Cluster (REDIS_CLUSTER=1) and drop the StatefulSet.
 """
+
+
+# The capacity model's figures, per tier, written once (deploy/capacity.py; the table in
+# docs/design-notes.md, "Capacity").
+# CPU ms per action and per placed ticket: `make scale` at K=1, the design notes' figures
+# (tickets: the hot pool). Those runs were marked invalid (8 s windows on the 2-core
+# machine at 0 % idle, each replica capped at 0.05 core, where fixed per-process costs
+# weigh heavily): used as they are until the next valid `make scale` run refreshes them
+# (`python -m deploy.capacity --from FILE` sizes from one).
+# Memory: `python -m bench.scale_memory` (bench/scale_memory.py), the services shape
+# with pig: bytes per match from 1,000 matches opened and held, per stream from 2,000
+# Play streams held, each on its own connection; idle: a replica's resident set before them.
+MEASURED: dict[str, TierFigures] = {
+    "gateway": TierFigures(3.1, 4.2, bytes_per_match=6_959, bytes_per_stream=52_118, idle_bytes=83_460_096),
+    # The match process caches at most 2,048 matches (services/match/repository.py CACHE_SIZE).
+    "match": TierFigures(3.2, 4.0, bytes_per_match=3_752, idle_bytes=80_482_304, matches_held=2048),
+    "rules": TierFigures(1.9, 2.3, bytes_per_match=1_335, idle_bytes=77_021_184),
+    "dice": TierFigures(0.3, 1.8, bytes_per_match=20, idle_bytes=68_984_832),
+    "deck": TierFigures(0.7, 2.6, bytes_per_match=188, idle_bytes=78_299_136),
+    # Per action: its bot jobs and ticks, a cost per second more than per action.
+    "matchmaker": TierFigures(0.8, 7.0, idle_bytes=79_843_328),
+    "redis": TierFigures(1.2, 3.2, bytes_per_match=7_610, idle_bytes=7_704_576),
+}
+# The edge is no part of `make scale` (it drives the gRPC gateway): its idle size only.
+EDGE = TierFigures(0.0, 0.0, idle_bytes=85_479_424)
+# The load the manifest is sized for: 2,000 matches in play at once at one action per
+# 5 s each (400 actions/s), 20 tickets placed a second, every seat of a 2-seat match
+# holding a stream, all through the gRPC gateway (gateway-web and the edge at their
+# minimum). Each game's rules process takes an equal share of the matches.
+REFERENCE_LOAD = Load(matches=2000, actions_per_match_per_s=0.2, tickets_per_s=20.0)
+# Each replica's CPU request: half a core where most of the work is, a quarter for the
+# light tiers; Redis runs one thread, so one core is all one server can use.
+SIZING: dict[str, Sizing] = {
+    "gateway": Sizing(0.5),
+    "match": Sizing(0.5),
+    "rules": Sizing(0.5),
+    "dice": Sizing(0.25),
+    "deck": Sizing(0.25),
+    "matchmaker": Sizing(0.25),
+    "edge": Sizing(0.25),
+    "redis": Sizing(1.0, min_replicas=1),
+}
+# How far past the reference count each autoscaler may go (Redis, one server, does not follow).
+BURST = 3
+
+
+def sized(tier: str, figures: TierFigures, load: Load = REFERENCE_LOAD) -> dict[str, Any]:
+    """A Workload's autoscaler bounds and requests: the model's answer for `load`.
+
+    The autoscaler owns the count (the Deployment names none, so `kubectl apply` never
+    resets it): at least the reference count the model sizes for the load, at most
+    BURST times that."""
+    found: TierNeed = need(tier, figures, load, SIZING.get(tier, Sizing()))
+    return {
+        "replicas": found.replicas,
+        "autoscale": (found.replicas, BURST * found.replicas),
+        "cpu": millicores(found.replica_cores),
+        "memory": mebibytes(found.memory_bytes),
+    }
 
 
 @dataclass(frozen=True)
@@ -97,9 +173,12 @@ def workloads(games: Sequence[str]) -> list[Workload]:
             "rules",
             # Rules processes are pure: no Redis user, so no Redis password to read.
             env={"TABLETOP_GAME": game, "TABLETOP_REDIS_PASSWORD_FILE": ""},
+            **sized("rules", MEASURED["rules"], REFERENCE_LOAD.share(1 / len(games))),
         )
         for game in games
     ]
+    # The browsers' path carries none of the reference load: its minimum, grown by its autoscaler.
+    quiet = Load(0, 0.0, 0.0)
     return [
         Workload(
             "match",
@@ -109,28 +188,27 @@ def workloads(games: Sequence[str]) -> list[Workload]:
             # write leases (with a lease, each switch of replica would wait one out).
             # Route each match to one replica (e.g. by match id) before turning them on.
             env={"TABLETOP_REDIS_USER": "match", "TABLETOP_MATCH_LEASE_MS": "0"},
-            cpu="500m",
-            memory="512Mi",
+            **sized("match", MEASURED["match"]),
         ),
         *rules,
-        Workload("dice", ("python", "-m", "services.dice"), "dice", env={"TABLETOP_REDIS_USER": "dice"}),
-        Workload("deck", ("python", "-m", "services.deck"), "deck", env={"TABLETOP_REDIS_USER": "deck"}),
+        Workload("dice", ("python", "-m", "services.dice"), "dice", env={"TABLETOP_REDIS_USER": "dice"},
+                 **sized("dice", MEASURED["dice"])),
+        Workload("deck", ("python", "-m", "services.deck"), "deck", env={"TABLETOP_REDIS_USER": "deck"},
+                 **sized("deck", MEASURED["deck"])),
         Workload(
             "matchmaker",
             ("python", "-m", "services.matchmaker"),
             "matchmaker",
-            autoscale=(2, 8),
             env={"TABLETOP_REDIS_USER": "matchmaker"},
+            **sized("matchmaker", MEASURED["matchmaker"]),
         ),
         Workload(
             "gateway",
             ("python", "-m", "gateway"),
             "gateway",
             public=True,
-            autoscale=(2, 10),
             env={"TABLETOP_REDIS_USER": "gateway", "TABLETOP_TOKEN_KEYS_FILE": "/secrets/token-keys.json"},
-            cpu="500m",
-            memory="512Mi",
+            **sized("gateway", MEASURED["gateway"]),
         ),
         # The same gateway for the edge's calls only: it keys per-caller limits by the
         # browser addresses the edge forwards, so only the edge may reach it.
@@ -143,6 +221,7 @@ def workloads(games: Sequence[str]) -> list[Workload]:
                 "TABLETOP_TOKEN_KEYS_FILE": "/secrets/token-keys.json",
                 "TABLETOP_TRUST_FORWARDED": "1",
             },
+            **sized("gateway", MEASURED["gateway"], quiet),
         ),
         Workload(
             "edge",
@@ -160,6 +239,7 @@ def workloads(games: Sequence[str]) -> list[Workload]:
                 # Origins of pages elsewhere allowed to call the API (comma-separated).
                 "TABLETOP_CORS_ORIGINS": "",
             },
+            **sized("edge", EDGE, quiet),
         ),
     ]
 
@@ -299,7 +379,12 @@ def disruption_budget(w: Workload) -> dict[str, Any]:
     }
 
 
+# The CPU utilisation every autoscaler aims at: the model's, so the reference count leaves its headroom.
+UTILISATION = round(100 * HPA_UTILISATION)
+
+
 def autoscaler(w: Workload) -> dict[str, Any]:
+    """Replicas between the floor and the ceiling of `w.autoscale`, on the pods' CPU over their request."""
     assert w.autoscale is not None
     low, high = w.autoscale
     return {
@@ -312,14 +397,23 @@ def autoscaler(w: Workload) -> dict[str, Any]:
             "maxReplicas": high,
             "metrics": [{
                 "type": "Resource",
-                "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}},
+                "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": UTILISATION}},
             }],
         },
     }
 
 
+def redis_cpu(load: Load = REFERENCE_LOAD) -> str:
+    """Redis's CPU request: what the load keeps busy at the autoscalers' utilisation. Past one
+    core (one thread), the model's replicas count the masters of a Redis Cluster it needs."""
+    sizing = SIZING["redis"]
+    return millicores(cores_needed(MEASURED["redis"], load) / sizing.utilisation)
+
+
 def redis() -> list[dict[str, Any]]:
-    """One Valkey: fsync on every write, ACL users from its Secret, data on a persistent volume."""
+    """One Valkey: fsync on every write, ACL users from its Secret, data on a persistent volume.
+    Its memory holds every match kept, not only those in play (7.6 kB each when opened,
+    more as their logs grow): 1 GiB, not the model's share of the concurrent ones."""
     labels = {"app": "redis"}
     container = {
         "name": "redis",
@@ -329,7 +423,7 @@ def redis() -> list[dict[str, Any]]:
         "ports": [{"name": "redis", "containerPort": 6379}],
         "readinessProbe": {"tcpSocket": {"port": 6379}, "periodSeconds": 5},
         "livenessProbe": {"tcpSocket": {"port": 6379}, "periodSeconds": 10},
-        "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}, "limits": {"memory": "1Gi"}},
+        "resources": {"requests": {"cpu": redis_cpu(), "memory": "1Gi"}, "limits": {"memory": "1Gi"}},
         "volumeMounts": [
             {"name": "data", "mountPath": "/data"},
             {"name": "secrets", "mountPath": "/secrets", "readOnly": True},

@@ -20,8 +20,9 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from deploy import kubernetes, render
+from deploy import capacity, kubernetes, render
 from services.games import registry
+from services.match import repository
 
 # The oldest Kubernetes minor still widely run (gRPC probes are GA since 1.27) and the newest
 # the validator knows: the manifest must hold for both.
@@ -90,16 +91,43 @@ def test_every_process_of_the_stack_is_a_deployment_with_a_service_and_a_budget(
     assert "redis" in of_kind("StatefulSet") and "redis" in services
 
 
-def test_every_deployment_can_run_several_replicas() -> None:
+def test_every_stateless_tier_scales_with_an_autoscaler_on_cpu() -> None:
+    # Every Deployment is stateless (Redis, the one store, is the StatefulSet): each has
+    # an autoscaler on CPU whose range holds the Deployment's reference count.
     autoscalers = of_kind("HorizontalPodAutoscaler")
-    for name, deployment in of_kind("Deployment").items():
-        if name in autoscalers:
-            assert autoscalers[name]["spec"]["scaleTargetRef"]["name"] == name
-            assert autoscalers[name]["spec"]["minReplicas"] >= 2
-            assert "replicas" not in deployment["spec"], "the autoscaler owns the count"
-        else:
-            assert deployment["spec"]["replicas"] >= 2, name
-    assert {"gateway", "matchmaker"} <= set(autoscalers)
+    deployments = of_kind("Deployment")
+    assert set(autoscalers) == set(deployments)
+    for name, deployment in deployments.items():
+        spec = autoscalers[name]["spec"]
+        assert spec["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": name}
+        assert spec["metrics"] == [{"type": "Resource", "resource": {
+            "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}], name
+        assert 2 <= spec["minReplicas"] < spec["maxReplicas"], name
+        assert "replicas" not in deployment["spec"], "the autoscaler owns the count"
+
+
+def test_replicas_and_requests_follow_the_capacity_model() -> None:
+    # The figures are written once (deploy/kubernetes.py); the manifest is their sizing for
+    # the reference load, so changing a figure or the load changes the manifest.
+    deployments, autoscalers = of_kind("Deployment"), of_kind("HorizontalPodAutoscaler")
+    load = kubernetes.REFERENCE_LOAD
+    for tier in ("gateway", "match", "dice", "deck", "matchmaker"):
+        wanted = capacity.need(tier, kubernetes.MEASURED[tier], load, kubernetes.SIZING[tier])
+        pod = deployments[tier]["spec"]
+        requests = pod["template"]["spec"]["containers"][0]["resources"]["requests"]
+        assert autoscalers[tier]["spec"]["minReplicas"] == wanted.replicas, tier
+        assert requests == {"cpu": capacity.millicores(wanted.replica_cores),
+                            "memory": capacity.mebibytes(wanted.memory_bytes)}, tier
+    share = load.share(1 / len(registry.GAMES))
+    rules = capacity.need("rules", kubernetes.MEASURED["rules"], share, kubernetes.SIZING["rules"])
+    for game in registry.GAMES:
+        assert autoscalers[kubernetes.host_name(game)]["spec"]["minReplicas"] == rules.replicas
+    # The reference load keeps the busiest tiers above their floor: the model, not the floor, sized them.
+    assert autoscalers["gateway"]["spec"]["minReplicas"] > 2 and autoscalers["match"]["spec"]["minReplicas"] > 2
+
+
+def test_the_match_tiers_cache_bound_is_the_one_the_model_assumes() -> None:
+    assert kubernetes.MEASURED["match"].matches_held == repository.CACHE_SIZE
 
 
 def test_probes_use_grpc_health_on_the_health_only_port() -> None:
