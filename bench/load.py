@@ -86,7 +86,9 @@ class Clock:
 async def load_run(stack: Stack, game: str, matches: int, seconds: float) -> tuple[Run, int]:
     """`matches` matches kept going for `seconds` (a finished one is replaced by a new one);
     the run and the number of matches that failed with an RPC error. Only this stack's
-    processes are counted, from the moment every lane has its first match open."""
+    processes are counted, from the moment every lane has its first match open. A lane's
+    players sign in once and play match after match, as players do (boardgame.io's
+    driver has no sign-in at all; its lobby join stands for ours)."""
     players = seats_for(game)
     latencies: list[float] = []
     failed = 0
@@ -97,7 +99,7 @@ async def load_run(stack: Stack, game: str, matches: int, seconds: float) -> tup
         seed = 1000 * index
         async with Gateway(stack.gateway_addr) as gateway:
             try:
-                seats = await bots.open_match(gateway, game, players, seed)
+                seats = await bots.open_match(gateway, game, players, seed, crew=f"lane{index}")
             except grpc.aio.AioRpcError:
                 failed += 1
                 await clock.ready()  # the run goes on without this lane
@@ -109,7 +111,7 @@ async def load_run(stack: Stack, game: str, matches: int, seconds: float) -> tup
                     if time.perf_counter() >= stop_at:
                         return
                     seed += 1
-                    seats = await bots.open_match(gateway, game, players, seed)
+                    seats = await bots.open_match(gateway, game, players, seed, crew=f"lane{index}")
                 except grpc.aio.AioRpcError:
                     failed += 1  # counted and reported; the lane goes on with a new match
                     if time.perf_counter() >= stop_at:

@@ -79,12 +79,13 @@ async def play_match(
 
 
 async def open_match(
-    gateway: Gateway, game: str, players: int, seed: int, config: dict[str, str] | None = None
+    gateway: Gateway, game: str, players: int, seed: int, config: dict[str, str] | None = None, crew: str = ""
 ) -> list[Seat]:
-    """A new started match with one bot in every seat."""
+    """A new started match with one bot in every seat: the bots of `crew` (the same
+    players, signed in once, for every match of a crew), or new ones named by the seed."""
     created = await gateway.create(game, players, config)
     match_id = created.match.match_id
-    seats = [await gateway.join(match_id, f"bot-{seed}-{i}") for i in range(players)]
+    seats = [await gateway.join(match_id, f"bot-{crew or seed}-{i}") for i in range(players)]
     await gateway.start(seats[0])
     return seats
 
