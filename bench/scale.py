@@ -17,9 +17,11 @@ machine, not the stack, and is marked invalid. Efficiency at K is
 throughput(K) / (K * throughput(1)). The baseline (bench/scale_floor.py: one
 gRPC round trip and one fsynced append) is measured in the same run, at each K;
 `ticket_cpu_x_baseline` is the stack's whole CPU per placed ticket over it (the
-worst of the ticket workloads and Ks). SCALE_FAULTS=1 is reserved for a K=4
-run that kills -9 one replica of each tier in turn; not built yet, the summary
-says so.
+worst of the ticket workloads and Ks). SCALE_FAULTS=1 adds, after them, a run at
+K=4 (or the largest K) that kills -9 one replica of each tier in turn every
+SCALE_FAULT_EVERY seconds under the actions and hot-pool loads at once
+(bench/scale_faults.py): the summary's "faults" holds each tier's recovery time
+and what was lost (nothing should be).
 
 The last line printed is one line of JSON.
 """
@@ -35,7 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import cpu, scale_floor, scale_load
+from bench import cpu, scale_faults, scale_floor, scale_load
 from bench.scale_cgroup import CpuGroups, Idle, held, idle_share
 from bench.scale_stack import ScaleStack, scale_env, tier_of
 
@@ -55,6 +57,7 @@ class Settings:
     period_us: int = 20_000
     cap: bool = True
     faults: bool = False
+    fault_every: float = 8.0  # seconds between the fault run's kills
     verify: int = 5
 
     @classmethod
@@ -71,6 +74,7 @@ class Settings:
             period_us=int(env.get("SCALE_PERIOD_US", d.period_us)),
             cap=env.get("SCALE_CAP", "1") not in ("0", "off", "false"),
             faults=env.get("SCALE_FAULTS", "0") not in ("", "0", "off", "false"),
+            fault_every=float(env.get("SCALE_FAULT_EVERY", d.fault_every)),
             verify=int(env.get("SCALE_VERIFY", d.verify)),
         )
 
@@ -265,10 +269,7 @@ def main() -> int:
     for k in settings.ks:
         found, baselines[k] = run_k(k, settings)
         results += found
-    faults = None
-    if settings.faults:
-        # The kill -9 run at K=4 is not built yet: said so in the summary, never implied.
-        faults = {"measured": False, "reason": "the fault run (kill -9 of one replica per tier) is not built yet"}
+    faults = scale_faults.run(settings, verify_match) if settings.faults else None
     summary = report(results, baselines, faults)
     for name in WORKLOADS:
         line = ", ".join(f"K={k} {r['per_s']}/s eff {r['efficiency']}" for k, r in summary[name].items())

@@ -6,13 +6,16 @@ player queues again as soon as it is placed) and records when each action or
 placement completed, so the harness counts those inside its measured window and
 the fault runs see throughput second by second. What was acknowledged is kept
 for the checks afterwards: every placed ticket in one match with its mate, every
-acknowledged action in its match's log.
+acknowledged action in its match's log. A bot or player whose gateway dies moves to
+the next gateway and carries on: a match on fresh Play streams, a ticket reopened by
+its command id; a submit refused for a transient reason is sent again under its own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -24,15 +27,21 @@ from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
-from bench.streams import play_seats
+from bench.arrivals import Arrivals
+
+# The Play-stream seat and its match's shared book (bench/streams.py): play_seats gives a match
+# up when a stream breaks; the fault run reopens it on another gateway with the same pieces.
+from bench.streams import _Player, _Table
 from gateway.client import bots
-from gateway.client.api import Gateway
+from gateway.client.api import Gateway, Seat
 from services.common.transport import CHANNEL_OPTIONS
 
 # Seconds a workload runs before its window opens (connections, caches, consumer groups).
 WARMUP = 3.0
 # Seconds a placed-or-not ticket may still take once the window closed.
 DRAIN = 5.0
+# Seconds a client waits before it tries again after a failed call (a replica went away).
+RETRY_PAUSE = 0.2
 
 
 @dataclass
@@ -60,45 +69,149 @@ class Window:
 
 @dataclass
 class Actions:
-    """What the bots did: each action's completion time, the actions acknowledged per match."""
+    """What the bots did: each action's completion time, the actions acknowledged per match
+    (their new state reached every seat) and the newest version any seat was shown."""
 
     done: list[float] = field(default_factory=list)
     acknowledged: dict[str, int] = field(default_factory=dict)
+    versions: dict[str, int] = field(default_factory=dict)
     finished: list[str] = field(default_factory=list)
     failed: int = 0
+    # Matches whose streams broke and were reopened (on another gateway): worth a verify.
+    resumed: list[str] = field(default_factory=list)
 
 
 async def play(addrs: Sequence[str], game: str, lanes: int, window: Window, stop: asyncio.Event) -> Actions:
-    """`lanes` matches at a time (lane i on gateway i mod K), each replaced when it ends."""
+    """`lanes` matches at a time (lane i on gateway i mod K), each replaced when it ends.
+    A lane whose gateway fails moves to the next one and carries on its match there."""
     found = Actions()
-    # Every match stops at the window's end by itself (play_seats), its actions all counted.
+    # Every match stops at the window's end by itself (the seats' stop_at), its actions all counted.
     ends = time.perf_counter() + WARMUP + window.seconds
 
     async def lane(index: int) -> None:
         seed = 1000 * index
-        async with Gateway(addrs[index % len(addrs)]) as gateway:
+        ring = GatewayRing(addrs, index)
+        try:
             while time.perf_counter() < ends:
                 seed += 1
+                await ring.home()  # each new match on the lane's own gateway, once it is back
                 try:
-                    seats = await bots.open_match(gateway, game, 2, seed)
-                    found.acknowledged.setdefault(seats[0].match_id, 0)
-                    latencies = await play_seats(gateway, seats, seed, ends)
+                    seats = await bots.open_match(ring.gateway, game, 2, seed)
                 except grpc.aio.AioRpcError:
                     found.failed += 1
-                    await asyncio.sleep(0.2)  # a replica went away: the channel finds another
+                    await ring.rotate()  # a replica went away: open the next match elsewhere
                     continue
-                # Completion times, spread back from now by the latencies (the actions of one
-                # match follow each other): a second's resolution is all the window needs.
-                at = time.perf_counter()
-                for latency in reversed(latencies):
-                    found.done.append(at)
-                    at -= latency
-                found.acknowledged[seats[0].match_id] = len(latencies)
-                if time.perf_counter() < ends:
+                found.acknowledged.setdefault(seats[0].match_id, 0)
+                if await _play_match(ring, seats, seed, ends, found) and time.perf_counter() < ends:
                     found.finished.append(seats[0].match_id)
+        finally:
+            await ring.close()
 
     await asyncio.gather(window.run(stop), *(lane(i) for i in range(lanes)))
     return found
+
+
+class GatewayRing:
+    """A client's gateway: the `first`-th of `addrs`, the next one once it fails."""
+
+    def __init__(self, addrs: Sequence[str], first: int) -> None:
+        self._addrs, self._first = addrs, first % len(addrs)
+        self._at = self._first
+        self.gateway = Gateway(addrs[self._at])
+
+    async def home(self) -> None:
+        """Back to the first gateway: without it, the lanes of a gateway that died and came
+        back would crowd its neighbour for the rest of the run."""
+        if self._at != self._first:
+            await self.gateway.close()
+            self._at = self._first
+            self.gateway = Gateway(self._addrs[self._at])
+
+    async def rotate(self) -> None:
+        await self.gateway.close()
+        await asyncio.sleep(RETRY_PAUSE)
+        self._at = (self._at + 1) % len(self._addrs)
+        self.gateway = Gateway(self._addrs[self._at])
+
+    async def close(self) -> None:
+        await self.gateway.close()
+
+
+async def _play_match(ring: GatewayRing, seats: list[Seat], seed: int, ends: float, found: Actions) -> bool:
+    """One match played to its end (or `ends`), its streams reopened on the next gateway
+    whenever they break; True if it ran without giving up. What reached every seat is
+    acknowledged, with its completion time: an action whose answer a broken stream lost
+    counts only once a reopened stream shows its state."""
+    rng = random.Random(seed)
+    match_id = seats[0].match_id
+    table = _Table(TimedArrivals.of(seat.seat for seat in seats))
+    while True:
+        players = [ResilientSeat(ring.gateway, seat, rng, ends, table) for seat in seats]
+        broke = await _seats_broke(players)
+        _book(found, match_id, table, players)
+        if not broke:
+            return True
+        found.failed += 1
+        if match_id not in found.resumed:
+            found.resumed.append(match_id)
+        if time.perf_counter() >= ends:
+            return False
+        await ring.rotate()
+
+
+async def _seats_broke(players: Sequence[_Player]) -> bool:
+    """Play every seat until the match is over for them; True if a stream broke (the other
+    seats' streams are then closed too: the match goes on from fresh ones)."""
+    broke = False
+    try:
+        async with asyncio.TaskGroup() as group:
+            for player in players:
+                group.create_task(player.play())
+    except* grpc.aio.AioRpcError:
+        broke = True
+    return broke
+
+
+def _book(found: Actions, match_id: str, table: _Table, players: Sequence[_Player]) -> None:
+    """What a match's seats acknowledged so far (kept even if the match is given up)."""
+    arrivals = table.arrivals
+    assert isinstance(arrivals, TimedArrivals)
+    found.acknowledged[match_id] = len(arrivals.latencies)
+    found.versions[match_id] = max([found.versions.get(match_id, 0), *(p.latest for p in players)])
+    found.done.extend(arrivals.completed[arrivals.booked:])
+    arrivals.booked = len(arrivals.completed)
+
+
+@dataclass
+class TimedArrivals(Arrivals):
+    """`Arrivals` that also keeps when each action reached its last seat (for the second by
+    second rates of the fault run)."""
+
+    completed: list[float] = field(default_factory=list)
+    booked: int = 0  # how many of `completed` are in Actions.done already
+
+    def seen(self, seat: int, version: int, at: float) -> None:
+        before = len(self.latencies)
+        super().seen(seat, version, at)
+        self.completed.extend([at] * (len(self.latencies) - before))
+
+
+# PlayError codes that say a replica behind the gateway went away (or was busy), not that
+# the action was wrong: the seat sends it again under the same command id (idempotent).
+TRANSIENT = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "ABORTED", "INTERNAL", "UNKNOWN", "CANCELLED"})
+
+
+class ResilientSeat(_Player):
+    """A bench seat that retries a submit refused for a transient reason; the plain seat
+    would wait for a new state that its refused action never makes."""
+
+    async def _take(self, at: float, response: pb.PlayResponse) -> None:
+        mine = self.in_flight
+        await super()._take(at, response)
+        refused = response.error if response.WhichOneof("kind") == "error" else None
+        if refused is not None and refused.code in TRANSIENT and refused.command_id == mine:
+            await asyncio.sleep(RETRY_PAUSE)
+            self.acted_at = -1  # act on the same offer again: the same version, the same command id
 
 
 @dataclass
@@ -136,7 +249,7 @@ async def queue(addrs: Sequence[str], players: int, pools: int, window: Window, 
         sessions = await _sign_in(stubs, players, run)
 
         async def player(n: int) -> None:
-            stub, session = stubs[n % len(stubs)], sessions[n]
+            gateway, session = n % len(stubs), sessions[n]
             options = {"target": f"pool-{n % pools}"} if pools else {}
             pool = options.get("target", "hot")
             tries = 0
@@ -145,10 +258,13 @@ async def queue(addrs: Sequence[str], players: int, pools: int, window: Window, 
                 request = pb.QueueRequest(game=game, players_min=2, players_max=2, options=options,
                                           command_id=f"{run}-{n}-{tries}")
                 try:
-                    placed = await _placed(stub, request, session, stop)
+                    placed = await _placed(stubs[gateway], request, session, stop)
                 except grpc.aio.AioRpcError:
                     found.failed += 1
-                    await asyncio.sleep(0.2)
+                    # Its gateway went away: the same command id reopens the same ticket on the
+                    # next one (a new id would leave the old ticket to be placed unseen).
+                    gateway, tries = (gateway + 1) % len(stubs), tries - 1
+                    await asyncio.sleep(RETRY_PAUSE)
                     continue
                 if placed is not None:
                     ticket_id, match_id, seat, waited = placed
@@ -212,18 +328,27 @@ async def _placed(stub: Any, request: pb.QueueRequest, session: Any, stop: async
 def placement_problems(tickets: Tickets) -> list[str]:
     """What is wrong with the placements: a ticket placed twice, a match without both its
     seats, two tickets in one seat."""
+    return double_placements(tickets) + unpaired_matches(tickets)
+
+
+def double_placements(tickets: Tickets) -> list[str]:
+    """Every ticket seen placed more than once."""
     problems: list[str] = []
     seen: dict[str, str] = {}
-    by_match: dict[str, list[int]] = {}
     for p in tickets.placed:
         if p.ticket_id in seen:
             problems.append(f"ticket {p.ticket_id} placed twice ({seen[p.ticket_id]}, {p.match_id})")
         seen[p.ticket_id] = p.match_id
-        by_match.setdefault(p.match_id, []).append(p.seat)
-    for match_id, seats in by_match.items():
-        if sorted(seats) != [0, 1]:
-            problems.append(f"match {match_id} seats {sorted(seats)}, not [0, 1]")
     return problems
+
+
+def unpaired_matches(tickets: Tickets) -> list[str]:
+    """Every match whose placed tickets are not one in each of its two seats: a ticket
+    placed that its player never heard of (its mate did), or two in one seat."""
+    by_match: dict[str, list[int]] = {}
+    for p in tickets.placed:
+        by_match.setdefault(p.match_id, []).append(p.seat)
+    return [f"match {m} seats {sorted(seats)}, not [0, 1]" for m, seats in by_match.items() if sorted(seats) != [0, 1]]
 
 
 async def log_problems(addr: str, actions: Actions, verify: int, check: Callable[[str], Awaitable[list[str]]]
@@ -231,15 +356,25 @@ async def log_problems(addr: str, actions: Actions, verify: int, check: Callable
     """What is wrong with the played matches: an acknowledged action missing from its log
     (the log holds fewer versions than were acknowledged, or a version is missing), and
     `check`'s findings (the verify of a finished match) for up to `verify` finished ones."""
-    problems: list[str] = []
-    async with Gateway(addr) as gateway:
-        for match_id, acknowledged in actions.acknowledged.items():
-            entries = await gateway.log(match_id)
-            versions = [e.version for e in entries]
-            if versions != list(range(1, len(versions) + 1)):
-                problems.append(f"match {match_id}: log versions are not 1..{len(versions)}")
-            if acknowledged > len(versions):
-                problems.append(f"match {match_id}: {acknowledged} actions acknowledged, {len(versions)} logged")
+    problems = [problem for _, problem in await log_shortfalls(addr, actions)]
     for match_id in actions.finished[:verify]:
         problems += await check(match_id)
     return problems
+
+
+async def log_shortfalls(addr: str, actions: Actions) -> list[tuple[int, str]]:
+    """Each match whose log lacks something a seat was told: (how many versions are missing,
+    what). A seat shown version v was told that v events are stored: the log must hold
+    1..v; and it holds at least as many events as the actions that were acknowledged."""
+    found: list[tuple[int, str]] = []
+    async with Gateway(addr) as gateway:
+        for match_id, acknowledged in actions.acknowledged.items():
+            versions = [e.version for e in await gateway.log(match_id)]
+            if versions != list(range(1, len(versions) + 1)):
+                found.append((0, f"match {match_id}: log versions are not 1..{len(versions)}"))
+            shown = actions.versions.get(match_id, 0)
+            missing = max(acknowledged - len(versions), shown - len(versions), 0)
+            if missing:
+                found.append((missing, f"match {match_id}: {acknowledged} actions acknowledged and version "
+                                       f"{shown} shown, {len(versions)} logged"))
+    return found

@@ -1,7 +1,8 @@
 """The scale harness's short version: two replicas of every stateless tier on the embedded
 three-master cluster, each in a capped cgroup where this machine lets us (else uncapped),
 bots playing through both gateways and players queueing for one hot pool split over both
-matchmakers; nothing acknowledged is lost and no ticket is placed twice."""
+matchmakers; nothing acknowledged is lost and no ticket is placed twice, also while a match
+replica and a gateway are killed."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench import scale_load
+from bench import scale_faults, scale_load
 from bench.scale import verify_match
 from bench.scale_cgroup import CpuGroups
 from bench.scale_stack import ScaleStack, scale_env
@@ -71,3 +72,27 @@ async def test_a_hot_pool_is_placed_by_both_matchmakers_each_ticket_once(
     # The one pool's sub-pools are grouped, and their matches formed, by both replicas.
     formed = {name: stack.tail(name, 10_000).count('"matches_formed"') for name in stack.tiers["matchmaker"]}
     assert all(n > 0 for n in formed.values()), formed
+
+
+async def test_a_killed_match_replica_and_gateway_lose_nothing_acknowledged(
+    scaled: tuple[ScaleStack, CpuGroups],
+) -> None:
+    """Last here: it kills (and restarts) replicas of the shared stack. Bots and players
+    whose gateway dies carry on through the other one; nothing they were told is lost."""
+    stack, _ = scaled
+    addrs = stack.gateway_addrs
+    opened = asyncio.Event()
+    window, tickets_window = scale_load.Window(8.0, opened.set), scale_load.Window(8.0)
+    chosen = [("match", stack.tiers["match"][0]), ("gateway", stack.tiers["gateway"][1])]
+    played, tickets, kills = await asyncio.gather(
+        scale_load.play(addrs, "pig", 4, window, asyncio.Event()),
+        scale_load.queue(addrs, 8, 0, tickets_window, asyncio.Event(), run="test-faults"),
+        scale_faults.kill_in_turn(stack, chosen, opened, lambda: window.start, 2.0, 2.0),
+    )
+    assert [kill.restart_error for kill in kills] == ["", ""]
+    # The lanes of the killed gateway moved on: actions and placements after both kills.
+    assert sum(1 for t in played.done if t > kills[-1].at) > 0 and played.resumed
+    assert sum(1 for t in tickets.done if t > kills[-1].at) > 0
+    found = await scale_faults.losses(addrs[0], played, tickets, verify_match(addrs[0]), 2)
+    assert (found["lost_actions"], found["lost_tickets"], found["double_placed"], found["verify_failures"]) == (
+        0, 0, 0, 0), found["problems"]
