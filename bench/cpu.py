@@ -47,18 +47,19 @@ def _stats() -> dict[int, Stat]:
     return found
 
 
-def with_descendants(roots: Iterable[int], stats: dict[int, Stat]) -> set[int]:
-    """`roots` and every process below them in `stats`."""
+def with_descendants(roots: Iterable[int], stats: dict[int, Stat], apart: Iterable[int] = ()) -> set[int]:
+    """`roots` and every process below them in `stats`, except the subtrees of `apart`
+    (processes counted under names of their own)."""
     children: dict[int, list[int]] = {}
     for stat in stats.values():
         children.setdefault(stat.parent, []).append(stat.pid)
-    found: set[int] = set()
+    found, skipped = set(), set(apart)
     todo = [pid for pid in roots if pid in stats]
     while todo:
         pid = todo.pop()
         if pid not in found:
             found.add(pid)
-            todo.extend(children.get(pid, ()))
+            todo.extend(child for child in children.get(pid, ()) if child not in skipped)
     return found
 
 
@@ -75,10 +76,13 @@ def used_between(before: dict[int, float], after: dict[int, float]) -> float:
 
 
 def cpu_seconds_by_name(named: dict[str, int]) -> dict[str, dict[int, float]]:
-    """For each named process: CPU seconds so far of it and its descendants, by pid (one scan of /proc)."""
+    """For each named process: CPU seconds so far of it and its descendants, by pid (one scan
+    of /proc). A process is counted once, under the nearest named process above it: a
+    harness that launched the stack it measures counts its own CPU, not the stack's again."""
     stats = _stats()
+    roots = set(named.values())
     return {
-        name: {pid: stats[pid].ticks / TICKS_PER_SECOND for pid in with_descendants([root], stats)}
+        name: {pid: stats[pid].ticks / TICKS_PER_SECOND for pid in with_descendants([root], stats, roots - {root})}
         for name, root in named.items()
     }
 

@@ -37,6 +37,15 @@ def test_descendants_are_found_through_every_generation_and_nothing_else() -> No
     }
     assert cpu.with_descendants([10], stats) == {10, 11, 12}
     assert cpu.with_descendants([10, 21, 99], stats) == {10, 11, 12, 21}
+    # A subtree counted under a name of its own is left out of its ancestor's.
+    assert cpu.with_descendants([1], stats, apart=[11]) == {1, 10, 20, 21}
+
+
+def test_a_harness_that_launched_what_it_measures_counts_only_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    stats = {pid: cpu.Stat(pid, parent, ticks) for pid, parent, ticks in [(5, 1, 100), (6, 5, 300), (7, 6, 50)]}
+    monkeypatch.setattr(cpu, "_stats", lambda: stats)
+    found = cpu.cpu_seconds_by_name({"load": 5, "gateway": 6})
+    assert set(found["load"]) == {5} and set(found["gateway"]) == {6, 7}
 
 
 def test_cpu_used_counts_a_process_that_started_between_readings_from_zero() -> None:
