@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from services.common.config import Settings
 from services.common.errors import ResourceExhausted
+from services.common.lru import LRU
 
 MAX_KEYS = 100_000
 
@@ -27,24 +27,22 @@ class RateLimiter:
     def __init__(self, rate: float, burst: float) -> None:
         self._rate = rate
         self._burst = burst
-        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+        self._buckets: LRU[str, _Bucket] = LRU(MAX_KEYS)
 
     def take(self, key: str, what: str) -> None:
         """Spend one token of `key`; ResourceExhausted when there is none."""
         if self._rate <= 0:
             return
         now = time.monotonic()
-        bucket = self._buckets.get(key)
+        bucket = self._buckets.peek(key)
         if bucket is None:
-            bucket = self._buckets[key] = _Bucket(self._burst, now)
-            if len(self._buckets) > MAX_KEYS:
-                self._buckets.popitem(last=False)
+            bucket = self._buckets.put(key, _Bucket(self._burst, now))
         bucket.tokens = min(self._burst, bucket.tokens + (now - bucket.stamp) * self._rate)
         bucket.stamp = now
         if bucket.tokens < 1:
             raise ResourceExhausted(f"too many {what}; slow down", "rate_limited")
         bucket.tokens -= 1
-        self._buckets.move_to_end(key)
+        self._buckets.put(key, bucket)  # the newest: a refused take leaves its place
 
 
 class Concurrency:

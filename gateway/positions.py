@@ -20,6 +20,7 @@ from google.protobuf import any_pb2
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from services.common.errors import ServiceError
+from services.common.lru import LRU
 from services.common.ports import MatchPort
 
 # Positions kept: a few per match followed (a watcher asks for the newest).
@@ -34,13 +35,12 @@ V = TypeVar("V")
 class Positions:
     def __init__(self, match: MatchPort, size: int = CACHE_SIZE) -> None:
         self._match = match
-        self._size = size
-        self._known: dict[tuple[str, int], asyncio.Future[Known]] = {}
+        self._known: LRU[tuple[str, int], asyncio.Future[Known]] = LRU(size, fifo=True)
         # Submits to a match on their way, each answering the position it brought (None: none).
         self._submits: dict[str, list[asyncio.Future[Known | None]]] = {}
         self.fetches = 0  # GetPosition calls made: one per version nobody brought
         # (match, version) -> the spectator's view there, when a position left it out.
-        self._spectators: dict[tuple[str, int], asyncio.Future[mpb.GetViewResponse]] = {}
+        self._spectators: LRU[tuple[str, int], asyncio.Future[mpb.GetViewResponse]] = LRU(size, fifo=True)
 
     async def submitted(self, match_id: str, call: Awaitable[mpb.SubmitActionResponse]) -> mpb.SubmitActionResponse:
         """Run a submit to `match_id`, keeping the position its reply brings; watchers
@@ -63,7 +63,7 @@ class Positions:
     def _remember(self, reply: mpb.SubmitActionResponse) -> Known:
         done: asyncio.Future[Known] = asyncio.get_running_loop().create_future()
         done.set_result(reply)
-        self._keep((reply.match.match_id, reply.match.version), done)
+        self._known.put((reply.match.match_id, reply.match.version), done)
         return reply
 
     async def at(self, match_id: str, version: int) -> Known:
@@ -75,7 +75,7 @@ class Positions:
                 brought = await asyncio.shield(submit)
                 if brought is not None and brought.match.version >= version:
                     return brought
-        known: Known = await fetched_once(self._known, key, lambda: self._fetch(match_id), self._size)
+        known: Known = await fetched_once(self._known, key, lambda: self._fetch(match_id))
         if known.match.version < version:  # from a replica that had not caught up yet
             self._known.pop(key, None)
             known = await self._fetch(match_id)
@@ -89,33 +89,21 @@ class Positions:
             return known.position.spectator_view
         request = mpb.GetViewRequest(match_id=known.match.match_id, at_version=known.match.version)
         key = (known.match.match_id, known.match.version)
-        return (await fetched_once(self._spectators, key, lambda: self._match.GetView(request), self._size)).view
+        return (await fetched_once(self._spectators, key, lambda: self._match.GetView(request))).view
 
     async def _fetch(self, match_id: str) -> mpb.GetPositionResponse:
         self.fetches += 1
         return await self._match.GetPosition(mpb.GetPositionRequest(match_id=match_id))
 
-    def _keep(self, key: tuple[str, int], known: asyncio.Future[Known]) -> None:
-        _bounded(self._known, key, known, self._size)
 
-
-async def fetched_once(
-    cache: dict[K, asyncio.Future[V]], key: K, fetch: Callable[[], Awaitable[V]], size: int
-) -> V:
-    """`fetch()`'s answer for `key`, asked once however many wait for it (the newest
-    `size` answers are kept); a failed fetch is forgotten, so the next caller asks again."""
+async def fetched_once(cache: LRU[K, asyncio.Future[V]], key: K, fetch: Callable[[], Awaitable[V]]) -> V:
+    """`fetch()`'s answer for `key`, asked once however many wait for it (kept as long as
+    `cache` keeps it); a failed fetch is forgotten, so the next caller asks again."""
     pending = cache.get(key)
     if pending is None:
-        pending = asyncio.ensure_future(fetch())
-        _bounded(cache, key, pending, size)
+        pending = cache.put(key, asyncio.ensure_future(fetch()))
     try:
         return await asyncio.shield(pending)
     except ServiceError:
         cache.pop(key, None)
         raise
-
-
-def _bounded(cache: dict[K, V], key: K, value: V, size: int) -> None:
-    cache[key] = value
-    while len(cache) > size:
-        cache.pop(next(iter(cache)))

@@ -23,6 +23,7 @@ from services.common import tracing
 from services.common.errors import PermissionDenied, ServiceError, Unauthenticated
 from services.common.event_store import EventStore
 from services.common.keys import match_stream
+from services.common.lru import LRU
 from services.common.ports import MatchPort
 from services.common.tokens import SeatClaim
 
@@ -48,7 +49,7 @@ class Watching:
         self._callers = callers
         self._moves = moves
         # (match_id, version) -> the summary at that version, shared by every watcher.
-        self._summaries: dict[tuple[str, int], asyncio.Future[mpb.GetMatchResponse]] = {}
+        self._summaries: LRU[tuple[str, int], asyncio.Future[mpb.GetMatchResponse]] = LRU(SUMMARY_CACHE, fifo=True)
 
     async def GetView(self, request: pb.GetViewRequest, context: CallContext) -> pb.GetViewResponse:
         viewer = self._callers.viewer(context, request.match_id)
@@ -147,7 +148,7 @@ class Watching:
     async def _summary_at(self, match_id: str, version: int) -> mpb.MatchSummary:
         """The match summary once it has reached `version`, fetched once for all watchers."""
         key, request = (match_id, version), mpb.GetMatchRequest(match_id=match_id)
-        summary = (await fetched_once(self._summaries, key, lambda: self._match.GetMatch(request), SUMMARY_CACHE)).match
+        summary = (await fetched_once(self._summaries, key, lambda: self._match.GetMatch(request))).match
         if summary.version < version:  # fetched from a replica that had not caught up yet
             self._summaries.pop(key, None)
             summary = (await self._match.GetMatch(request)).match

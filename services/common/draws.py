@@ -18,7 +18,6 @@ roll the slice does not cover to the match. Shuffles, deals and puts stay with t
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -30,6 +29,7 @@ from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 from services.common import grants
 from services.common import logging as tlog
 from services.common.errors import FailedPrecondition, ServiceError
+from services.common.lru import LRU
 from services.common.ports import DeckPort, DicePort
 from services.dice import fair
 
@@ -184,7 +184,7 @@ class RollWindows:
         self._dice = dice
         self._counters = counters
         self._dice_count = dice_count
-        self._windows: OrderedDict[str, fair.Window] = OrderedDict()
+        self._windows: LRU[str, fair.Window] = LRU(WINDOWS_KEPT)
 
     async def roll(self, match_id: str, counter: int, faces: int, count: int) -> tuple[int, ...]:
         values = None
@@ -233,17 +233,10 @@ class RollWindows:
         return window_of((await self._dice.OpenWindow(request)).window)
 
     def _kept(self, match_id: str) -> fair.Window | None:
-        held = self._windows.get(match_id)
-        if held is not None:
-            self._windows.move_to_end(match_id)
-        return held
+        return self._windows.get(match_id)
 
     def _keep(self, match_id: str, held: fair.Window) -> fair.Window:
-        self._windows[match_id] = held
-        self._windows.move_to_end(match_id)
-        while len(self._windows) > WINDOWS_KEPT:
-            self._windows.popitem(last=False)
-        return held
+        return self._windows.put(match_id, held)
 
 
 class ChanceResolver:

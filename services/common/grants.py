@@ -26,7 +26,6 @@ already sees every hidden card of the states it decides.
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -39,6 +38,7 @@ from tabletop.common.v1 import chance_pb2
 
 from services.common import tls
 from services.common.errors import PermissionDenied
+from services.common.lru import LRU
 
 # Draw numbers one grant covers for permutations: more than any single move of our
 # games asks for (a longer run of chance is finished by the match itself).
@@ -73,7 +73,7 @@ class GrantSigner:
         self._key = key
         self._signer = x509.load_pem_x509_certificate(cert_pem).public_bytes(serialization.Encoding.DER)
         self._clock = clock
-        self._issued: OrderedDict[str, chance_pb2.ChanceGrant] = OrderedDict()
+        self._issued: LRU[str, chance_pb2.ChanceGrant] = LRU(KEPT)
 
     def grant(self, match_id: str, from_counter: int) -> chance_pb2.ChanceGrant:
         """A grant for the match whose next draw number is `from_counter`: the one handed
@@ -82,12 +82,8 @@ class GrantSigner:
         draw number, or only deal, share one), else a new one. The caller must not change it."""
         issued = self._issued.get(match_id)
         if issued is not None and self._covers(issued, from_counter):
-            self._issued.move_to_end(match_id)
             return issued
-        issued = self._issued[match_id] = self._sign(match_id, from_counter)
-        if len(self._issued) > KEPT:
-            self._issued.popitem(last=False)
-        return issued
+        return self._issued.put(match_id, self._sign(match_id, from_counter))
 
     def _covers(self, grant: chance_pb2.ChanceGrant, counter: int) -> bool:
         fresh_until_ms = grant.expires_ms - GRANT_SECONDS * 500
@@ -112,7 +108,7 @@ class GrantChecker:
         self._ca = x509.load_pem_x509_certificate(ca_pem)
         self._clock = clock
         self._signers: dict[bytes, ec.EllipticCurvePublicKey] = {}
-        self._verified: OrderedDict[bytes, None] = OrderedDict()
+        self._verified: LRU[bytes, bool] = LRU(KEPT)
 
     def check(
         self, grant: chance_pb2.ChanceGrant, match_id: str, counter: int | None = None, pile: bool = False
@@ -135,16 +131,13 @@ class GrantChecker:
     def _verify(self, grant: chance_pb2.ChanceGrant) -> None:
         message = signed_bytes(grant)
         seen = grant.signature + message
-        if seen in self._verified:
-            self._verified.move_to_end(seen)
+        if self._verified.get(seen):
             return
         try:
             self._signer(grant.signer).verify(grant.signature, message, ec.ECDSA(hashes.SHA256()))
         except InvalidSignature:
             raise PermissionDenied("the grant's signature does not hold", "chance.grant_invalid") from None
-        self._verified[seen] = None
-        if len(self._verified) > KEPT:
-            self._verified.popitem(last=False)
+        self._verified.put(seen, True)
 
     def _signer(self, der: bytes) -> ec.EllipticCurvePublicKey:
         """The signing match's public key, once its certificate is known to be ours."""

@@ -16,7 +16,8 @@ from collections.abc import Set as AbstractSet
 from typing import Protocol, TypeAlias, cast
 
 import redis.asyncio as aioredis
-from redis.asyncio.client import Pipeline
+
+from services.common.redis_internals import Pipeline
 
 Key: TypeAlias = str | bytes
 Value: TypeAlias = str | bytes | int | float

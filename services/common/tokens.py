@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +23,7 @@ import jwt
 
 from services.common.errors import PermissionDenied, Unauthenticated
 from services.common.keyring import KeyRing
+from services.common.lru import LRU
 
 ISSUER = "tabletop"
 MAX_TOKEN_CHARS = 4096
@@ -75,7 +75,7 @@ class TokenAuthority:
         self._ring = ring
         self._life = lifetimes or Lifetimes()
         self._clock = clock
-        self._verified: OrderedDict[str, Claims] = OrderedDict()
+        self._verified: LRU[str, Claims] = LRU(VERIFIED_KEPT, fifo=True)
 
     # ------------------------------------------------------------ issuing
 
@@ -129,10 +129,7 @@ class TokenAuthority:
     def _verify(self, token: str, kind: str) -> Claims:
         claims = self._verified.get(token)
         if claims is None:
-            claims = self._checked(token)
-            self._verified[token] = claims
-            if len(self._verified) > VERIFIED_KEPT:
-                self._verified.popitem(last=False)
+            claims = self._verified.put(token, self._checked(token))
         elif claims["exp"] <= time.time() - LEEWAY:  # the clock the signature check uses (PyJWT's)
             raise Unauthenticated("the token has expired", "auth.expired")
         if claims.get("typ") != kind or not isinstance(claims.get("sub"), str) or not claims["sub"]:

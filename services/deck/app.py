@@ -15,13 +15,13 @@ make a pile in advance with an order of its choosing.
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from typing import Protocol
 
 import redis.asyncio as aioredis
 
 from services.common import keys
 from services.common.errors import FailedPrecondition, InvalidArgument
+from services.common.lru import LRU
 from services.common.redis_commands import commands
 
 MAX_PILE = 10_000
@@ -41,7 +41,7 @@ class DeckApp:
     def __init__(self, redis: aioredis.Redis, dice: Permuter) -> None:
         self._redis = commands(redis)
         self._dice = dice
-        self._orders: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        self._orders: LRU[str, tuple[str, ...]] = LRU(ORDER_CACHE)
 
     async def shuffle(self, match_id: str, pile: str, counter: int, cards: tuple[str, ...], keep_order: bool) -> int:
         """Create the pile (idempotent for the same counter); its size."""
@@ -49,13 +49,13 @@ class DeckApp:
         if len(cards) > MAX_PILE:
             raise InvalidArgument(f"a pile holds at most {MAX_PILE} cards")
         key = keys.deck_pile(match_id, pile, counter)
-        known = self._orders.get(key)
+        known = self._orders.peek(key)
         if known is None:
             existing = await self._redis.get(key)
             known = tuple(json.loads(existing)) if existing is not None else None
         order = cards if keep_order else await self._permuted(match_id, counter, cards)
         if known is not None:  # a retry, or a raced writer's: the same order, or a refusal
-            return len(self._remember(key, _same(pile, counter, known, order)))
+            return len(self._orders.put(key, _same(pile, counter, known, order)))
         return len(await self._store(match_id, key, order, pile, counter))
 
     async def _permuted(self, match_id: str, counter: int, cards: tuple[str, ...]) -> tuple[str, ...]:
@@ -106,7 +106,7 @@ class DeckApp:
             stored = await self._redis.get(key)
             assert stored is not None  # set by the writer that won
             order = _same(pile, counter, tuple(json.loads(stored)), order)
-        return self._remember(key, order)
+        return self._orders.put(key, order)
 
     async def _order(self, match_id: str, pile: str, counter: int) -> tuple[str, ...]:
         key = keys.deck_pile(match_id, pile, counter)
@@ -115,14 +115,7 @@ class DeckApp:
             raw = await self._redis.get(key)
             if raw is None:
                 raise FailedPrecondition(f"pile {pile} was never made", "deck.pile_unknown")
-            return self._remember(key, tuple(json.loads(raw)))
-        self._orders.move_to_end(key)
-        return order
-
-    def _remember(self, key: str, order: tuple[str, ...]) -> tuple[str, ...]:
-        self._orders[key] = order
-        if len(self._orders) > ORDER_CACHE:
-            self._orders.popitem(last=False)
+            return self._orders.put(key, tuple(json.loads(raw)))
         return order
 
     async def release(self, match_id: str) -> None:
@@ -130,7 +123,7 @@ class DeckApp:
         index = keys.deck_index(match_id)
         members = await self._redis.smembers(index)
         for member in members:
-            self._orders.pop(member.decode() if isinstance(member, bytes) else member, None)
+            self._orders.pop(member.decode() if isinstance(member, bytes) else member)
         if members:
             await self._redis.delete(*members)
         await self._redis.delete(index)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import redis.asyncio as aioredis
 
 from services.common import keys
 from services.common.errors import FailedPrecondition, InvalidArgument, NotFound
+from services.common.lru import LRU
 from services.common.redis_commands import commands
 from services.dice import fair
 
@@ -34,7 +33,7 @@ class DiceApp:
 
     def __init__(self, redis: aioredis.Redis) -> None:
         self._redis = commands(redis)
-        self._seeds: OrderedDict[str, bytes] = OrderedDict()
+        self._seeds: LRU[str, bytes] = LRU(SEED_CACHE, fifo=True)
 
     async def commit(self, match_id: str) -> str:
         """Create the match's seed unless it exists; its public commitment."""
@@ -96,10 +95,7 @@ class DiceApp:
 
     def _keep(self, match_id: str, seed: bytes) -> bytes:
         # A seed never changes once set, so it is safe to keep (the newest few).
-        self._seeds[match_id] = seed
-        if len(self._seeds) > SEED_CACHE:
-            self._seeds.popitem(last=False)
-        return seed
+        return self._seeds.put(match_id, seed)
 
 
 def _require_id(match_id: str) -> None:

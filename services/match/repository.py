@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TypeVar
 
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import record_pb2
@@ -30,14 +28,13 @@ from services.common import metrics
 from services.common.errors import NotFound
 from services.common.event_store import AppendResult, EventStore, Payload, Snapshot, VersionConflict
 from services.common.keys import match_stream
+from services.common.lru import LRU
 from services.match import lifecycle, records, undo
 from services.match.lifecycle import Match
 from services.match.turns import Progress, RulesBook
 
 CACHE_SIZE = 2048
 CHANCE_RESOLVED = ev.ChanceResolved.DESCRIPTOR.full_name
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
 
 
 class MatchRepository:
@@ -45,9 +42,10 @@ class MatchRepository:
         self._store = store
         self._rules = rules
         self._snapshot_every = max(1, snapshot_every)
-        self._current: OrderedDict[str, Match] = OrderedDict()
+        # Read with `peek`: the newest written stay (a match is written by every append).
+        self._current: LRU[str, Match] = LRU(CACHE_SIZE)
         # Finished matches at earlier versions, for replays: a finished log never changes.
-        self._past: OrderedDict[tuple[str, int], Match] = OrderedDict()
+        self._past: LRU[tuple[str, int], Match] = LRU(CACHE_SIZE)
         self._owner = uuid.uuid4().hex
         # Until when (monotonic s) this repository surely holds a match's lease with its cache current.
         self._held: dict[str, float] = {}
@@ -55,7 +53,7 @@ class MatchRepository:
     async def get(self, match_id: str, fresh: bool = True) -> Match:
         """The match at its stream's current version (`fresh`), or as cached if there
         is one; NotFound if the stream is empty."""
-        cached = self._current.get(match_id)
+        cached = self._current.peek(match_id)
         if cached is not None and not fresh:
             return cached
         if cached is not None and self.holds(match_id):
@@ -84,19 +82,19 @@ class MatchRepository:
             raise NotFound(f"no match {match_id}")
         match = await self.fold(base or Match(match_id), events)
         _folded("catch_up", started, len(events))
-        _remember(self._current, match_id, match)
+        self._current.put(match_id, match)
         return match
 
     async def at(self, match_id: str, version: int) -> Match:
         """The match as it was once its log reached `version`, folded once per version."""
         key = (match_id, version)
-        match = self._past.get(key)
+        match = self._past.peek(key)
         if match is None:
             started = time.perf_counter()
             events = await self._store.read_payloads(match_stream(match_id), after_version=0, limit=version)
             match = await self.fold(Match(match_id), events)
             _folded("replay", started, len(events))
-            _remember(self._past, key, match)
+            self._past.put(key, match)
         return match
 
     async def append(
@@ -143,7 +141,7 @@ class MatchRepository:
         return False
 
     def cached(self, match_id: str) -> Match | None:
-        return self._current.get(match_id)
+        return self._current.peek(match_id)
 
     async def fold(self, match: Match, events: Sequence[Payload]) -> Match:
         """`match` after `events` (type and data, read from its log after its version):
@@ -198,7 +196,7 @@ class MatchRepository:
         return moved
 
     async def _fast_forward(self, before: Match, after: Match) -> None:
-        _remember(self._current, after.match_id, after)
+        self._current.put(after.match_id, after)
         if after.version // self._snapshot_every > before.version // self._snapshot_every:
             record = records.to_record(after)
             await self._store.save_snapshot(
@@ -222,10 +220,3 @@ def _folded(why: str, started: float, events: int) -> None:
     """Count a read and fold of `events` that began at `started` (perf_counter)."""
     metrics.FOLDS.labels(why).observe(time.perf_counter() - started)
     metrics.FOLDED_EVENTS.labels(why).inc(events)
-
-
-def _remember(cache: OrderedDict[K, V], key: K, value: V) -> None:
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > CACHE_SIZE:
-        cache.popitem(last=False)

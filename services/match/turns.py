@@ -15,7 +15,6 @@ finished match's piles.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -33,6 +32,7 @@ from services.common.draws import ChanceResolver, RollWindows
 from services.common.errors import FailedPrecondition, InvalidArgument
 from services.common.event_store import NewEvent
 from services.common.grants import GrantSigner
+from services.common.lru import LRU
 from services.common.ports import DeckPort, DicePort, RulesPort
 from services.common.table_options import game_config
 from services.match import lifecycle, log_events, records
@@ -65,7 +65,7 @@ class RulesBook:
 
     def __init__(self, rules: Mapping[str, RulesPort]) -> None:
         self._rules = dict(rules)
-        self._positions: OrderedDict[tuple[str, int, bytes], rpb.Position] = OrderedDict()
+        self._positions: LRU[tuple[str, int, bytes], rpb.Position] = LRU(POSITIONS, fifo=True)
 
     def of(self, game: str) -> RulesPort:
         rules = self._rules.get(game)
@@ -102,9 +102,7 @@ class RulesBook:
         return decision
 
     def _keep(self, game: str, seat_count: int, state: bytes, position: rpb.Position) -> None:
-        self._positions[(game, seat_count, state)] = position
-        while len(self._positions) > POSITIONS:
-            self._positions.popitem(last=False)
+        self._positions.put((game, seat_count, state), position)
 
     async def set_up(self, match: Match) -> Match:
         """The match at its opening position (after MatchStarted), its opening chance not

@@ -8,13 +8,13 @@ naming the rule id.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from services.common.errors import FailedPrecondition, InvalidArgument
+from services.common.lru import LRU
 from services.games.common.engine import Audience, IllegalAction, InvalidConfig, Outcome, ToMove, Visibility, replay
 from services.games.common.host import HostedEngine
 from services.games.registry import GameEntry
@@ -69,13 +69,12 @@ class EngineHost:
         self.entry = entry
         self.engine: HostedEngine[Any, Any, Any] = entry.engine
         self.codec = entry.codec
-        self._decoded: OrderedDict[bytes, object] = OrderedDict()
+        self._decoded: LRU[bytes, object] = LRU(CACHE_SIZE)
 
     def state(self, data: bytes) -> object:
         """The state encoded in `data` (decoded once, then cached)."""
         cached = self._decoded.get(data)
         if cached is not None:
-            self._decoded.move_to_end(data)
             return cached
         try:
             state = self.codec.decode_state(data)
@@ -84,10 +83,7 @@ class EngineHost:
         return self._remember(data, state)
 
     def _remember(self, data: bytes, state: object) -> object:
-        self._decoded[data] = state
-        if len(self._decoded) > CACHE_SIZE:
-            self._decoded.popitem(last=False)
-        return state
+        return self._decoded.put(data, state)
 
     def encode(self, state: object) -> bytes:
         data = self.codec.encode_state(state)

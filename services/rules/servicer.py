@@ -29,6 +29,7 @@ from services.common import authz, batch, draws, metrics, mux
 from services.common.audience import to_wire
 from services.common.draws import ChanceResolver, Pile
 from services.common.errors import InvalidArgument, ServiceError
+from services.common.lru import LRU
 from services.common.table_options import option_message
 from services.dice.fair import Window
 from services.games.common import chance, protocodec
@@ -91,7 +92,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         # The dice and the deck, for resolving the chance after a move (None: never).
         self._chance = chance
         self._game = host.entry.name
-        self._actions: dict[object, any_pb2.Any] = {}
+        self._actions: LRU[object, any_pb2.Any] = LRU(ACTION_CACHE, fifo=True)
 
     def _data(self, state: pb.EngineState) -> bytes:
         if state.game != self._game:
@@ -272,9 +273,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         except TypeError:  # not hashable: a dict or list inside
             return pack(self._host.codec.encode_action(action))
         if packed is None:
-            packed = self._actions[action] = pack(self._host.codec.encode_action(action))
-            if len(self._actions) > ACTION_CACHE:
-                self._actions.pop(next(iter(self._actions)))
+            packed = self._actions.put(action, pack(self._host.codec.encode_action(action)))
         return packed
 
     def _position_message(self, position: Position) -> pb.Position:

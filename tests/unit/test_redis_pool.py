@@ -12,14 +12,14 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import DataError
 
-from services.common import redis_client
+from services.common import redis_client, redis_internals
 
 
 async def test_a_connection_closed_while_idle_is_replaced_before_the_next_command(redis_url: str) -> None:
     client = redis_client.connect(redis_url, max_connections=4, name="pool-test")
     admin = aioredis.Redis.from_url(redis_url)
     try:
-        assert isinstance(client.connection_pool, redis_client.IdleProbingPool)
+        assert isinstance(client.connection_pool, redis_internals.IdleProbingPool)
         await client.set("pool-test", "1")
         killed = await admin.client_kill_filter(_type="normal", skipme=True)
         assert killed >= 1, "the pooled connection was closed by the server"
@@ -32,7 +32,7 @@ async def test_a_connection_closed_while_idle_is_replaced_before_the_next_comman
 
 def test_commands_are_packed_as_redis_py_packs_them() -> None:
     """hiredis packs in C what redis-py's own packer writes, word for word."""
-    lean = redis_client.LeanConnection()
+    lean = redis_internals.LeanConnection()
     plain = aioredis.Connection()
     for args in (
         ("SET", "key", "välue"),
@@ -47,7 +47,7 @@ def test_commands_are_packed_as_redis_py_packs_them() -> None:
 def test_a_value_redis_cannot_take_is_refused_as_redis_py_refuses_it() -> None:
     for bad in (None, True, [1]):
         with pytest.raises(DataError):
-            redis_client.LeanConnection().pack_command("SET", "key", bad)
+            redis_internals.LeanConnection().pack_command("SET", "key", bad)
 
 
 async def test_the_pool_stays_bounded_and_hands_freed_connections_to_waiters(redis_url: str) -> None:
@@ -86,7 +86,7 @@ async def test_commands_that_find_the_free_connections_taken_wait_instead_of_fai
         for _round in range(3):
             await asyncio.gather(*(client.ping() for _ in range(2)))
             assert len(pool._available_connections) == 2
-            await asyncio.sleep(redis_client.PROBE_IDLE_S + 0.05)  # both are probed next
+            await asyncio.sleep(redis_internals.PROBE_IDLE_S + 0.05)  # both are probed next
             results = await asyncio.gather(*(client.incr("pool-burst:n") for _ in range(20)))
             assert len(results) == 20
         assert len(pool._in_use_connections) + len(pool._available_connections) <= 2
