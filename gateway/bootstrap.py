@@ -102,7 +102,7 @@ def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.R
     listener = redis_client.subscriber(settings.redis_url, settings.redis_cluster, client, "tabletop-gateway")
     feeds = Subscriptions(store, lambda: redis_changes.listen(listener))
     match, embedded = match_client(settings, client)
-    keeper = asyncio.get_running_loop().create_task(ClockKeeper(embedded).run()) if embedded else None
+    keeper = asyncio.get_running_loop().create_task(ClockKeeper(embedded.timekeeper).run()) if embedded else None
     matchmaker, close_tickets = matchmaker_client(settings, client)
     rules = rules_clients(settings)
     players = Players(client, external_identities(settings), settings.auth_custom)

@@ -13,7 +13,7 @@ async def main() -> None:
     settings = config.load()
     client = redis_client.connect_settings(settings, "tabletop-match")
     app = match_app(settings, client)
-    keeper = asyncio.create_task(ClockKeeper(app).run())
+    keeper = asyncio.create_task(ClockKeeper(app.timekeeper).run())
 
     async def stop() -> None:
         keeper.cancel()

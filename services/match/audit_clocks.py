@@ -1,7 +1,7 @@
 """What a verifier expects of a clocked match's log: each ClockSet, and each timeout's move.
 
-The match service writes these (services/match/app.py: `_timed`, `_clocks_restored`,
-`_timeout_move`, `_forfeited`); they are restated here as pure functions of what the
+The match service writes these (services/match/timekeeping.py: `Timing.timed`,
+`Timing.restored`, `_timeout_move`, `_forfeited`); they are restated here as pure functions of what the
 log holds, so `tabletop verify` (services/match/audit.py) re-derives them offline.
 """
 

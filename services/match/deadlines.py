@@ -9,7 +9,7 @@ its score a lease ahead (a claimer that dies is retried when the lease ends),
 then settles it at the match's next deadline, unless a batch scheduled an
 earlier one meanwhile.
 
-Lobbies use the same list to expire (MatchApp.wake): every batch that leaves a
+Lobbies use the same list to expire (Timekeeper.wake): every batch that leaves a
 match in the lobby first `postpone`s its wake-up to when it would be idle, so
 the list only ever says "due" once no lobby command has been written for the
 idle time. A postpone that lands and an append that does not (a refusal, a

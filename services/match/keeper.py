@@ -1,9 +1,9 @@
 """The clock keeper: wakes up at clocked matches' deadlines and applies the policy,
-and at idle lobbies' to close them (MatchApp.wake).
+and at idle lobbies' to close them (services/match/timekeeping.py `Timekeeper.wake`).
 
 Every match replica runs one. It polls the wake-up list (deadlines.py) a few
-times a second, claims what is due, asks the match app to time out every seat
-whose deadline has passed (MatchApp.expire: the deadline is read from the log,
+times a second, claims what is due, asks the timekeeper to time out every seat
+whose deadline has passed (Timekeeper.expire: the deadline is read from the log,
 the timeout appended as events) and settles the wake-up at the match's next
 deadline. Nothing lives only in this process: a keeper killed at any point
 leaves its claims to run out, and the next poll of any replica (this one
@@ -16,7 +16,7 @@ import asyncio
 
 from services.common import logging as tlog
 from services.common.errors import NotFound, ServiceError
-from services.match.app import MatchApp
+from services.match.timekeeping import Timekeeper
 
 log = tlog.get("keeper")
 POLL_SECONDS = 0.2
@@ -26,8 +26,8 @@ BATCH = 100
 
 
 class ClockKeeper:
-    def __init__(self, app: MatchApp, poll_seconds: float = POLL_SECONDS) -> None:
-        self._app = app
+    def __init__(self, clocks: Timekeeper, poll_seconds: float = POLL_SECONDS) -> None:
+        self._clocks = clocks
         self._poll = poll_seconds
 
     async def run(self) -> None:
@@ -43,15 +43,15 @@ class ClockKeeper:
 
     async def sweep(self) -> int:
         """Look at every match due now; how many were looked at."""
-        now = self._app.now_ms()
-        due = await self._app.deadlines.claim(now, CLAIM_MS, BATCH)
+        now = self._clocks.now_ms()
+        due = await self._clocks.deadlines.claim(now, CLAIM_MS, BATCH)
         for match_id, claimed in due:
             try:
-                next_ms = await self._app.wake(match_id)
+                next_ms = await self._clocks.wake(match_id)
             except NotFound:
                 next_ms = None
             except ServiceError as error:
                 log.warning("clock_expire_failed", match_id=match_id, reason=error.reason)
                 continue
-            await self._app.deadlines.settle(match_id, claimed, next_ms)
+            await self._clocks.deadlines.settle(match_id, claimed, next_ms)
         return len(due)

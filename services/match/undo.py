@@ -6,7 +6,7 @@ the cheap checks (DecideResponse.undoable: no chance asked, nothing ended, nothi
 told another seat in private); the match service then opens its batch with an
 UndoPoint holding the action, unless the batch resolved chance or ended the match.
 Whether the action disclosed anything is judged when the seat asks to undo it
-(services/match/app.py `_undisclosed`: the rules replay the move in worlds its
+(services/match/disclosure.py `undisclosed`: the rules replay the move in worlds its
 seat cannot tell from the real one), since that costs more than the move and most
 moves are never taken back. The track is stepped over every log event, by the
 live path and the rebuild alike:

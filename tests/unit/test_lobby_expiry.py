@@ -54,7 +54,7 @@ async def test_a_lobby_is_due_its_idle_time_after_its_last_event_and_not_before(
     await app.join("m1", "p-ana", None)
     assert lobbies.deadlines.pending() == {"m1": T0 + IDLE_MS // 2 + IDLE_MS}
     lobbies.wall.now = T0 + IDLE_MS
-    assert await ClockKeeper(app).sweep() == 0
+    assert await ClockKeeper(app.timekeeper).sweep() == 0
     assert (await app.current("m1")).status == Status.LOBBY
 
 
@@ -64,7 +64,7 @@ async def test_an_idle_lobby_expires_once_and_is_no_longer_listed_as_open():
     await app.create("turns", {}, 2, match_id="m1")
     await app.join("m1", "p-ana", None)
     lobbies.wall.now += IDLE_MS
-    assert await ClockKeeper(app).sweep() == 1
+    assert await ClockKeeper(app.timekeeper).sweep() == 1
     assert await lobbies.types("m1") == ["MatchCreated", "PlayerJoined", "LobbyExpired"]
     (last,) = await lobbies.store.read(match_stream("m1"), after_version=2)
     assert ev.LobbyExpired.FromString(last.data).idle_seconds == IDLE
@@ -82,7 +82,7 @@ async def test_two_replicas_that_find_the_same_idle_lobby_append_its_expiry_once
     first, second = lobbies.replica(), lobbies.replica()
     await first.create("turns", {}, 2, match_id="m1")
     lobbies.wall.now += IDLE_MS
-    await asyncio.gather(first.wake("m1"), second.wake("m1"), second.wake("m1"))
+    await asyncio.gather(first.timekeeper.wake("m1"), second.timekeeper.wake("m1"), second.timekeeper.wake("m1"))
     assert await lobbies.types("m1") == ["MatchCreated", "LobbyExpired"]
 
 
@@ -94,7 +94,7 @@ async def test_a_lobby_joined_after_it_was_found_idle_stays_open():
     found = await keeper_side.current("m1")
     await player_side.join("m1", "p-ana", None)
     # The keeper decides on what it found: the join moved the lobby on, so it waits again.
-    assert await keeper_side._expire_lobby(found) == lobbies.wall.now + IDLE_MS
+    assert await keeper_side.timekeeper._expire_lobby(found) == lobbies.wall.now + IDLE_MS
     assert await lobbies.types("m1") == ["MatchCreated", "PlayerJoined"]
     assert (await keeper_side.current("m1")).status == Status.LOBBY
 
@@ -107,7 +107,7 @@ async def test_a_started_match_is_left_to_its_clocks_however_long_it_waits():
     await app.join("m1", "p-ben", None)
     await app.start("m1")
     lobbies.wall.now += 10 * IDLE_MS
-    await ClockKeeper(app).sweep()
+    await ClockKeeper(app.timekeeper).sweep()
     assert (await app.current("m1")).status == Status.ACTIVE
     assert await lobbies.types("m1") == ["MatchCreated", "PlayerJoined", "PlayerJoined", "MatchStarted"]
     assert lobbies.deadlines.pending() == {}

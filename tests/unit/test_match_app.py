@@ -16,6 +16,7 @@ from services.common.errors import AlreadyExists, InvalidArgument, PermissionDen
 from services.common.event_store import MemoryEventStore
 from services.common.keys import match_stream
 from services.common.transport import LocalCall
+from services.match import lifecycle
 from services.match.app import MatchApp
 from services.match.directory import MemoryDirectory
 from services.match.lifecycle import Holder, Status
@@ -359,3 +360,20 @@ async def test_a_malformed_formation_is_refused_and_writes_nothing(players, matc
     with pytest.raises(InvalidArgument):
         await table.replica().form("coin", {}, players, "c:form", match_id)
     assert await table.store.version(match_stream(match_id)) == 0
+
+
+async def test_a_unit_of_work_that_lost_the_race_appends_nothing_and_decides_again_on_the_caught_up_match():
+    table = Table()
+    ours, theirs = table.replica(), table.replica()
+    await ours.create("coin", {}, 2, match_id="m1")
+    await theirs.current("m1")
+    await ours.join("m1", "p-ana", None)
+    turns = theirs._turns
+    async with theirs._work.on("m1") as unit:
+        stale = unit.match  # as `theirs` cached it: the empty lobby
+        assert await unit.commit(await turns.apply(stale, lifecycle.decide_join(stale, "p-ben", None, ""))) is None
+        assert (unit.match.version, unit.match.players) == (2, ("p-ana", ""))
+        written = await unit.commit(await turns.apply(unit.match, lifecycle.decide_join(unit.match, "p-ben", None, "")))
+    assert written is not None and written.version == 3
+    assert (await ours.current("m1")).players == ("p-ana", "p-ben")
+    assert await table.directory.find("coin", int(Status.LOBBY), 10) == ["m1"]

@@ -213,7 +213,7 @@ async def test_an_unclocked_match_writes_no_clock_events():
     await _started(app, {})
     await app.submit("m1", 0, MOVE, "c1", Holder("p-ana", 1))
     assert "ClockSet" not in await table.types()
-    assert (await app.expire("m1")) is None and table.deadlines.pending() == {}
+    assert (await app.timekeeper.expire("m1")) is None and table.deadlines.pending() == {}
 
 
 async def test_the_table_options_stay_out_of_the_games_setup_and_a_bad_one_is_refused_by_name():
@@ -257,10 +257,10 @@ async def test_nothing_happens_before_the_deadline_and_the_pass_policy_passes_af
     app = table.replica()
     await _started(app, CLOCK)
     table.wall.now = T0 + 59_999
-    assert await app.expire("m1") == T0 + 60_000
+    assert await app.timekeeper.expire("m1") == T0 + 60_000
     assert "ClockExpired" not in await table.types()
     table.wall.now = T0 + 60_000
-    assert await app.expire("m1") == T0 + 120_000  # now seat 1's fresh allowance runs
+    assert await app.timekeeper.expire("m1") == T0 + 120_000  # now seat 1's fresh allowance runs
     log = await table.store.read(match_stream("m1"))
     expired = ev.ClockExpired.FromString(next(e.data for e in log if e.type.endswith("ClockExpired")))
     assert (expired.seat, expired.policy, expired.deadline_ms) == (0, "pass", T0 + 60_000)
@@ -273,7 +273,7 @@ async def test_a_game_without_a_pass_gets_a_bot_move_and_the_log_says_so():
     app = table.replica()
     await _started(app, {**CLOCK, "clock_timeout": "pass"})
     table.wall.now = T0 + 61_000
-    await app.expire("m1")
+    await app.timekeeper.expire("m1")
     log = await table.store.read(match_stream("m1"))
     expired = ev.ClockExpired.FromString(next(e.data for e in log if e.type.endswith("ClockExpired")))
     assert expired.policy == "bot"
@@ -285,7 +285,7 @@ async def test_forfeit_ends_the_match_with_the_timed_out_seat_last_and_reveals_t
     app = table.replica()
     await _started(app, {**CLOCK, "clock_timeout": "forfeit"})
     table.wall.now = T0 + 60_500
-    assert await app.expire("m1") is None
+    assert await app.timekeeper.expire("m1") is None
     match = await app.current("m1")
     assert match.status == Status.FINISHED and match.outcome is not None
     assert list(match.outcome.ranking) == [2, 1] and match.outcome.detail["reason"] == "timeout"
@@ -309,10 +309,10 @@ async def test_an_absent_seat_keeps_timing_out_while_it_is_asked_and_its_turn_pa
     app = table.replica()
     await _started(app, {"clock": "game", "clock_seconds": "30"})
     table.wall.now = T0 + 30_000
-    await app.expire("m1")  # seat 0 passes
+    await app.timekeeper.expire("m1")  # seat 0 passes
     await app.submit("m1", 1, MOVE, "b1", Holder("p-ben", 1))  # seat 1 in time
     # Seat 0 is due again at once and passes; seat 1's bank runs on from 30 s.
-    assert await app.expire("m1") == T0 + 60_000
+    assert await app.timekeeper.expire("m1") == T0 + 60_000
     assert (await table.types()).count("ClockExpired") == 2
 
 
@@ -323,7 +323,7 @@ async def test_a_rebuilt_match_has_the_same_clock_as_the_live_one():
     table.wall.now = T0 + 5_000
     await live.submit("m1", 0, MOVE, "c1", Holder("p-ana", 1))
     table.wall.now = T0 + 70_000
-    await live.expire("m1")
+    await live.timekeeper.expire("m1")
     rebuilt = await table.replica().current("m1")
     assert rebuilt.clock == (await live.current("m1")).clock
     assert records.from_record(records.to_record(rebuilt)).clock == rebuilt.clock
@@ -335,7 +335,7 @@ async def test_two_replicas_timing_out_at_once_append_one_timeout():
     await _started(one, CLOCK)
     await two.current("m1")
     table.wall.now = T0 + 60_000
-    await asyncio.gather(one.expire("m1"), two.expire("m1"))
+    await asyncio.gather(one.timekeeper.expire("m1"), two.timekeeper.expire("m1"))
     assert (await table.types()).count("ClockExpired") == 1
 
 
@@ -343,7 +343,7 @@ async def test_the_keeper_claims_what_is_due_times_it_out_and_settles_the_next_d
     table = Table()
     app = table.replica()
     await _started(app, CLOCK)
-    keeper = ClockKeeper(app)
+    keeper = ClockKeeper(app.timekeeper)
     assert await keeper.sweep() == 0
     table.wall.now = T0 + 60_000
     assert await keeper.sweep() == 1
@@ -357,7 +357,7 @@ async def test_a_wake_up_scheduled_before_an_append_that_never_landed_finds_noth
     await _started(app, CLOCK)
     await table.deadlines.schedule("m1", T0 + 1_000)  # as if a batch died after scheduling
     table.wall.now = T0 + 1_000
-    assert await ClockKeeper(app).sweep() == 1
+    assert await ClockKeeper(app.timekeeper).sweep() == 1
     assert "ClockExpired" not in await table.types()
     assert table.deadlines.pending() == {"m1": T0 + 60_000}
 
@@ -402,7 +402,7 @@ async def test_act_and_undo_takes_no_time_from_the_other_seat_and_all_of_it_from
         assert clock == Clock(T0 + spent, (12_000 - spent, 12_000), (0,)), f"after undo {n}"
     assert table.deadlines.pending() == {"m1": T0 + 12_000}  # seat 0's own deadline never moved
     table.wall.now = T0 + 11_999
-    assert await app.expire("m1") == T0 + 12_000 and "ClockExpired" not in await table.types()
+    assert await app.timekeeper.expire("m1") == T0 + 12_000 and "ClockExpired" not in await table.types()
 
 
 async def test_the_fourth_undo_of_a_turn_is_refused_and_the_rebuilt_clocks_agree():

@@ -128,7 +128,7 @@ async def _play(app: MatchApp, case: Case, match_id: str, now: list[int]) -> Non
             now[0] += 31_000
         if match.clock is not None and match.clock.overdue(now[0]):
             # An emptied bank (per-game clocks) times out at once, move after move.
-            await app.expire(match_id)
+            await app.timekeeper.expire(match_id)
             continue
         if match.undo.available and rng.random() < case.undo_rate:
             try:
