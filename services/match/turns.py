@@ -35,13 +35,12 @@ from services.common.grants import GrantSigner
 from services.common.lru import LRU
 from services.common.ports import DeckPort, DicePort, RulesPort
 from services.common.table_options import game_config
+from services.games.common.chance import CHANCE_SEAT
 from services.match import lifecycle, log_events, records
 from services.match.lifecycle import Match
 
 # A request the rules may answer with the chance they resolved under the match's grant.
 Granted = TypeVar("Granted", rpb.DecideRequest, rpb.SetupRequest)
-# The seat number the rules know the chance player by.
-CHANCE_SEAT = -1
 MAX_CHANCE_STEPS = 10_000
 # Whole positions kept: a few per match being played.
 POSITIONS = 4096

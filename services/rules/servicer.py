@@ -38,8 +38,6 @@ from services.rules.app import Decision, EngineHost, Position
 
 log = structlog.get_logger()
 
-# The seat number the engines know the chance player by.
-CHANCE_SEAT = -1
 # Chance steps resolved after one move without a grant (in process); the match goes on from there.
 MAX_STEPS = 1000
 
@@ -220,7 +218,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             )
             counter, piles = draws.advanced(counter, piles, (step,))
             move = protocodec.decode_union(outcome, chance.OUTCOME_TYPES)
-            decision = self._host.decide_on(decision.state, CHANCE_SEAT, move, position_seats, spectator)
+            decision = self._host.decide_on(decision.state, chance.CHANCE_SEAT, move, position_seats, spectator)
             self._emit(decision.events, step.events)
         return decision
 
