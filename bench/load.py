@@ -4,7 +4,7 @@ the CPU each of the stack's processes used meanwhile and the store's calls per a
 By default each seat plays over its own Play stream (bench/streams.py): every
 seat's client gets every update, as both boardgame.io clients do, and an
 action's latency runs until every seat holds its new state. BENCH_DRIVER=bots
-uses the project's unary bots instead (gateway/client/bots.py: one spectator
+uses the project's unary bots instead (gateway/client/autoplay.py: one spectator
 watch per match, ListLegalActions and SubmitAction calls); their latency is
 a submit's, until the mover's answer.
 """
@@ -25,7 +25,7 @@ from bench.redisstats import Commands
 from bench.stats import Run, run_of
 from bench.streams import play_seats
 from deploy.stack import Stack
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
 from services.games import registry
 
@@ -57,8 +57,8 @@ def seats_for(game: str) -> int:
 async def _play(gateway: Gateway, game: str, seats: list[Seat], seed: int, stop_at: float) -> list[float]:
     """An opened match played until it ends or the run is over; the submit latencies (seconds)."""
     if DRIVER == "bots":
-        result = bots.BotResult(seats[0].match_id, game, 0, 0.0, mpb.MatchSummary(), [], seats)
-        await bots.drive(gateway, result, random.Random(seed), stop_at=stop_at)
+        result = autoplay.BotResult(seats[0].match_id, game, 0, 0.0, mpb.MatchSummary(), [], seats)
+        await autoplay.drive(gateway, result, random.Random(seed), stop_at=stop_at)
         return result.latencies
     return await play_seats(gateway, seats, seed, stop_at)
 
@@ -99,7 +99,7 @@ async def load_run(stack: Stack, game: str, matches: int, seconds: float) -> tup
         seed = 1000 * index
         async with Gateway(stack.gateway_addr) as gateway:
             try:
-                seats = await bots.open_match(gateway, game, players, seed, crew=f"lane{index}")
+                seats = await autoplay.open_match(gateway, game, players, seed, crew=f"lane{index}")
             except grpc.aio.AioRpcError:
                 failed += 1
                 await clock.ready()  # the run goes on without this lane
@@ -111,7 +111,7 @@ async def load_run(stack: Stack, game: str, matches: int, seconds: float) -> tup
                     if time.perf_counter() >= stop_at:
                         return
                     seed += 1
-                    seats = await bots.open_match(gateway, game, players, seed, crew=f"lane{index}")
+                    seats = await autoplay.open_match(gateway, game, players, seed, crew=f"lane{index}")
                 except grpc.aio.AioRpcError:
                     failed += 1  # counted and reported; the lane goes on with a new match
                     if time.perf_counter() >= stop_at:

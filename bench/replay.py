@@ -29,7 +29,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from bench import cpu
 from bench.streams import play_seats
 from deploy.stack import Stack
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway
 
 GAME = "dice_hand"
@@ -105,7 +105,7 @@ async def _moves_for(gateway: Gateway, events: int) -> int:
 
 async def _long_match(gateway: Gateway, moves: int) -> str:
     """The id of a finished match of `moves` moves, played by bots."""
-    seats = await bots.open_match(gateway, GAME, 2, seed=moves, config={"moves": str(moves)})
+    seats = await autoplay.open_match(gateway, GAME, 2, seed=moves, config={"moves": str(moves)})
     await play_seats(gateway, seats, seed=moves, stop_at=time.perf_counter() + 600)
     return seats[0].match_id
 

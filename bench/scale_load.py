@@ -32,7 +32,7 @@ from bench.arrivals import Arrivals
 # The Play-stream seat and its match's shared book (bench/streams.py): play_seats gives a match
 # up when a stream breaks; the fault run reopens it on another gateway with the same pieces.
 from bench.streams import _Player, _Table
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
 from services.common.transport import CHANNEL_OPTIONS
 
@@ -96,7 +96,7 @@ async def play(addrs: Sequence[str], game: str, lanes: int, window: Window, stop
                 seed += 1
                 await ring.home()  # each new match on the lane's own gateway, once it is back
                 try:
-                    seats = await bots.open_match(ring.gateway, game, 2, seed)
+                    seats = await autoplay.open_match(ring.gateway, game, 2, seed)
                 except grpc.aio.AioRpcError:
                     found.failed += 1
                     await ring.rotate()  # a replica went away: open the next match elsewhere

@@ -37,7 +37,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from bench.load import named_pids
 from bench.scale_stack import PIG, tier_of
 from deploy.stack import UNLIMITED_CALLERS, Stack
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
 
 GAME = "pig"
@@ -93,7 +93,7 @@ async def open_matches(addr: str, count: int, concurrency: int, first_seed: int)
 
     async def one(seed: int) -> list[Seat]:
         async with gate:
-            return await bots.open_match(gateway, GAME, SEATS, seed)
+            return await autoplay.open_match(gateway, GAME, SEATS, seed)
 
     async with Gateway(addr) as gateway:
         opened = await asyncio.gather(*(one(first_seed + i) for i in range(count)))

@@ -25,7 +25,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
-from gateway.client import admin, archive, bots, render, say
+from gateway.client import admin, archive, autoplay, render, say
 from gateway.client.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
 from services.bots.policies import KINDS, parse_budget
 from services.bots.search import DEFAULT_BUDGET
@@ -647,7 +647,7 @@ def bots_command(
     seed = random.randrange(2**31) if seed is None else seed
     if bot == "search" and not _has_search_bot(game):
         raise typer.BadParameter(f"{game} has no search bot here (docs/bots.md)")
-    live: list[bots.BotResult] = []
+    live: list[autoplay.BotResult] = []
 
     def progress() -> str:
         if not live:
@@ -656,7 +656,8 @@ def bots_command(
         return f"match {now.match_id[:8]} ({game}, {bot} bots): {now.actions} actions, version {now.summary.version}"
 
     result = _run(gateway, lambda g: _with_progress(
-        progress, as_json, bots.play_match(g, game, players, seed, config, bot=bot, budget=limit, started=live.append)
+        progress, as_json,
+        autoplay.play_match(g, game, players, seed, config, bot=bot, budget=limit, started=live.append),
     ))
     outcome = result.summary.outcome
     ended: dict[str, object] = {

@@ -14,7 +14,7 @@ from services.common.grpc_server import serve
 from services.common.redis_store import RedisEventStore
 from services.matchmaker import config as mm_config
 from services.matchmaker.app import MatchmakerApp
-from services.matchmaker.bots import BotPlayer
+from services.matchmaker.backfill import BotPlayer
 from services.matchmaker.claims import WorkQueue, forever
 from services.matchmaker.formation import Former
 from services.matchmaker.projection import RatingsProjection

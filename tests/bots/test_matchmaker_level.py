@@ -20,7 +20,7 @@ from services.games.la_isla import GAME
 from services.games.la_isla.codec import CODEC
 from services.match.servicer import MatchServicer
 from services.matchmaker import config as mm_config
-from services.matchmaker.bots import BotPlayer
+from services.matchmaker.backfill import BotPlayer
 from tests.unit.test_match_app import Table
 
 GET_VIEW = f"/{authz.MATCH}/GetView"

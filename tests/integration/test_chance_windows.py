@@ -24,7 +24,7 @@ from tabletop.dice.v1 import dice_service_pb2_grpc as dice_grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from deploy.stack import ROOT, Stack
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway
 from services.common.draws import SLICE_COUNTERS, WINDOW_COUNTERS
 from services.common.errors import reason_of
@@ -85,7 +85,7 @@ async def test_dice_games_make_no_roll_call_per_action_and_verify(
     before = {(p, m): _calls(stack, p, m) for p in processes for m in ("RollDice", "OpenWindow")}
     exists = _dice_exists(redis_url)
     async with Gateway(stack.gateway_addr) as gateway:
-        result = await bots.play_match(gateway, game, 2, seed=17, config=config)
+        result = await autoplay.play_match(gateway, game, 2, seed=17, config=config)
         entries = await gateway.log(result.match_id)
     assert result.summary.status == mpb.MATCH_STATUS_FINISHED
     report = verify((e.version, e.type, e.event.value) for e in entries)

@@ -105,13 +105,13 @@ def test_admin_reads_the_store_and_exports_an_archive_that_verify_and_replay_rea
 
     from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 
-    from gateway.client import bots
+    from gateway.client import autoplay
     from gateway.client.api import Gateway, to_dict
 
     async def play() -> tuple[str, str, dict[str, object], int]:
         async with Gateway(stack.gateway_addr) as gateway:
-            done = await bots.play_match(gateway, "pig", 2, seed=31)
-            halfway = await bots.play_match(gateway, "pig", 2, seed=32, stop_after=3)
+            done = await autoplay.play_match(gateway, "pig", 2, seed=31)
+            halfway = await autoplay.play_match(gateway, "pig", 2, seed=32, stop_after=3)
             version = done.summary.version - 3
             seen = await gateway.stub.GetView(gpb.GetViewRequest(match_id=done.match_id, at_version=version),
                                               metadata=done.seats[0].metadata)

@@ -16,7 +16,7 @@ import pytest
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from deploy.stack import UNLIMITED_CALLERS, Stack
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway
 from gateway.client.queue import queue
 from services.common.keys import match_stream
@@ -48,13 +48,13 @@ async def _log(stack: Stack, match_id: str) -> list[int]:
 
 
 async def test_matches_play_to_their_end_on_a_cluster(gateway: Gateway, stack: Stack) -> None:
-    results = await asyncio.gather(*(bots.play_match(gateway, "pig", 2, seed=s) for s in range(4)))
+    results = await asyncio.gather(*(autoplay.play_match(gateway, "pig", 2, seed=s) for s in range(4)))
     for result in results:
         assert result.summary.status == mpb.MATCH_STATUS_FINISHED
         versions = await _log(stack, result.match_id)
         assert versions == list(range(1, result.summary.version + 1))
     # A real game too, a stretch of it: hidden hands and piles live in the same slot as its log.
-    real = await bots.play_match(gateway, "el_dorado", 2, seed=3, stop_after=40)
+    real = await autoplay.play_match(gateway, "el_dorado", 2, seed=3, stop_after=40)
     assert real.actions >= 40 and await _log(stack, real.match_id) == list(range(1, real.summary.version + 1))
 
 
@@ -63,8 +63,8 @@ async def test_a_watcher_sees_every_version_on_a_cluster(gateway: Gateway) -> No
     watch = gateway.watch(match_id)
     seats = [await gateway.join(match_id, f"w{i}") for i in range(2)]
     await gateway.start(seats[0])
-    result = bots.BotResult(match_id, "pig", 0, 0.0, mpb.MatchSummary(), [], seats)
-    await bots.drive(gateway, result, random.Random(5))
+    result = autoplay.BotResult(match_id, "pig", 0, 0.0, mpb.MatchSummary(), [], seats)
+    await autoplay.drive(gateway, result, random.Random(5))
     seen: list[int] = []
     async for update in watch:
         seen += [entry.version for entry in update.entries]

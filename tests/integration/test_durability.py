@@ -24,7 +24,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from deploy.stack import UNLIMITED_CALLERS, Stack
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
 from services.common.keys import match_stream
 from services.common.redis_store import RedisEventStore
@@ -219,13 +219,13 @@ async def _first_life(data_dir: pathlib.Path) -> Kept:
         stack.stop()
 
 
-async def _played(gateway: Gateway, seed: int, stop_after: int | None = None) -> bots.BotResult:
+async def _played(gateway: Gateway, seed: int, stop_after: int | None = None) -> autoplay.BotResult:
     """A pig match of two human players (bots are never rated) driven by random choices."""
     match_id = (await gateway.create("pig", 2)).match.match_id
     seats = [await gateway.join(match_id, f"human-{seed}-{i}") for i in range(2)]
     await gateway.start(seats[0])
-    result = bots.BotResult(match_id, "pig", 0, 0.0, mpb.MatchSummary(), [], seats)
-    await bots.drive(gateway, result, random.Random(seed), stop_after=stop_after)
+    result = autoplay.BotResult(match_id, "pig", 0, 0.0, mpb.MatchSummary(), [], seats)
+    await autoplay.drive(gateway, result, random.Random(seed), stop_after=stop_after)
     return result
 
 

@@ -12,7 +12,7 @@ import pytest
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from deploy.stack import Stack
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
 from gateway.client.queue import queue
 from services.dice.verify import verify
@@ -33,7 +33,7 @@ def embedded(redis_url: str) -> Iterator[Stack]:
 async def test_a_whole_match_is_played_with_no_match_process(embedded: Stack):
     assert "match" not in embedded.procs, "nothing but the gateway serves matches"
     async with Gateway(embedded.gateway_addr) as gateway:
-        result = await bots.play_match(gateway, "pig", 2, seed=3)
+        result = await autoplay.play_match(gateway, "pig", 2, seed=3)
         assert result.summary.status == mpb.MATCH_STATUS_FINISHED
         entries = await gateway.log(result.match_id)
         assert verify((e.version, e.type, e.event.value) for e in entries).ok

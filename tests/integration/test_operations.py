@@ -14,7 +14,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from deploy.stack import Stack
-from gateway.client import bots
+from gateway.client import autoplay
 from services.common.grpc_server import LIVENESS_SERVICE
 
 pytestmark = pytest.mark.integration
@@ -73,7 +73,7 @@ def test_reflection_lists_the_gateway_service(stack: Stack) -> None:
 
 
 async def test_metrics_and_json_logs_after_a_match(stack: Stack, gateway) -> None:
-    result = await bots.play_match(gateway, "pig", 2, seed=21)
+    result = await autoplay.play_match(gateway, "pig", 2, seed=21)
     metrics_port = stack.procs["match"].metrics_port
     with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as page:
         text = page.read().decode()
@@ -107,7 +107,7 @@ async def test_concurrent_matches_reach_the_rules_on_exchange_streams_and_play_a
     """Sixteen matches at once: the match service's Decides reach the rules as messages on
     its Exchange stream (services/common/mux.py), none as a gRPC call of its own, each
     counted as a call, and every match still plays to its end."""
-    results = await asyncio.gather(*(bots.play_match(gateway, "pig", 2, seed=300 + n) for n in range(16)))
+    results = await asyncio.gather(*(autoplay.play_match(gateway, "pig", 2, seed=300 + n) for n in range(16)))
     assert all(result.summary.status == mpb.MATCH_STATUS_FINISHED for result in results)
     text = _metrics(stack, "rules-pig")
     rules = 'grpc_method="Decide",grpc_service="tabletop.rules.v1.RulesService"'

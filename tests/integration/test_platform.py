@@ -19,7 +19,7 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.testing.v1 import pig_pb2
 
 from deploy.stack import ROOT, Stack
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
 from services.common.keys import match_stream
 from services.common.redis_store import RedisEventStore
@@ -62,7 +62,7 @@ async def code_of(call) -> grpc.StatusCode | None:
 
 
 async def test_full_pig_match_ends_with_a_ranking_and_verifies(gateway):
-    result = await bots.play_match(gateway, "pig", 3, seed=11)
+    result = await autoplay.play_match(gateway, "pig", 3, seed=11)
     assert result.summary.status == mpb.MATCH_STATUS_FINISHED
     assert sorted(result.summary.outcome.ranking)[0] == 1
     entries = await gateway.log(result.match_id)
@@ -78,7 +78,7 @@ async def test_full_match_of_every_game_through_the_gateway(gateway, stack, game
         pytest.skip(f"{game} engine not in this build")
     info = registry.game(game).engine
     players = max(info.min_seats, 2)
-    result = await bots.play_match(gateway, game, players, seed=5)
+    result = await autoplay.play_match(gateway, game, players, seed=5)
     assert result.summary.status == mpb.MATCH_STATUS_FINISHED
     assert len(result.summary.outcome.ranking) == players
     assert result.actions > 0
@@ -235,7 +235,7 @@ def assert_entitled(entry, seat):
 
 
 async def test_verify_fails_on_a_tampered_roll(gateway):
-    result = await bots.play_match(gateway, "pig", 2, seed=3)
+    result = await autoplay.play_match(gateway, "pig", 2, seed=3)
     entries = [(e.version, e.type, e.event.value) for e in await gateway.log(result.match_id)]
     assert verify(entries).ok
     tampered = []
@@ -336,7 +336,7 @@ async def test_real_games_never_show_a_seat_what_belongs_to_another(gateway, sta
         pytest.skip(f"{game} engine not in this build")
     engine = registry.game(game).engine
     players = min(engine.max_seats, 3)
-    result = await bots.play_match(gateway, game, players, seed=8, stop_after=12)
+    result = await autoplay.play_match(gateway, game, players, seed=8, stop_after=12)
     if result.summary.status == mpb.MATCH_STATUS_FINISHED:
         pytest.skip("the match ended before it could be inspected live")
     redacted = 0
@@ -362,7 +362,7 @@ async def test_a_flooding_seat_is_slowed_down_and_nothing_changes(gateway):
 
 
 async def test_watch_resumes_after_a_given_version(gateway):
-    result = await bots.play_match(gateway, "pig", 2, seed=13)
+    result = await autoplay.play_match(gateway, "pig", 2, seed=13)
     resumed = []
     async for update in gateway.watch(result.match_id, after=10):
         resumed.extend(e.version for e in update.entries)
@@ -544,8 +544,8 @@ async def test_a_dependency_down_is_unavailable_and_changes_nothing(redis_url, d
                 assert code == grpc.StatusCode.UNAVAILABLE
                 assert (await gateway.view(match_id)).match.version == before
             stack.restart(dependency)
-            result = bots.BotResult(match_id, "pig", 0, 0.0, mpb.MatchSummary(), [], seats)
-            await bots.drive(gateway, result, random.Random(1))
+            result = autoplay.BotResult(match_id, "pig", 0, 0.0, mpb.MatchSummary(), [], seats)
+            await autoplay.drive(gateway, result, random.Random(1))
             assert result.summary.status == mpb.MATCH_STATUS_FINISHED
             entries = await gateway.log(match_id)
             assert verify((e.version, e.type, e.event.value) for e in entries).ok
@@ -554,7 +554,7 @@ async def test_a_dependency_down_is_unavailable_and_changes_nothing(redis_url, d
 
 
 async def test_a_finished_match_replays_to_any_version(gateway):
-    result = await bots.play_match(gateway, "pig", 2, seed=21)
+    result = await autoplay.play_match(gateway, "pig", 2, seed=21)
     match_id, final = result.match_id, result.summary.version
     seat = result.seats[0]
 

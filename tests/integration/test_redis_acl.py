@@ -24,7 +24,7 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 
 from deploy.stack import Stack
 from gateway import identity
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
 from gateway.client.queue import queue
 from services.common import keys, players, redis_server, redis_store
@@ -321,8 +321,8 @@ async def _play_everything(stack: Stack) -> int:
     """Lobby matches (one to its end, one of hidden piles and rolls) and a matchmade one
     that bots backfill; how many matches finished."""
     async with Gateway(stack.gateway_addr) as gateway:
-        await bots.play_match(gateway, "pig", 2, seed=1)
-        await bots.play_match(gateway, "el_dorado", 2, seed=3, stop_after=30)
+        await autoplay.play_match(gateway, "pig", 2, seed=1)
+        await autoplay.play_match(gateway, "el_dorado", 2, seed=3, stop_after=30)
         found = await queue(stack.gateway_addr, "pig", 2, 2, {}, "acl-device-000001", "Ada")
         seat = Seat(found["match_id"], found["seat"], found["token"], found["player_id"])
         await _play_against_bots(gateway, seat, random.Random(2))

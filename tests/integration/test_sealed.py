@@ -27,7 +27,7 @@ from tabletop.rules.v1 import rules_service_pb2 as rules_pb
 from tabletop.rules.v1 import rules_service_pb2_grpc as rules_grpc
 
 from deploy.stack import IDENTITY, ROOT, Stack
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway
 from services.common import keyring, pki, tls
 from services.common.errors import reason_of
@@ -172,7 +172,7 @@ def test_streams_are_checked_like_unary_calls(stack: Stack) -> None:
 
 async def test_dice_refuse_every_draw_once_a_match_has_ended(stack: Stack) -> None:
     async with Gateway(stack.gateway_addr) as gateway:
-        result = await bots.play_match(gateway, "pig", 2, seed=5)
+        result = await autoplay.play_match(gateway, "pig", 2, seed=5)
     assert result.summary.status == match_pb.MATCH_STATUS_FINISHED
     with stack.channel("dice", as_identity="match") as channel:
         dice = dice_grpc.DiceServiceStub(channel)

@@ -13,7 +13,7 @@ import pytest
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from deploy.stack import Stack
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway
 from services.common.keys import match_stream
 from services.common.redis_store import RedisEventStore
@@ -64,12 +64,12 @@ async def test_matches_survive_repeated_match_process_kills(redis_url: str) -> N
     assert len(done) == matches
 
 
-async def resilient(gateway: Gateway, game: str, seed: int) -> bots.BotResult:
+async def resilient(gateway: Gateway, game: str, seed: int) -> autoplay.BotResult:
     """Play a match; when the match process dies mid-call, carry on with the same match."""
-    seats = await retried(lambda: bots.open_match(gateway, game, 2, seed))
-    result = bots.BotResult(seats[0].match_id, game, 0, 0.0, mpb.MatchSummary(), [], seats)
+    seats = await retried(lambda: autoplay.open_match(gateway, game, 2, seed))
+    result = autoplay.BotResult(seats[0].match_id, game, 0, 0.0, mpb.MatchSummary(), [], seats)
     rng = random.Random(seed)
-    await retried(lambda: bots.drive(gateway, result, rng))
+    await retried(lambda: autoplay.drive(gateway, result, rng))
     return result
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from bench.tracing import Sink, Span
 from deploy.stack import Stack
-from gateway.client import bots
+from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
 from services.common import authz
 
@@ -51,7 +51,7 @@ def embedded(redis_url: str, sink: Sink) -> Iterator[Stack]:
 async def _submit_first_moves(stack: Stack, moves: int) -> None:
     """A new dice_hand match and its first `moves` moves, each a SubmitAction."""
     async with Gateway(stack.gateway_addr) as gateway:
-        seats = await bots.open_match(gateway, "dice_hand", 2, seed=7)
+        seats = await autoplay.open_match(gateway, "dice_hand", 2, seed=7)
         for _ in range(moves):
             mover, action = await _mover(gateway, seats)
             await gateway.submit(mover, action)

@@ -8,7 +8,7 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 
 from services.common.event_store import MemoryEventStore, NewEvent
 from services.common.keys import match_stream
-from services.matchmaker.bots import BotPlayer
+from services.matchmaker.backfill import BotPlayer
 
 MATCH = "m1"
 BOT_SEAT, HUMAN_SEAT = 1, 0

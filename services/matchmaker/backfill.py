@@ -29,7 +29,7 @@ from services.common.keys import match_stream
 from services.common.ports import MatchPort
 from services.games import registry
 
-log = tlog.get("matchmaker.bots")
+log = tlog.get("matchmaker.backfill")
 # Longest single block on the match stream: below redis-py's default 5 s socket timeout,
 # which would otherwise end a quiet wait with an error instead of an empty read.
 WAIT_SECONDS = 2.0
