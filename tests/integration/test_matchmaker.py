@@ -716,7 +716,8 @@ async def test_the_cli_says_what_it_waits_for_and_ctrl_c_withdraws_the_ticket(
 
     root = pathlib.Path(__file__).resolve().parents[2]
     env = {**os.environ, "TABLETOP_HOME": str(tmp_path)}
-    command = [sys.executable, "-m", "gateway.client", "queue", "--game", "pig", "--players", "4",
+    command = [sys.executable, "-m", "tests.fixtures.at_a_terminal", "gateway.client", "queue",
+               "--game", "pig", "--players", "4",
                "--option", "target=cli", "--name", "waiter", "--gateway", stack.gateway_addr]
     waiting = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert waiting.stderr is not None

@@ -138,7 +138,8 @@ async def test_a_watch_reopened_within_the_grace_gets_the_ticket_back(
 
 def _cli_queue(stack: Stack, home: pathlib.Path, name: str, target: str) -> subprocess.Popen[str]:
     env = {**os.environ, "TABLETOP_HOME": str(home)}
-    command = [sys.executable, "-m", "gateway.client", "queue", "--game", "pig", "--players", "2",
+    command = [sys.executable, "-m", "tests.fixtures.at_a_terminal", "gateway.client", "queue",
+               "--game", "pig", "--players", "2",
                "--option", f"target={target}", "--name", name, "--gateway", stack.gateway_addr]
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
