@@ -9,38 +9,59 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.audience import entitled, to_wire
 from services.common.event_store import StoredEvent
+from services.common.lru import LRU
+
+# Built entries kept: the last events of the matches this gateway serves.
+ENTRIES_KEPT = 8192
 
 
 def _packed(type_name: str, data: bytes) -> any_pb2.Any:
     return any_pb2.Any(type_url=f"type.googleapis.com/{type_name}", value=data)
 
 
-def entry_for(event: StoredEvent, viewer: int | None, finished: bool) -> pb.LogEntry | None:
+# Entries built, by event and form (whole or redacted): every watcher of a match is sent
+# the same event, and a built entry is only ever copied from (into each update).
+_BUILT: LRU[tuple[StoredEvent, bool], pb.LogEntry] = LRU(ENTRIES_KEPT, fifo=True)
+
+
+def entry_for(event: StoredEvent, viewer: int | None, finished: bool, live: bool = False) -> pb.LogEntry | None:
     """The entry `viewer` (a seat, None for a spectator) sees, or None.
 
     Whoever is entitled to the event (services/common/audience.py) reads it
-    whole; others get the redacted form if the engine gave one.
+    whole; others get the redacted form if the engine gave one. A `live` event (a
+    watcher's, from the feed every watcher of the match shares) is built once for all.
     """
+    if entitled(event.audience, event.seat, viewer, finished):
+        whole = True
+    elif event.redacted_type:
+        whole = False
+    else:
+        return None
+    if not live:
+        return _built(event, whole)
+    built = _BUILT.get((event, whole))
+    return built if built is not None else _BUILT.put((event, whole), _built(event, whole))
+
+
+def _built(event: StoredEvent, whole: bool) -> pb.LogEntry:
     visibility = common_pb2.Visibility(audience=to_wire(event.audience))
     if event.seat >= 0:
         visibility.seat = event.seat
-    if entitled(event.audience, event.seat, viewer, finished):
+    if whole:
         return pb.LogEntry(
             version=event.version, type=event.type, event=_packed(event.type, event.data), visibility=visibility
         )
-    if event.redacted_type:
-        return pb.LogEntry(
-            version=event.version,
-            type=event.redacted_type,
-            event=_packed(event.redacted_type, event.redacted),
-            visibility=visibility,
-            redacted=True,
-        )
-    return None
+    return pb.LogEntry(
+        version=event.version,
+        type=event.redacted_type,
+        event=_packed(event.redacted_type, event.redacted),
+        visibility=visibility,
+        redacted=True,
+    )
 
 
-def entries_for(events: list[StoredEvent], viewer: int | None, finished: bool) -> list[pb.LogEntry]:
-    return [e for e in (entry_for(event, viewer, finished) for event in events) if e is not None]
+def entries_for(events: list[StoredEvent], viewer: int | None, finished: bool, live: bool = False) -> list[pb.LogEntry]:
+    return [e for e in (entry_for(event, viewer, finished, live) for event in events) if e is not None]
 
 
 def view_for(position: rpb.Position, viewer: int | None) -> any_pb2.Any:

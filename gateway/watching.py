@@ -134,7 +134,7 @@ class Watching:
             finished = summary.status == mpb.MATCH_STATUS_FINISHED
             sent, update = envelope()
             update.version = after
-            update.entries.extend(views.entries_for(events, viewer, finished))
+            update.entries.extend(views.entries_for(events, viewer, finished, live=True))
             update.match.CopyFrom(summary)
             if known is not None and request.with_view:
                 if seat is None:
