@@ -292,15 +292,14 @@ class Exchanging:
         self._replies = replies
         self._service = service
         request_type, response_type = exchange
-        opened = remote.channel.stream_stream(
-            f"/{service}/{EXCHANGE}",
-            request_serializer=request_type.SerializeToString,
-            response_deserializer=response_type.FromString,
-        )
-        # A channel over several replicas (round robin) gives each new stream the next one.
+        # One lane per replica, each on a channel of its own: a lane whose replica went
+        # away reopens to that replica once it is back, so a restarted replica gets its
+        # share again (lanes over one round-robin channel stayed on the replicas that
+        # were up when they reopened: the restarted one got none).
+        self._channels = remote.replica_channels()
         self._lanes = [
-            Lane(lambda: opened(wait_for_ready=True), request_type, remote.service, timeout)
-            for _ in range(replicas(remote.addr))
+            Lane(_opener(channel, service, request_type, response_type), request_type, remote.service, timeout)
+            for channel in self._channels
         ]
 
     async def unary(self, rpc: str, request: Message) -> Message:
@@ -308,10 +307,16 @@ class Exchanging:
         if parse is None:
             return await self._remote.unary(rpc, request)
         lanes = self._lanes
-        lane = lanes[0] if len(lanes) == 1 else min(lanes, key=lambda lane: lane.load)
+        lane = lanes[0] if len(lanes) == 1 else self._least_loaded()
         if tracing.ENABLED:
             return await self._traced(lane, rpc, request, parse)
         return await lane.call(rpc, request, parse)
+
+    def _least_loaded(self) -> Lane:
+        """The least loaded lane whose replica is not known to be away (any, if all are)."""
+        up = [lane for lane, channel in zip(self._lanes, self._channels, strict=True)
+              if channel.get_state() not in _AWAY]
+        return min(up or self._lanes, key=lambda lane: lane.load)
 
     async def _traced(self, lane: Lane, rpc: str, request: Message, parse: Callable[[bytes], Message]) -> Message:
         """The call under a client span of its own, whose context the call's metadata carries."""
@@ -329,6 +334,22 @@ class Exchanging:
         await self._remote.close()
 
 
-def replicas(addr: str) -> int:
-    """How many servers a target names ("host:port", or "ipv4:h:p,h:p" for several)."""
-    return addr.count(",") + 1
+# A channel in these states has no server to talk to right now (CONNECTING: a connect
+# to a server that went away can take long, and calls sent meanwhile would wait on it).
+_AWAY = (
+    grpc.ChannelConnectivity.CONNECTING,
+    grpc.ChannelConnectivity.TRANSIENT_FAILURE,
+    grpc.ChannelConnectivity.SHUTDOWN,
+)
+
+
+def _opener(
+    channel: grpc.aio.Channel, service: str, request_type: type[Message], response_type: type[Message]
+) -> Callable[[], Any]:
+    """What opens a lane's Exchange stream on `channel` (waiting for its server to be ready)."""
+    opened = channel.stream_stream(
+        f"/{service}/{EXCHANGE}",
+        request_serializer=request_type.SerializeToString,
+        response_deserializer=response_type.FromString,
+    )
+    return lambda: opened(wait_for_ready=True)

@@ -34,6 +34,14 @@ CHANNEL_OPTIONS: list[ChannelOption] = [
 # For a target that lists several replicas ("ipv4:h:p,h:p"): calls are spread over
 # the ones that are up, and a replica that goes away is skipped.
 ROUND_ROBIN: list[ChannelOption] = [("grpc.lb_policy_name", "round_robin")]
+# A channel to one replica of several tries again soon after its server went away
+# (gRPC's own backoff grows to two minutes): a restarted replica gets its share back
+# within a second or so, not after the backoff has grown.
+REPLICA_RECONNECT: list[ChannelOption] = [
+    ("grpc.initial_reconnect_backoff_ms", 250),
+    ("grpc.min_reconnect_backoff_ms", 250),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+]
 
 
 class Transport(Protocol):
@@ -116,11 +124,13 @@ class Remote:
         # `addr` may list several replicas ("ipv4:h:p,h:p"): calls and Exchange lanes are then
         # spread over them (ROUND_ROBIN) unless the caller chose a policy.
         chosen = [*(options or [])]
+        self._dialled = (dial.credentials, [*CHANNEL_OPTIONS, *dial.options, *chosen])
         if "," in addr and not any(name == ROUND_ROBIN[0][0] for name, _ in chosen):
             chosen += ROUND_ROBIN
         self._channel = grpc.aio.secure_channel(
             addr, dial.credentials, options=[*CHANNEL_OPTIONS, *dial.options, *chosen]
         )
+        self._replicas: list[grpc.aio.Channel] = []
         # The generated stub is untyped (protoc writes no .pyi for *_pb2_grpc): the adapters type each rpc.
         self._stub = stub_cls(self._channel)
         self._timeout = timeout
@@ -135,6 +145,20 @@ class Remote:
     def service(self) -> str:
         """How error messages name the service ("dice")."""
         return self._service
+
+    def replica_channels(self) -> list[grpc.aio.Channel]:
+        """One channel per replica the target lists ("ipv4:h:p,h:p"), dialled as this one,
+        each reconnecting within a second of its server's return: what binds an Exchange
+        lane to one replica. A target naming one server has its channel alone."""
+        if "," not in self.addr:
+            return [self._channel]
+        if not self._replicas:
+            credentials, options = self._dialled
+            self._replicas = [
+                grpc.aio.secure_channel(f"ipv4:{replica}", credentials, options=[*options, *REPLICA_RECONNECT])
+                for replica in self.addr.removeprefix("ipv4:").split(",")
+            ]
+        return self._replicas
 
     async def unary(self, rpc: str, request: Message) -> Message:
         try:
@@ -164,4 +188,6 @@ class Remote:
         return Unavailable(f"the {self._service} service is unavailable", f"{self._service}.unavailable")
 
     async def close(self) -> None:
+        for replica in self._replicas:
+            await replica.close()
         await self._channel.close()

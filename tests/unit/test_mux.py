@@ -211,3 +211,47 @@ async def test_the_stream_reopens_after_the_server_restarts(pki_dir: pathlib.Pat
     finally:
         await dice_client.close()
         await server.stop(0)
+
+
+async def test_a_replica_that_comes_back_gets_its_share_of_the_calls_again(pki_dir: pathlib.Path) -> None:
+    """Each lane is bound to one replica: while one is away the calls go to the other, and
+    once it is back on its address it serves its share again (lanes over one round-robin
+    channel reopened onto the replica that stayed, and the returning one got none)."""
+    steady, returning = Dice(), Dice()
+    first, first_addr = await start(pki_dir, steady, Gate(0, 0))
+    second, second_addr = await start(pki_dir, returning, Gate(0, 0))
+    dice_client = client(pki_dir, f"ipv4:{first_addr},{second_addr}", timeout=2.0)
+
+    async def burst(n: int) -> None:
+        await asyncio.gather(*(dice_client.RollDice(roll(1)) for _ in range(n)))
+
+    try:
+        await burst(40)
+        assert steady.started and returning.started, "both replicas serve"
+        await second.stop(0)
+        for _ in range(50):  # calls in flight at the stop may fail; later ones go to the replica left
+            try:
+                await burst(8)
+                break
+            except Unavailable:
+                await asyncio.sleep(0.05)
+        served_alone = steady.started
+        await burst(20)
+        assert steady.started == served_alone + 20
+        port = int(second_addr.rsplit(":", 1)[1])
+        second = grpc.aio.server(interceptors=[ServiceInterceptor(authorize=True, gate=Gate(0, 0))])
+        back = Dice()
+        dice_grpc.add_DiceServiceServicer_to_server(back, second)
+        second.add_secure_port(f"127.0.0.1:{port}", tls.server_credentials(material(pki_dir, "dice")))
+        await second.start()
+        for _ in range(100):  # reconnects within about a second (REPLICA_RECONNECT)
+            await burst(10)
+            if back.started:
+                break
+            await asyncio.sleep(0.05)
+        await burst(40)
+        assert back.started >= 10, f"the returned replica served {back.started} of the calls"
+    finally:
+        await dice_client.close()
+        await first.stop(0)
+        await second.stop(0)
