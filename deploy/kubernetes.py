@@ -82,24 +82,25 @@ HEADER = """\
 
 # The capacity model's figures, per tier, written once (deploy/capacity.py; the table in
 # docs/design-notes.md, "Capacity").
-# CPU ms per action and per placed ticket: `make scale` at K=1, the design notes' figures
-# (tickets: the hot pool). Those runs were marked invalid (8 s windows on the 2-core
-# machine at 0 % idle, each replica capped at 0.05 core, where fixed per-process costs
-# weigh heavily): used as they are until the next valid `make scale` run refreshes them
-# (`python -m deploy.capacity --from FILE` sizes from one).
+# CPU ms per action and per placed ticket (the hot pool's): `make scale` at K=1, a valid
+# run (idle 82-88 %, every replica held to 0.05 core; design notes, "Capacity"). A
+# process near such a small cap at such low rates pays its fixed costs (ticks,
+# heartbeats) and an unbatched wake-up per operation: these are a small machine's
+# figures, above what a busier replica spends (`python -m deploy.capacity --from FILE`
+# sizes from another run).
 # Memory: `python -m bench.scale_memory` (bench/scale_memory.py), the services shape
 # with pig: bytes per match from 1,000 matches opened and held, per stream from 2,000
 # Play streams held, each on its own connection; idle: a replica's resident set before them.
 MEASURED: dict[str, TierFigures] = {
-    "gateway": TierFigures(3.1, 4.2, bytes_per_match=6_959, bytes_per_stream=52_118, idle_bytes=83_460_096),
+    "gateway": TierFigures(2.6, 3.1, bytes_per_match=6_959, bytes_per_stream=52_118, idle_bytes=83_460_096),
     # The match process caches at most 2,048 matches (services/match/repository.py CACHE_SIZE).
-    "match": TierFigures(3.2, 4.0, bytes_per_match=3_752, idle_bytes=80_482_304, matches_held=2048),
-    "rules": TierFigures(1.9, 2.3, bytes_per_match=1_335, idle_bytes=77_021_184),
-    "dice": TierFigures(0.3, 1.8, bytes_per_match=20, idle_bytes=68_984_832),
-    "deck": TierFigures(0.7, 2.6, bytes_per_match=188, idle_bytes=78_299_136),
+    "match": TierFigures(3.1, 3.0, bytes_per_match=3_752, idle_bytes=80_482_304, matches_held=2048),
+    "rules": TierFigures(1.4, 1.7, bytes_per_match=1_335, idle_bytes=77_021_184),
+    "dice": TierFigures(0.4, 1.2, bytes_per_match=20, idle_bytes=68_984_832),
+    "deck": TierFigures(0.6, 1.9, bytes_per_match=188, idle_bytes=78_299_136),
     # Per action: its bot jobs and ticks, a cost per second more than per action.
-    "matchmaker": TierFigures(0.8, 7.0, idle_bytes=79_843_328),
-    "redis": TierFigures(1.2, 3.2, bytes_per_match=7_610, idle_bytes=7_704_576),
+    "matchmaker": TierFigures(0.6, 3.9, idle_bytes=79_843_328),
+    "redis": TierFigures(1.3, 2.3, bytes_per_match=7_610, idle_bytes=7_704_576),
 }
 # The edge is no part of `make scale` (it drives the gRPC gateway): its idle size only.
 EDGE = TierFigures(0.0, 0.0, idle_bytes=85_479_424)
