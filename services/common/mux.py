@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import contextvars
 import itertools
+import zlib
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any, TypeVar
 
@@ -297,6 +298,7 @@ class Exchanging:
         # share again (lanes over one round-robin channel stayed on the replicas that
         # were up when they reopened: the restarted one got none).
         self._channels = remote.replica_channels()
+        self._addrs = [addr.encode() for addr in remote.replica_addrs]
         self._lanes = [
             Lane(_opener(channel, service, request_type, response_type), request_type, remote.service, timeout)
             for channel in self._channels
@@ -307,16 +309,25 @@ class Exchanging:
         if parse is None:
             return await self._remote.unary(rpc, request)
         lanes = self._lanes
-        lane = lanes[0] if len(lanes) == 1 else self._least_loaded()
+        lane = lanes[0] if len(lanes) == 1 else self._lane_for(request)
         if tracing.ENABLED:
             return await self._traced(lane, rpc, request, parse)
         return await lane.call(rpc, request, parse)
 
-    def _least_loaded(self) -> Lane:
-        """The least loaded lane whose replica is not known to be away (any, if all are)."""
-        up = [lane for lane, channel in zip(self._lanes, self._channels, strict=True)
-              if channel.get_state() not in _AWAY]
-        return min(up or self._lanes, key=lambda lane: lane.load)
+    def _lane_for(self, request: Message) -> Lane:
+        """For a request naming a match: the lane of the replica with the highest
+        hash(match id, replica) among those not known to be away, the same in every
+        caller. Otherwise the least loaded such lane (any lane, if all are away). A match's
+        calls then find its state, its piles and its seed cached on one replica: spread
+        evenly instead, each call of a match met a cold cache (`make scale`, actions at
+        K=4: 0.68 of four times K=1's rate, the match tier's CPU per action 1.5 times)."""
+        up = [i for i, channel in enumerate(self._channels) if channel.get_state() not in _AWAY]
+        candidates = up or range(len(self._lanes))
+        match_id = getattr(request, "match_id", "")
+        if match_id:
+            key = match_id.encode()
+            return self._lanes[max(candidates, key=lambda i: zlib.crc32(self._addrs[i], zlib.crc32(key)))]
+        return min((self._lanes[i] for i in candidates), key=lambda lane: lane.load)
 
     async def _traced(self, lane: Lane, rpc: str, request: Message, parse: Callable[[bytes], Message]) -> Message:
         """The call under a client span of its own, whose context the call's metadata carries."""

@@ -146,6 +146,11 @@ class Remote:
         """How error messages name the service ("dice")."""
         return self._service
 
+    @property
+    def replica_addrs(self) -> list[str]:
+        """Each replica's address, as the target lists them ("ipv4:h:p,h:p"), or the target."""
+        return self.addr.removeprefix("ipv4:").split(",") if "," in self.addr else [self.addr]
+
     def replica_channels(self) -> list[grpc.aio.Channel]:
         """One channel per replica the target lists ("ipv4:h:p,h:p"), dialled as this one,
         each reconnecting within a second of its server's return: what binds an Exchange
@@ -156,7 +161,7 @@ class Remote:
             credentials, options = self._dialled
             self._replicas = [
                 grpc.aio.secure_channel(f"ipv4:{replica}", credentials, options=[*options, *REPLICA_RECONNECT])
-                for replica in self.addr.removeprefix("ipv4:").split(",")
+                for replica in self.replica_addrs
             ]
         return self._replicas
 

@@ -223,7 +223,9 @@ async def test_a_replica_that_comes_back_gets_its_share_of_the_calls_again(pki_d
     dice_client = client(pki_dir, f"ipv4:{first_addr},{second_addr}", timeout=2.0)
 
     async def burst(n: int) -> None:
-        await asyncio.gather(*(dice_client.RollDice(roll(1)) for _ in range(n)))
+        # Each call for a match of its own: a match's calls go to one replica.
+        await asyncio.gather(*(dice_client.RollDice(dice_pb.RollDiceRequest(
+            match_id=f"m{i}", counter=1, faces=6, count=2)) for i in range(n)))
 
     try:
         await burst(40)
@@ -255,3 +257,24 @@ async def test_a_replica_that_comes_back_gets_its_share_of_the_calls_again(pki_d
         await dice_client.close()
         await first.stop(0)
         await second.stop(0)
+
+
+async def test_a_matchs_calls_go_to_one_replica_the_same_in_every_caller(pki_dir: pathlib.Path) -> None:
+    first, second = Dice(), Dice()
+    one, one_addr = await start(pki_dir, first, Gate(0, 0))
+    two, two_addr = await start(pki_dir, second, Gate(0, 0))
+    target = f"ipv4:{one_addr},{two_addr}"
+    callers = [client(pki_dir, target), client(pki_dir, target)]
+    try:
+        for caller in callers:
+            await asyncio.gather(*(caller.RollDice(roll(i)) for i in range(30)))  # match "m" alone
+        assert sorted([first.started, second.started]) == [0, 60], "one replica serves match m"
+        for caller in callers:
+            await asyncio.gather(*(caller.RollDice(dice_pb.RollDiceRequest(
+                match_id=f"other-{i}", counter=1, faces=6, count=2)) for i in range(40)))
+        assert first.started and second.started, "other matches are spread"
+    finally:
+        for caller in callers:
+            await caller.close()
+        await one.stop(0)
+        await two.stop(0)
