@@ -31,7 +31,7 @@ from bench.arrivals import Arrivals
 
 # The Play-stream seat and its match's shared book (bench/streams.py): play_seats gives a match
 # up when a stream breaks; the fault run reopens it on another gateway with the same pieces.
-from bench.streams import _Player, _Table
+from bench.streams import Player, Table
 from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
 from services.common.transport import CHANNEL_OPTIONS
@@ -144,7 +144,7 @@ async def _play_match(ring: GatewayRing, seats: list[Seat], seed: int, ends: flo
     counts only once a reopened stream shows its state."""
     rng = random.Random(seed)
     match_id = seats[0].match_id
-    table = _Table(TimedArrivals.of(seat.seat for seat in seats))
+    table = Table(TimedArrivals.of(seat.seat for seat in seats))
     while True:
         players = [ResilientSeat(ring.gateway, seat, rng, ends, table) for seat in seats]
         broke = await _seats_broke(players)
@@ -159,7 +159,7 @@ async def _play_match(ring: GatewayRing, seats: list[Seat], seed: int, ends: flo
         await ring.rotate()
 
 
-async def _seats_broke(players: Sequence[_Player]) -> bool:
+async def _seats_broke(players: Sequence[Player]) -> bool:
     """Play every seat until the match is over for them; True if a stream broke (the other
     seats' streams are then closed too: the match goes on from fresh ones)."""
     broke = False
@@ -172,7 +172,7 @@ async def _seats_broke(players: Sequence[_Player]) -> bool:
     return broke
 
 
-def _book(found: Actions, match_id: str, table: _Table, players: Sequence[_Player]) -> None:
+def _book(found: Actions, match_id: str, table: Table, players: Sequence[Player]) -> None:
     """What a match's seats acknowledged so far (kept even if the match is given up)."""
     arrivals = table.arrivals
     assert isinstance(arrivals, TimedArrivals)
@@ -201,7 +201,7 @@ class TimedArrivals(Arrivals):
 TRANSIENT = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "ABORTED", "INTERNAL", "UNKNOWN", "CANCELLED"})
 
 
-class ResilientSeat(_Player):
+class ResilientSeat(Player):
     """A bench seat that retries a submit refused for a transient reason; the plain seat
     would wait for a new state that its refused action never makes."""
 

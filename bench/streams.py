@@ -35,7 +35,7 @@ State = pb.WatchMatchResponse | pb.SubmitActionResponse  # both carry the match 
 
 
 @dataclass
-class _Table:
+class Table:
     """What the seats of one match share: the book of actions in flight and every seat's inbox."""
 
     arrivals: Arrivals
@@ -50,8 +50,8 @@ async def play_seats(gateway: Gateway, seats: list[Seat], seed: int, stop_at: fl
     """Every seat of an opened match played over its own Play stream, to the match's end
     (or `stop_at`); the latency of each action until every seat held its new state."""
     rng = random.Random(seed)
-    table = _Table(Arrivals.of(seat.seat for seat in seats))
-    players = [_Player(gateway, seat, rng, stop_at, table) for seat in seats]
+    table = Table(Arrivals.of(seat.seat for seat in seats))
+    players = [Player(gateway, seat, rng, stop_at, table) for seat in seats]
     await asyncio.gather(*(player.play() for player in players))
     return table.arrivals.latencies
 
@@ -67,10 +67,10 @@ async def _read(call: Any, inbox: asyncio.Queue[Item]) -> None:
         inbox.put_nowait((time.perf_counter(), "ended"))
 
 
-class _Player:
+class Player:
     """One seat: acts on the newest state that asks it to, one submit in flight at a time."""
 
-    def __init__(self, gateway: Gateway, seat: Seat, rng: random.Random, stop_at: float, table: _Table) -> None:
+    def __init__(self, gateway: Gateway, seat: Seat, rng: random.Random, stop_at: float, table: Table) -> None:
         self.gateway, self.seat, self.rng, self.stop_at, self.table = gateway, seat, rng, stop_at, table
         self.inbox: asyncio.Queue[Item] = asyncio.Queue()
         table.inboxes.append(self.inbox)
