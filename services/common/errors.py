@@ -109,6 +109,16 @@ def from_rpc_error(error: grpc.aio.AioRpcError) -> ServiceError:
     return of_code(error.code(), error.details() or error.code().name, reason, metadata)
 
 
+def connection_broke(error: grpc.aio.AioRpcError) -> bool:
+    """True if the caller's channel, not the server, failed the call with INTERNAL: grpc's
+    core answers "Internal error from Core" when the connection drops under a stream (the
+    server was killed, or exited draining). Such a status carries no details, whereas every
+    status a Tabletop server sends carries its ErrorInfo."""
+    if error.code() != grpc.StatusCode.INTERNAL:
+        return False
+    return not any(key == "grpc-status-details-bin" for key, _ in error.trailing_metadata() or ())
+
+
 def of_code(
     code: grpc.StatusCode, message: str, reason: str = "", metadata: dict[str, str] | None = None
 ) -> ServiceError:

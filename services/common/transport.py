@@ -21,7 +21,7 @@ from google.protobuf.message import Message
 
 from services.common import authz, tracing
 from services.common import logging as tlog
-from services.common.errors import Unavailable, from_rpc_error
+from services.common.errors import Unavailable, connection_broke, from_rpc_error
 from services.common.tls import ChannelOption, Dial
 
 log = tlog.get("transport")
@@ -170,7 +170,7 @@ class Remote:
             reply: Message = await getattr(self._stub, rpc)(request, timeout=self._timeout, wait_for_ready=True)
             return reply
         except grpc.aio.AioRpcError as error:
-            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED) or connection_broke(error):
                 raise self._unavailable(error) from None
             raise from_rpc_error(error) from None
 
@@ -181,7 +181,7 @@ class Remote:
             async for item in call:
                 yield item
         except grpc.aio.AioRpcError as error:
-            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED) or connection_broke(error):
                 raise self._unavailable(error) from None
             raise from_rpc_error(error) from None
         finally:
