@@ -138,6 +138,9 @@ class Lane:
         self._outbox: list[batch_pb2.ExchangeCall] = []
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        # Its last stream ended (the server went away, or drained) and no answer has come
+        # since: the caller sends it nothing until its channel is READY again.
+        self.broken = False
 
     @property
     def load(self) -> int:
@@ -178,6 +181,7 @@ class Lane:
                 raise
             reader.cancel()
             stream.cancel()
+            self.broken = True
 
     async def _write(self, stream: Any, reader: asyncio.Task[None]) -> None:
         while not reader.done():
@@ -211,6 +215,7 @@ class Lane:
                 message = await stream.read()
                 if message is grpc.aio.EOF:
                     return
+                self.broken = False
                 for result in message.results:
                     self._settle(result)
         finally:
@@ -245,6 +250,7 @@ class Lane:
         the server was away can wait for ever) and open a new one for the calls to come."""
         runner = self._tasks[0]
         runner.cancel()
+        self.broken = True
         self._tasks[0] = asyncio.ensure_future(self._run())
         if self._outbox:
             self._wake.set()
@@ -263,7 +269,8 @@ class Lane:
             self._outbox = []
 
     def _broken(self, error: grpc.aio.AioRpcError) -> ServiceError:
-        if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED):
+        gone = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED)
+        if error.code() in gone or errors.connection_broke(error):
             return self._unavailable()
         return errors.from_rpc_error(error)
 
@@ -321,13 +328,26 @@ class Exchanging:
         calls then find its state, its piles and its seed cached on one replica: spread
         evenly instead, each call of a match met a cold cache (`make scale`, actions at
         K=4: 0.68 of four times K=1's rate, the match tier's CPU per action 1.5 times)."""
-        up = [i for i, channel in enumerate(self._channels) if channel.get_state() not in _AWAY]
+        up = [i for i, channel in enumerate(self._channels) if self._up(i, channel)]
         candidates = up or range(len(self._lanes))
         match_id = getattr(request, "match_id", "")
         if match_id:
             key = match_id.encode()
             return self._lanes[max(candidates, key=lambda i: zlib.crc32(self._addrs[i], zlib.crc32(key)))]
         return min((self._lanes[i] for i in candidates), key=lambda lane: lane.load)
+
+    def _up(self, index: int, channel: grpc.aio.Channel) -> bool:
+        """Whether the lane's replica can take a call now. A killed server's channel goes
+        IDLE, not TRANSIENT_FAILURE: a lane whose stream broke waits for READY (and is told
+        to reconnect), or the dead replica, having no calls in flight, would draw every new
+        one, each then waiting out the timeout."""
+        state = channel.get_state()
+        if state in _AWAY:
+            return False
+        if not self._lanes[index].broken or state == grpc.ChannelConnectivity.READY:
+            return True
+        channel.get_state(try_to_connect=True)
+        return False
 
     async def _traced(self, lane: Lane, rpc: str, request: Message, parse: Callable[[bytes], Message]) -> Message:
         """The call under a client span of its own, whose context the call's metadata carries."""

@@ -278,3 +278,32 @@ async def test_a_matchs_calls_go_to_one_replica_the_same_in_every_caller(pki_dir
             await caller.close()
         await one.stop(0)
         await two.stop(0)
+
+
+async def test_a_replica_gone_draws_no_new_calls_while_it_is_away(pki_dir: pathlib.Path) -> None:
+    """A stopped server's channel goes IDLE, not TRANSIENT_FAILURE: its lane, having nothing
+    in flight, must not draw the calls that follow, each then waiting out the timeout."""
+    steady, leaving = Dice(), Dice()
+    first, first_addr = await start(pki_dir, steady, Gate(0, 0))
+    second, second_addr = await start(pki_dir, leaving, Gate(0, 0))
+    dice_client = client(pki_dir, f"ipv4:{first_addr},{second_addr}", timeout=3.0)
+
+    async def burst(n: int, tag: str) -> None:
+        await asyncio.gather(*(dice_client.RollDice(dice_pb.RollDiceRequest(
+            match_id=f"{tag}{i}", counter=1, faces=6, count=2)) for i in range(n)))
+
+    try:
+        await burst(40, "before")
+        assert leaving.started, "both replicas serve"
+        await second.stop(0)
+        await asyncio.sleep(0.3)  # the lane reads its stream's end
+        served = steady.started
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        await burst(40, "after")
+        assert loop.time() - began < 1.0, "no call waited on the replica that went away"
+        assert steady.started == served + 40
+    finally:
+        await dice_client.close()
+        await first.stop(0)
+        await second.stop(0)
