@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from tabletop.common.v1 import chance_pb2
 from tabletop.deck.v1 import deck_service_pb2 as deck_pb
@@ -309,3 +309,52 @@ class ChanceResolver:
         else:
             raise FailedPrecondition("the engine asked for an unknown chance request", "match.chance_unknown")
         return outcome, how
+
+
+At = TypeVar("At")
+
+
+class ChanceSide(Protocol[At]):
+    """Who resolves a position's chance: the match's turn runner, or a rules process on the
+    match's behalf. `At` is the position as that side holds it."""
+
+    def wanted(self, at: At) -> chance_pb2.ChanceRequest | None:
+        """The chance request `at` waits on (None once players are asked, or the game ended)."""
+
+    def cursor(self, at: At) -> tuple[int, Callable[[str], Pile | None]]:
+        """The next draw number at `at`, and its piles by name."""
+
+    async def resolved(
+        self, at: At, request: chance_pb2.ChanceRequest, outcome: chance_pb2.ChanceOutcome, how: Resolution
+    ) -> At:
+        """`at` once the rules have taken `outcome` (what the log records as `how`)."""
+
+    def may_stop(self, refused: ServiceError) -> bool:
+        """Whether a refused resolution ends the loop where it stands (True) or fails it."""
+
+
+async def settle(
+    resolver: ChanceResolver,
+    match_id: str,
+    at: At,
+    side: ChanceSide[At],
+    steps: int,
+    grant: chance_pb2.ChanceGrant | None = None,
+    window: fair.Window | None = None,
+) -> At:
+    """`at` with the chance that follows it resolved, one request at a time, until players
+    are asked again or `steps` requests were resolved: the one chance loop of the stack,
+    run by the match (services/match/turns.py) and by a rules process alike."""
+    for _ in range(steps):
+        request = side.wanted(at)
+        if request is None:
+            break
+        counter, pile = side.cursor(at)
+        try:
+            outcome, how = await resolver.resolve(match_id, counter, pile, request, grant, window)
+        except ServiceError as refused:
+            if not side.may_stop(refused):
+                raise
+            break
+        at = await side.resolved(at, request, outcome, how)
+    return at

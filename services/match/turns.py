@@ -15,13 +15,13 @@ finished match's piles.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
-from tabletop.common.v1 import common_pb2
+from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.deck.v1 import deck_service_pb2 as deck_pb
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 from tabletop.match.v1 import events_pb2 as ev
@@ -29,7 +29,7 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common import draws
 from services.common.draws import ChanceResolver, RollWindows
-from services.common.errors import FailedPrecondition, InvalidArgument
+from services.common.errors import FailedPrecondition, InvalidArgument, ServiceError
 from services.common.event_store import NewEvent
 from services.common.grants import GrantSigner
 from services.common.lru import LRU
@@ -235,24 +235,35 @@ class TurnRunner:
 
     async def _settle(self, progress: Progress) -> Progress:
         """Resolve chance requests until players are asked again, then close a finished game."""
-        for _ in range(MAX_CHANCE_STEPS):
-            match = progress.match
-            request = match.turn.chance
-            if request is None or match.outcome is not None:
-                break
-            outcome, how = await self._chance.resolve(match.match_id, match.next_counter, match.pile, request)
-            resolved = ev.ChanceResolved(
-                counter=how.counter, request=request, outcome=outcome,
-                pile_counter=how.pile_counter, pile_offset=how.pile_offset,
-            )
-            progress = progress.then(lifecycle.evolve(match, resolved), log_events.chance_event(resolved))
-            decide = self._request(progress.match, CHANCE_SEAT)
-            decide.chance.CopyFrom(outcome)
-            progress = _decided(progress, await self._rules.decide(match, decide))
-        if self._grants is not None and self._windows is not None and progress.match.outcome is None:
+        settled = await draws.settle(self._chance, progress.match.match_id, progress, self, MAX_CHANCE_STEPS)
+        if self._grants is not None and self._windows is not None and settled.match.outcome is None:
             # The next move's rolls are the rules': their slice of the window is ready for it.
-            await self._windows.top_up(progress.match.match_id, progress.match.next_counter)
-        return await self._close(progress)
+            await self._windows.top_up(settled.match.match_id, settled.match.next_counter)
+        return await self._close(settled)
+
+    # The match's side of the chance loop (draws.ChanceSide[Progress]).
+
+    def wanted(self, at: Progress) -> chance_pb2.ChanceRequest | None:
+        return at.match.turn.chance if at.match.outcome is None else None
+
+    def cursor(self, at: Progress) -> tuple[int, Callable[[str], draws.Pile | None]]:
+        return at.match.next_counter, at.match.pile
+
+    async def resolved(
+        self, at: Progress, request: chance_pb2.ChanceRequest, outcome: chance_pb2.ChanceOutcome, how: draws.Resolution
+    ) -> Progress:
+        match = at.match
+        resolved = ev.ChanceResolved(
+            counter=how.counter, request=request, outcome=outcome,
+            pile_counter=how.pile_counter, pile_offset=how.pile_offset,
+        )
+        progress = at.then(lifecycle.evolve(match, resolved), log_events.chance_event(resolved))
+        decide = self._request(progress.match, CHANCE_SEAT)
+        decide.chance.CopyFrom(outcome)
+        return _decided(progress, await self._rules.decide(match, decide))
+
+    def may_stop(self, refused: ServiceError) -> bool:
+        return False  # the match is the last resort: a refusal fails the command
 
     async def _close(self, progress: Progress) -> Progress:
         ended = lifecycle.ending(progress.match)

@@ -14,7 +14,8 @@ it always has.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -197,30 +198,11 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         `grant` and rolling from its `window`, for a rules process of its own), each step
         added to `steps`; the decision after the last one."""
         assert self._chance is not None
-        match_id = cursor.match_id
-        counter = cursor.next_counter
         piles = tuple(Pile(p.name, p.counter, p.size, p.dealt) for p in cursor.piles)
-        for _ in range(grant.counters if grant is not None else MAX_STEPS):
-            if decision.turn.chance is None or decision.outcome is not None:
-                break
-            wanted = chance_message(decision.turn.chance)
-            by_name = {pile.name: pile for pile in piles}
-            try:
-                outcome, how = await self._chance.resolve(match_id, counter, by_name.get, wanted, grant, window)
-            except ServiceError as stopped:
-                # The match resolves it instead, and meets the same refusal if it is one.
-                metrics.CHANCE_LEFT.labels(stopped.reason).inc()
-                log.info("chance_left_to_match", match_id=match_id, reason=stopped.reason)
-                break
-            step = steps.add(
-                counter=how.counter, request=wanted, outcome=outcome,
-                pile_counter=how.pile_counter, pile_offset=how.pile_offset,
-            )
-            counter, piles = draws.advanced(counter, piles, (step,))
-            move = protocodec.decode_union(outcome, chance.OUTCOME_TYPES)
-            decision = self._host.decide_on(decision.state, chance.CHANCE_SEAT, move, position_seats, spectator)
-            self._emit(decision.events, step.events)
-        return decision
+        side = _RulesChance(self._host, self._emit, cursor.match_id, steps, position_seats, spectator)
+        at = _Resolving(decision, cursor.next_counter, piles)
+        limit = grant.counters if grant is not None else MAX_STEPS
+        return (await draws.settle(self._chance, cursor.match_id, at, side, limit, grant, window)).decision
 
     async def Replay(self, request: pb.ReplayRequest, context: object) -> pb.ReplayResponse:
         codec = self._host.codec
@@ -307,6 +289,61 @@ def _grant(request: pb.DecideRequest | pb.SetupRequest) -> chance_pb2.ChanceGran
 
 def _window(request: pb.DecideRequest | pb.SetupRequest) -> Window | None:
     return draws.window_of(request.window) if request.HasField("window") else None
+
+
+# How events reach a response (RulesServicer._emit): the engine's events and where they go.
+Emit = Callable[[Sequence[tuple[object, Visibility, object | None]], Any], None]
+
+
+@dataclass(frozen=True)
+class _Resolving:
+    """Where a rules process stands in a move's chance: the decision so far and the cursor."""
+
+    decision: Decision
+    counter: int
+    piles: tuple[Pile, ...]
+
+
+class _RulesChance:
+    """A rules process's side of the chance loop (draws.ChanceSide[_Resolving]): each step
+    added to the response's `steps`, the engine deciding on its outcome as the chance seat."""
+
+    def __init__(
+        self, host: EngineHost, emit: Emit, match_id: str, steps: Any, position_seats: int, spectator: bool
+    ) -> None:
+        self._host, self._emit, self._match_id, self._steps = host, emit, match_id, steps
+        self._position_seats, self._spectator = position_seats, spectator
+
+    def wanted(self, at: _Resolving) -> chance_pb2.ChanceRequest | None:
+        decision = at.decision
+        if decision.turn.chance is None or decision.outcome is not None:
+            return None
+        return chance_message(decision.turn.chance)
+
+    def cursor(self, at: _Resolving) -> tuple[int, Callable[[str], Pile | None]]:
+        return at.counter, {pile.name: pile for pile in at.piles}.get
+
+    async def resolved(
+        self, at: _Resolving, request: chance_pb2.ChanceRequest, outcome: chance_pb2.ChanceOutcome,
+        how: draws.Resolution,
+    ) -> _Resolving:
+        step = self._steps.add(
+            counter=how.counter, request=request, outcome=outcome,
+            pile_counter=how.pile_counter, pile_offset=how.pile_offset,
+        )
+        counter, piles = draws.advanced(at.counter, at.piles, (step,))
+        move = protocodec.decode_union(outcome, chance.OUTCOME_TYPES)
+        decision = self._host.decide_on(
+            at.decision.state, chance.CHANCE_SEAT, move, self._position_seats, self._spectator
+        )
+        self._emit(decision.events, step.events)
+        return _Resolving(decision, counter, piles)
+
+    def may_stop(self, refused: ServiceError) -> bool:
+        # The match resolves it instead, and meets the same refusal if it is one.
+        metrics.CHANCE_LEFT.labels(refused.reason).inc()
+        log.info("chance_left_to_match", match_id=self._match_id, reason=refused.reason)
+        return True
 
 
 def register(server: grpc.aio.Server, host: EngineHost, chance: ChanceResolver | None = None) -> list[str]:
