@@ -5,11 +5,47 @@ Every variable has a local default, so `make run` needs none.
 
 from __future__ import annotations
 
+import enum
 import os
 import pathlib
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+
+
+class Transport(enum.StrEnum):
+    """How a process reaches a contract it calls."""
+
+    GRPC = "grpc"  # a process of its own, over mutual TLS
+    INPROCESS = "inprocess"  # the same servicer object in the calling process, no socket
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A supported deployment shape: where the match runs for the gateway, and where the
+    match's rules, dice and deck run."""
+
+    name: str
+    match: Transport
+    rules: Transport
+    dice: Transport
+    deck: Transport
+    what: str
+
+
+APART, LOCAL = Transport.GRPC, Transport.INPROCESS
+# The supported shapes, checked once when a process loads its settings (`shape_of`); any
+# other mix of TABLETOP_{MATCH,RULES,DICE,DECK}_TRANSPORT is refused at start.
+SHAPES = (
+    Shape("services", APART, APART, APART, APART,
+          "the reference: match, each game's rules, dice and deck in processes of their own"),
+    Shape("rules-local", APART, LOCAL, APART, APART,
+          "the match process runs the rules; dice and deck apart (piles stay in the deck)"),
+    Shape("match-local", APART, LOCAL, LOCAL, LOCAL,
+          "the match process runs rules, dice and deck; the gateway calls it"),
+    Shape("inprocess", LOCAL, LOCAL, LOCAL, LOCAL,
+          "the gateway runs match, rules, dice and deck: no socket before Redis"),
+)
 
 
 @dataclass(frozen=True)
@@ -52,17 +88,16 @@ class Settings:
     matchmaker_addr: str = "127.0.0.1:50055"
     # game -> address of its rules process
     rules_addrs: Mapping[str, str] = field(default_factory=dict)
-    # "grpc" (separate process) or "inprocess" (same servicer, no socket), per contract.
-    rules_transport: str = "grpc"
-    dice_transport: str = "grpc"
-    deck_transport: str = "grpc"
-    # The gateway's match service: "grpc" (the match process at match_addr) or
-    # "inprocess" (the gateway runs the match app itself: no socket on the action path).
-    match_transport: str = "grpc"
+    # Per contract: a process of its own or the same servicer in process; together
+    # they make one of SHAPES (with the match's: "inprocess", the gateway runs the match app itself).
+    rules_transport: Transport = Transport.GRPC
+    dice_transport: Transport = Transport.GRPC
+    deck_transport: Transport = Transport.GRPC
+    match_transport: Transport = Transport.GRPC
     # The gateway's ticket calls (FindMatch, WatchTicket, CancelTicket, ratings): "grpc" (a
     # matchmaker replica at matchmaker_addr) or "inprocess" (the gateway serves them on the
     # tickets in Redis itself: services/matchmaker/desk.py); the replicas group and form either way.
-    matchmaker_transport: str = "grpc"
+    matchmaker_transport: Transport = Transport.GRPC
     # How a "grpc" contract carries unary calls: "stream" (one Exchange stream per peer
     # replica, services/common/mux.py) or "unary" (a gRPC call each, busy callers' batched).
     internal_calls: str = "stream"
@@ -149,6 +184,30 @@ def _redis_url(env: Mapping[str, str], url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:{password}@{host}"))
 
 
+def shape_of(settings: Settings) -> Shape:
+    """The named shape the settings' transports make; ValueError, listing the shapes, if none."""
+    chosen = (settings.match_transport, settings.rules_transport, settings.dice_transport, settings.deck_transport)
+    for shape in SHAPES:
+        if (shape.match, shape.rules, shape.dice, shape.deck) == chosen:
+            return shape
+    named = "; ".join(
+        f"{s.name} (match {s.match}, rules {s.rules}, dice {s.dice}, deck {s.deck}: {s.what})" for s in SHAPES
+    )
+    raise ValueError(
+        "TABLETOP_{MATCH,RULES,DICE,DECK}_TRANSPORT = "
+        f"{', '.join(chosen)} is not a supported deployment shape; the shapes are: {named}"
+    )
+
+
+def _transport(get: Callable[[str, str], str], name: str) -> Transport:
+    value = get(name, Transport.GRPC.value)
+    try:
+        return Transport(value)
+    except ValueError:
+        allowed = " or ".join(t.value for t in Transport)
+        raise ValueError(f"TABLETOP_{name}={value!r}: expected {allowed}") from None
+
+
 def load(env: Mapping[str, str] | None = None) -> Settings:
     """Settings from the environment (TABLETOP_* and REDIS_URL)."""
     env = os.environ if env is None else env
@@ -157,7 +216,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     def get(name: str, default: str) -> str:
         return env.get(f"TABLETOP_{name}", default)
 
-    return Settings(
+    settings = Settings(
         redis_url=_redis_url(env, env.get("REDIS_URL", d.redis_url)),
         redis_cluster=env.get("REDIS_CLUSTER", "") not in ("", "0", "false"),
         host=get("HOST", d.host),
@@ -182,11 +241,11 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         deck_addr=get("DECK_ADDR", d.deck_addr),
         matchmaker_addr=get("MATCHMAKER_ADDR", d.matchmaker_addr),
         rules_addrs=_addrs(get("RULES_ADDRS", "")),
-        rules_transport=get("RULES_TRANSPORT", d.rules_transport),
-        dice_transport=get("DICE_TRANSPORT", d.dice_transport),
-        deck_transport=get("DECK_TRANSPORT", d.deck_transport),
-        match_transport=get("MATCH_TRANSPORT", d.match_transport),
-        matchmaker_transport=get("MATCHMAKER_TRANSPORT", d.matchmaker_transport),
+        rules_transport=_transport(get, "RULES_TRANSPORT"),
+        dice_transport=_transport(get, "DICE_TRANSPORT"),
+        deck_transport=_transport(get, "DECK_TRANSPORT"),
+        match_transport=_transport(get, "MATCH_TRANSPORT"),
+        matchmaker_transport=_transport(get, "MATCHMAKER_TRANSPORT"),
         internal_calls=get("INTERNAL_CALLS", d.internal_calls),
         match_lease_ms=int(get("MATCH_LEASE_MS", str(d.match_lease_ms))),
         game=get("GAME", d.game),
@@ -220,3 +279,5 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         tls_cert=get("TLS_CERT", d.tls_cert),
         tls_key=get("TLS_KEY", d.tls_key),
     )
+    shape_of(settings)  # refused here, at start, if the transports make no supported shape
+    return settings
