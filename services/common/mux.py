@@ -54,7 +54,7 @@ GATE: contextvars.ContextVar[Gate | None] = contextvars.ContextVar("exchange_gat
 
 
 async def answer(
-    servicer: object, service: str, requests: AsyncIterator[Any], context: Any, response_type: type[Response]
+    servicer: object, service: str, requests: AsyncIterator[Any], context: Any, response_type: Callable[..., Response]
 ) -> AsyncIterator[Response]:
     """The Exchange of `servicer` (full gRPC name `service`): each call on `requests` run
     concurrently as a call of its own, its result sent once it completes."""
@@ -128,7 +128,9 @@ _Pending = tuple["asyncio.Future[Message]", Callable[[bytes], Message], float]
 class Lane:
     """One Exchange stream to one server: calls out, results back, reopened after a break."""
 
-    def __init__(self, open_stream: Callable[[], Any], request_type: type[Message], service: str, timeout: float):
+    def __init__(
+        self, open_stream: Callable[[], Any], request_type: Callable[..., Message], service: str, timeout: float
+    ) -> None:
         self._open = open_stream
         self._request_type = request_type
         self._service = service
