@@ -170,7 +170,8 @@ class Remote:
             reply: Message = await getattr(self._stub, rpc)(request, timeout=self._timeout, wait_for_ready=True)
             return reply
         except grpc.aio.AioRpcError as error:
-            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED) or connection_broke(error):
+            gone = error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+            if gone or connection_broke(error):
                 raise self._unavailable(error) from None
             raise from_rpc_error(error) from None
 

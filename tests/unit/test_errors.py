@@ -6,8 +6,10 @@ import grpc
 
 from services.common import errors
 
+Trailing = tuple[tuple[str, str | bytes], ...]
 
-def failed(code: grpc.StatusCode, details: str, trailing: tuple[tuple[str, str | bytes], ...] = ()) -> grpc.aio.AioRpcError:
+
+def failed(code: grpc.StatusCode, details: str, trailing: Trailing = ()) -> grpc.aio.AioRpcError:
     return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(*trailing), details=details)
 
 
@@ -17,7 +19,8 @@ def sent_by_a_server(error: errors.ServiceError) -> grpc.aio.AioRpcError:
 
 
 def test_a_refusal_a_server_sent_keeps_its_code_reason_and_metadata() -> None:
-    read = errors.from_rpc_error(sent_by_a_server(errors.FailedPrecondition("not your turn", "turn.not_yours", {"seat": "1"})))
+    refusal = errors.FailedPrecondition("not your turn", "turn.not_yours", {"seat": "1"})
+    read = errors.from_rpc_error(sent_by_a_server(refusal))
     assert isinstance(read, errors.FailedPrecondition)
     assert (read.message, read.reason, read.metadata) == ("not your turn", "turn.not_yours", {"seat": "1"})
 
