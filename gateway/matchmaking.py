@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any, TypeVar
+from typing import TypedDict, TypeVar
 
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
@@ -29,6 +29,16 @@ from services.common.ports import MatchmakerPort
 WATCH_REOPENS = 5
 # A ticket update from the matchmaker, from either stream that carries them.
 Update = TypeVar("Update", mmpb.WatchTicketResponse, mmpb.QueueResponse)
+
+
+class _Ticket(TypedDict):
+    """A matchmaker request's fields but its command id, as the gateway checked them."""
+
+    game: str
+    player_id: str
+    players_min: int
+    players_max: int
+    options: dict[str, str]
 
 
 class Matchmaking:
@@ -103,7 +113,7 @@ class Matchmaking:
         fields = await self._checked(player_id, request)
         return await self._mm().FindMatch(mmpb.FindMatchRequest(**fields, command_id=request.command_id))
 
-    async def _checked(self, player_id: str, request: pb.FindMatchRequest | pb.QueueRequest) -> dict[str, Any]:
+    async def _checked(self, player_id: str, request: pb.FindMatchRequest | pb.QueueRequest) -> _Ticket:
         """The matchmaker request's fields for `request` but its command id, checked here first
         (the game, its table sizes and options, the player's ticket rate) so that nothing is
         queued for a request refused."""

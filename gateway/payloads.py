@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
 TYPE_URL_PREFIX = "type.googleapis.com/"
 
+# Any: a JSON value of any type, as json_format's MessageToDict types it (and its readers index into it).
 JsonObject: TypeAlias = dict[str, Any]
 """A JSON object as json_format writes and reads it: its values are of any JSON type."""
 

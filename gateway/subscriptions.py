@@ -29,7 +29,6 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from tabletop.common.v1 import log_pb2
 
@@ -173,7 +172,8 @@ class Subscriptions:
             self._spawn(self._janitor())
             self._spawn(self._ticker())
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+    # Coroutine[object, None, None]: asyncio sends it None, and what it yields is the loop's business.
+    def _spawn(self, work: Coroutine[object, None, None]) -> None:
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -58,6 +58,7 @@ def protocol(guard: ConnectionGuard) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol under `guard` (uvicorn.Config(http=...) takes the class)."""
 
     class GuardedH11Protocol(H11Protocol):
+        # Any: uvicorn's own arguments (its config, server state, ...), handed on untouched.
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._host = ""

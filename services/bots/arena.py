@@ -11,7 +11,7 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from services.bots.policies import Policy
 from services.dice.playout import LocalChance
@@ -19,23 +19,31 @@ from services.games.common.chance import CHANCE_SEAT
 from services.games.common.engine import Outcome
 from services.games.common.host import GameDeclaration
 
+if TYPE_CHECKING:
+    from services.games.common.chance import ChanceOutcome
+
+# The game's state, action and event types.
+S = TypeVar("S")
+A = TypeVar("A")
+E = TypeVar("E")
+
 
 @dataclass(frozen=True)
-class Game:
+class Game(Generic[S]):
     """A finished (or abandoned) game: its outcome, last state and decisions taken."""
 
     outcome: Outcome | None
-    state: Any
+    state: S
     decisions: int
 
 
 def play(
-    game: GameDeclaration[Any, Any, Any],
+    game: GameDeclaration[S, A, E],
     config: Mapping[str, str],
     policies: Sequence[Policy],
     seed: int,
     max_steps: int = 200_000,
-) -> Game:
+) -> Game[S]:
     """One game with `policies[s]` in seat s; chance and the order of simultaneous seats derive from `seed`."""
     engine = game.engine
     rng = random.Random(seed)
@@ -44,7 +52,7 @@ def play(
     decisions = 0
     for _ in range(max_steps):
         turn = engine.to_move(state)
-        move: Any
+        move: A | ChanceOutcome
         if turn.chance is not None:
             seat, move = CHANCE_SEAT, chance.resolve(turn.chance)
         elif turn.seats:

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from rich.console import Console
 from rich.table import Table
@@ -30,6 +30,10 @@ from services.bots.policies import Policy, make_policy, parse_budget
 from services.bots.search import DEFAULT_BUDGET, Budget
 from services.games import registry
 from services.games.common.host import GameDeclaration
+
+S = TypeVar("S")
+A = TypeVar("A")
+E = TypeVar("E")
 
 COMPETITIVE = ("el_dorado", "la_isla")
 COOPERATIVE = ("discover",)
@@ -58,7 +62,7 @@ class Row:
                 ended, reached, f"{self.seconds / n:.1f}s"]
 
 
-def _policies(kinds: Sequence[str], game: GameDeclaration[Any, Any, Any], seed: int, budget: Budget) -> list[Policy]:
+def _policies(kinds: Sequence[str], game: GameDeclaration[S, A, E], seed: int, budget: Budget) -> list[Policy]:
     return [make_policy(kind, game, len(kinds), f"{seed}:{s}", budget) for s, kind in enumerate(kinds)]
 
 

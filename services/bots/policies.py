@@ -11,18 +11,27 @@ import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
 from services.bots.search import Budget, Search
 from services.games.common.host import GameDeclaration
 
 KINDS = ("random", "search")
 
+S = TypeVar("S")
+A = TypeVar("A")
+E = TypeVar("E")
+
+# One of a game's actions. Any: a policy is made for a game picked by name at run time
+# (its actions' type is that game's own), and `Policy` is kept unparameterised for
+# the code that holds policies of whatever game (the gateway client, the matchmaker).
+Action: TypeAlias = Any
+
 
 class Policy(Protocol):
     """A bot of one seat in one match."""
 
-    def choose(self, view: object, seat: int, legal: Sequence[Any]) -> Any:
+    def choose(self, view: object, seat: int, legal: Sequence[Action]) -> Action:
         """One of `legal`, for `seat` seeing `view`."""
 
 
@@ -32,17 +41,17 @@ class RandomPolicy:
 
     rng: random.Random
 
-    def choose(self, view: object, seat: int, legal: Sequence[Any]) -> Any:
+    def choose(self, view: object, seat: int, legal: Sequence[A]) -> A:
         return legal[self.rng.randrange(len(legal))]
 
 
-class SearchPolicy:
+class SearchPolicy(Generic[S, A, E]):
     """Information-set Monte Carlo tree search (services/bots/search.py)."""
 
-    def __init__(self, game: GameDeclaration[Any, Any, Any], seats: int, rng: random.Random, budget: Budget) -> None:
+    def __init__(self, game: GameDeclaration[S, A, E], seats: int, rng: random.Random, budget: Budget) -> None:
         self.search = Search(game, seats, rng, budget)
 
-    def choose(self, view: object, seat: int, legal: Sequence[Any]) -> Any:
+    def choose(self, view: object, seat: int, legal: Sequence[A]) -> A:
         return self.search.choose(view, seat, legal)
 
 
@@ -58,7 +67,7 @@ def parse_budget(text: str, default: Budget | None = None) -> Budget:
 
 
 def make_policy(
-    kind: str, game: GameDeclaration[Any, Any, Any], seats: int, seed: int | str, budget: Budget | None = None
+    kind: str, game: GameDeclaration[S, A, E], seats: int, seed: int | str, budget: Budget | None = None
 ) -> Policy:
     """A `random` or `search` policy seeded by `seed`; search needs the game's determinize."""
     rng = random.Random(seed)

@@ -24,12 +24,20 @@ import random
 import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from services.dice.playout import LocalChance
 from services.games.common.chance import CHANCE_SEAT
 from services.games.common.engine import Outcome
 from services.games.common.host import GameDeclaration, HostedEngine
+
+if TYPE_CHECKING:
+    from services.games.common.chance import ChanceOutcome
+
+# The searched game's state, action and event types (a search serves one game).
+S = TypeVar("S")
+A = TypeVar("A")
+E = TypeVar("E")
 
 
 @dataclass(frozen=True)
@@ -89,23 +97,23 @@ def outcome_rewards(outcome: Outcome, seats: int) -> list[float]:
     return [(seats - place) / (seats - 1) for place in outcome.ranking]
 
 
-class Search:
+class Search(Generic[S, A, E]):
     """One seat's search over one game; `choose` is its whole interface."""
 
-    def __init__(self, game: GameDeclaration[Any, Any, Any], seats: int, rng: random.Random, budget: Budget) -> None:
+    def __init__(self, game: GameDeclaration[S, A, E], seats: int, rng: random.Random, budget: Budget) -> None:
         if game.determinize is None:
             raise ValueError(f"{game.name} declares no determinize: it has no search bot")
         self.game = game
         self.seats = seats
-        self.engine: HostedEngine[Any, Any, Any] = game.engine
+        self.engine: HostedEngine[S, A, E] = game.engine
         self.rng = rng
         self.budget = budget
         self.iterations = 0  # of the last decision, for tests and reports
         # Legal actions by the mover's view: they depend on nothing else (the determinize property
         # tests check it), and a view is far cheaper than an engine's legal_actions.
-        self._legal: dict[tuple[int, Hashable], Sequence[Any]] = {}
+        self._legal: dict[tuple[int, Hashable], Sequence[A]] = {}
 
-    def choose(self, view: object, seat: int, legal: Sequence[Any]) -> Any:
+    def choose(self, view: object, seat: int, legal: Sequence[A]) -> A:
         """The action of `legal` that the search favours for `seat` seeing `view`."""
         if len(legal) == 1:
             self.iterations = 0
@@ -122,21 +130,21 @@ class Search:
         ranked = [self._rank(root, a, planned) for a in legal]
         return legal[ranked.index(max(ranked))]
 
-    def _planned(self, view: object, seat: int, legal: Sequence[Any]) -> Any:
+    def _planned(self, view: object, seat: int, legal: Sequence[A]) -> A | None:
         """The game's plan for `seat`, asked about one determinization of its view; None without a plan."""
         if self.game.plan is None or self.game.determinize is None:
             return None
         action = self.game.plan(self.game.determinize(view, seat, self.rng).state, seat, legal, self.rng)
         return action if action in legal else None
 
-    def _rank(self, root: Node, action: Any, planned: Any) -> tuple[float, int]:
+    def _rank(self, root: Node, action: A, planned: A | None) -> tuple[float, int]:
         child = root.children.get(action)
         if child is None:
             return (-1.0, 0)
         bonus = self.budget.plan_margin if planned is not None and action == planned else 0.0
         return (child.score + bonus, child.visits)
 
-    def _iterate(self, root: Node, view: object, seat: int, legal: Sequence[Any], planned: Any) -> None:
+    def _iterate(self, root: Node, view: object, seat: int, legal: Sequence[A], planned: A | None) -> None:
         assert self.game.determinize is not None
         det = self.game.determinize(view, seat, self.rng)
         piles = {name: list(cards) for name, cards in det.piles.items()}
@@ -173,8 +181,8 @@ class Search:
             visited.rescore()
 
     def _descend(
-        self, node: Node, mover: int, actions: Sequence[Any], first: Any = None
-    ) -> tuple[Any, Node, bool]:
+        self, node: Node, mover: int, actions: Sequence[A], first: A | None = None
+    ) -> tuple[A, Node, bool]:
         """The edge to follow: an untried action, `first` (the plan's, at the root) before the
         others (then the tree stops growing), else the best by UCB."""
         for action in actions:
@@ -189,7 +197,7 @@ class Search:
         action = max(actions, key=lambda a: node.children[a].ucb(self.budget.exploration))
         return action, node.children[action], True
 
-    def _legal_actions(self, state: Any, seat: int) -> Sequence[Any]:
+    def _legal_actions(self, state: S, seat: int) -> Sequence[A]:
         key = (seat, self.engine.view(state, seat))
         try:
             found = self._legal.get(key)
@@ -199,12 +207,12 @@ class Search:
             found = self._legal[key] = self.engine.legal_actions(state, seat)
         return found
 
-    def _apply(self, state: Any, seat: int, move: Any) -> Any:
+    def _apply(self, state: S, seat: int, move: A | ChanceOutcome) -> S:
         for event in self.engine.decide(state, seat, move):
             state = self.engine.evolve(state, event)
         return state
 
-    def _rewards(self, state: Any) -> list[float]:
+    def _rewards(self, state: S) -> list[float]:
         outcome = self.engine.result(state)
         seats = self.seats
         if outcome is not None:

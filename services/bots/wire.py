@@ -7,15 +7,21 @@ No grpc here: only the game's codec and protobuf's Any.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TypeVar
 
 from google.protobuf import any_pb2
 
 from services.bots.policies import Policy
 from services.games.common.gamecodec import GameCodec
 
+# The game's action, event, view and state types, as its codec knows them.
+A = TypeVar("A")
+E = TypeVar("E")
+V = TypeVar("V")
+S = TypeVar("S")
 
-def decode_view(codec: GameCodec[Any, Any, Any, Any], packed: any_pb2.Any) -> Any:
+
+def decode_view(codec: GameCodec[A, E, V, S], packed: any_pb2.Any) -> V:
     """The game's View dataclass from the view message a seat receives."""
     message = codec.view_message()
     if not packed.Unpack(message):
@@ -23,7 +29,7 @@ def decode_view(codec: GameCodec[Any, Any, Any, Any], packed: any_pb2.Any) -> An
     return codec.decode_view(message)
 
 
-def decode_action(codec: GameCodec[Any, Any, Any, Any], packed: any_pb2.Any) -> Any:
+def decode_action(codec: GameCodec[A, E, V, S], packed: any_pb2.Any) -> A:
     message = codec.action_message()
     if not packed.Unpack(message):
         raise ValueError(f"not a {codec.game} action: {packed.type_url}")
@@ -31,7 +37,7 @@ def decode_action(codec: GameCodec[Any, Any, Any, Any], packed: any_pb2.Any) -> 
 
 
 def choose(
-    policy: Policy, codec: GameCodec[Any, Any, Any, Any], seat: int, view: any_pb2.Any, legal: Sequence[any_pb2.Any]
+    policy: Policy, codec: GameCodec[A, E, V, S], seat: int, view: any_pb2.Any, legal: Sequence[any_pb2.Any]
 ) -> any_pb2.Any:
     """The offered action `policy` picks for `seat` from its view and legal actions."""
     actions = [decode_action(codec, a) for a in legal]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any, ClassVar, Generic, Self, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar, overload
 
 from google.protobuf.message import Message
 from tabletop.deck.v1 import deck_service_pb2 as deck_pb
@@ -31,8 +31,11 @@ from services.common.coalesce import Coalescing
 from services.common.errors import ServiceError
 from services.common.mux import Exchanging
 from services.common.ports import DeckPort, DicePort, MatchmakerPort, MatchPort, RulesPort
-from services.common.tls import Dial
-from services.common.transport import InProcess, Remote, Transport
+from services.common.tls import ChannelOption, Dial
+from services.common.transport import InProcess, Remote, StubClass, Transport
+
+if TYPE_CHECKING:
+    from services.common.coalesce import BatchRequest
 
 # How a remote client carries unary calls: "stream" (Exchange) or "unary" (a gRPC call each).
 STREAM, UNARY = "stream", "unary"
@@ -47,11 +50,11 @@ class Adapter:
 
     service: ClassVar[str]  # the full gRPC service name, as the policy table names it
     # The generated stub class (untyped: protoc writes no stubs for *_pb2_grpc).
-    stub: ClassVar[type[Any]]
+    stub: ClassVar[StubClass]
     # Methods whose concurrent calls a remote client sends as one Batch call, and the
     # service's BatchRequest (services/common/coalesce.py).
     batched: ClassVar[tuple[str, ...]] = ()
-    batch_request: ClassVar[type[Message]]
+    batch_request: ClassVar[type[BatchRequest]]
     # The service's ExchangeRequest and ExchangeResponse: its unary calls over one stream
     # (services/common/mux.py). None: a service without an Exchange.
     exchange: ClassVar[tuple[type[Message], type[Message]] | None] = None
@@ -65,7 +68,7 @@ class Adapter:
         addr: str,
         dial: Dial,
         timeout: float = 5.0,
-        options: list[tuple[str, Any]] | None = None,
+        options: list[ChannelOption] | None = None,
         calls: str = STREAM,
     ) -> Self:
         """The client over gRPC to `addr`: unary calls as messages on Exchange streams
@@ -80,7 +83,7 @@ class Adapter:
         return cls(Metered(Coalescing(remote, cls.batch_request, replies, cls.service), cls.service))
 
     @classmethod
-    def unary_rpcs(cls) -> dict[str, Rpc[Any, Any]]:
+    def unary_rpcs(cls) -> dict[str, Rpc[Any, Any]]:  # Any: each rpc has its own request and response types
         """The contract's unary rpcs by name."""
         return {name: rpc for name, rpc in vars(cls).items() if isinstance(rpc, Rpc)}
 
@@ -156,12 +159,13 @@ class Rpc(Generic[Req, Resp]):
     @overload
     def __get__(self, adapter: None, owner: type) -> Rpc[Req, Resp]: ...
 
+    # Coroutine[object, None, ...]: asyncio sends a coroutine None, and what it yields is the loop's.
     @overload
-    def __get__(self, adapter: Adapter, owner: type) -> Callable[[Req], Coroutine[Any, Any, Resp]]: ...
+    def __get__(self, adapter: Adapter, owner: type) -> Callable[[Req], Coroutine[object, None, Resp]]: ...
 
     def __get__(
         self, adapter: Adapter | None, owner: type
-    ) -> Rpc[Req, Resp] | Callable[[Req], Coroutine[Any, Any, Resp]]:
+    ) -> Rpc[Req, Resp] | Callable[[Req], Coroutine[object, None, Resp]]:
         if adapter is None:
             return self
         transport, name, response = adapter.transport, self.name, self.response

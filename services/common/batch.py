@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import cache
-from typing import Any
+from typing import Protocol, cast
 
 import grpc
 import structlog
@@ -37,15 +37,31 @@ BATCH = "Batch"
 UNKNOWN_METHOD = "?"
 
 
+class ExchangeCalls(Protocol):
+    """A service's ExchangeRequest (each service declares its own, with this one field)."""
+
+    @property
+    def calls(self) -> Iterable[batch_pb2.ExchangeCall]: ...
+
+
+# What a batched call's handler is: one of the servicer's unary methods, looked up by name.
+Handler = Callable[[Message, tls.Authenticated], Awaitable[Message]]
+
+
 async def answer(
-    servicer: object, service: str, calls: Sequence[batch_pb2.BatchCall], context: Any
+    servicer: object, service: str, calls: Sequence[batch_pb2.BatchCall], context: object
 ) -> list[batch_pb2.BatchResult]:
     """Each call of `calls` answered by `servicer` (the full gRPC name of its service: `service`)."""
     if len(calls) > MAX_CALLS:
         raise InvalidArgument(f"at most {MAX_CALLS} calls per batch", "batch.too_many")
-    caller = tls.caller(context)
+    # `object` as some servicers type their Batch's context; every one names its peer
+    # (grpc's context, or an in-process call's transport.LocalCall).
+    authenticated = cast(tls.Authenticated, context)
+    caller = tls.caller(authenticated)
     requests = request_types(service)
-    return list(await asyncio.gather(*(one(servicer, service, requests, caller, call, context) for call in calls)))
+    return list(
+        await asyncio.gather(*(one(servicer, service, requests, caller, call, authenticated) for call in calls))
+    )
 
 
 async def one(
@@ -54,7 +70,7 @@ async def one(
     requests: dict[str, Callable[[bytes], Message]],
     caller: str,
     call: batch_pb2.BatchCall | batch_pb2.ExchangeCall,
-    context: Any,
+    context: tls.Authenticated,
 ) -> batch_pb2.BatchResult:
     """One call by name, held to the policy as if it had come alone; its result or error,
     counted as a unary call of its own (and, while tracing is on, under a server span of its own)."""
@@ -87,7 +103,7 @@ async def _answered(
     parse: Callable[[bytes], Message],
     caller: str,
     call: batch_pb2.BatchCall | batch_pb2.ExchangeCall,
-    context: Any,
+    context: tls.Authenticated,
 ) -> batch_pb2.BatchResult:
     try:
         authz.check(f"/{service}/{method}", caller)
@@ -96,7 +112,7 @@ async def _answered(
         except (DecodeError, RecursionError):
             raise errors.malformed_request() from None
         tlog.bind_request(request)  # this call's own task: its log lines carry its ids
-        handler: Callable[[Message, Any], Awaitable[Message]] = getattr(servicer, method)
+        handler: Handler = getattr(servicer, method)
         reply = await handler(request, context)
     except ServiceError as error:
         return failed(service, method, error)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 import grpc
 from google.protobuf.message import DecodeError, Message
@@ -25,6 +25,20 @@ from tabletop.common.v1 import batch_pb2
 from services.common import batch, errors, tracing
 from services.common.errors import ServiceError
 from services.common.transport import Transport
+
+if TYPE_CHECKING:
+    from tabletop.deck.v1 import deck_service_pb2 as deck_pb
+    from tabletop.dice.v1 import dice_service_pb2 as dice_pb
+    from tabletop.match.v1 import match_service_pb2 as match_pb
+    from tabletop.rules.v1 import rules_service_pb2 as rules_pb
+
+    # The BatchRequest and BatchResponse of each service with a Batch: each declares its own, alike.
+    BatchRequest: TypeAlias = (
+        dice_pb.BatchRequest | deck_pb.BatchRequest | rules_pb.BatchRequest | match_pb.BatchRequest
+    )
+    BatchResponse: TypeAlias = (
+        dice_pb.BatchResponse | deck_pb.BatchResponse | rules_pb.BatchResponse | match_pb.BatchResponse
+    )
 
 # (method, request, where its answer goes, the caller's trace context: W3C headers, or None)
 _Waiting = tuple[str, Message, "asyncio.Future[Message]", dict[str, str] | None]
@@ -38,7 +52,7 @@ class Coalescing:
     def __init__(
         self,
         inner: Transport,
-        batch_request: type[Message],
+        batch_request: type[BatchRequest],
         replies: dict[str, Callable[[bytes], Message]],
         service: str = "",
     ) -> None:
@@ -105,11 +119,12 @@ class Coalescing:
         await asyncio.gather(*(self._send_batch(chunk) for chunk in chunks))
 
     async def _send_batch(self, waiting: list[_Waiting]) -> None:
-        request: Any = self._request_type()
+        request = self._request_type()
         for rpc, call, _, metadata in waiting:
             request.calls.add(method=rpc, request=call.SerializeToString(), metadata=metadata)
         try:
-            response: Any = await self._inner.unary(batch.BATCH, request)
+            # The service's Batch answers its BatchResponse.
+            response = cast("BatchResponse", await self._inner.unary(batch.BATCH, request))
         except ServiceError as error:  # every call of the batch met it: each caller gets its own copy
             for _, _, answer, _ in waiting:
                 _fail(answer, errors.of_code(error.code, error.message, error.reason, error.metadata))

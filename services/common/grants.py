@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
@@ -167,7 +166,7 @@ HOLDER = "rules"
 
 def check_call(
     checker: GrantChecker,
-    context: Any,
+    context: tls.Authenticated,
     grant: chance_pb2.ChanceGrant,
     match_id: str,
     counter: int | None = None,

@@ -28,7 +28,7 @@ import contextvars
 import itertools
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -54,7 +54,11 @@ GATE: contextvars.ContextVar[Gate | None] = contextvars.ContextVar("exchange_gat
 
 
 async def answer(
-    servicer: object, service: str, requests: AsyncIterator[Any], context: Any, response_type: Callable[..., Response]
+    servicer: object,
+    service: str,
+    requests: AsyncIterator[batch.ExchangeCalls],
+    context: tls.Authenticated,
+    response_type: Callable[..., Response],
 ) -> AsyncIterator[Response]:
     """The Exchange of `servicer` (full gRPC name `service`): each call on `requests` run
     concurrently as a call of its own, its result sent once it completes."""
@@ -129,7 +133,11 @@ class Lane:
     """One Exchange stream to one server: calls out, results back, reopened after a break."""
 
     def __init__(
-        self, open_stream: Callable[[], Any], request_type: Callable[..., Message], service: str, timeout: float
+        self,
+        open_stream: Callable[[], grpc.aio.StreamStreamCall],
+        request_type: Callable[..., Message],
+        service: str,
+        timeout: float,
     ) -> None:
         self._open = open_stream
         self._request_type = request_type
@@ -185,7 +193,7 @@ class Lane:
             stream.cancel()
             self.broken = True
 
-    async def _write(self, stream: Any, reader: asyncio.Task[None]) -> None:
+    async def _write(self, stream: grpc.aio.StreamStreamCall, reader: asyncio.Task[None]) -> None:
         while not reader.done():
             await self._wake.wait()
             self._wake.clear()
@@ -211,7 +219,7 @@ class Lane:
         if self._outbox:
             self._wake.set()
 
-    async def _read(self, stream: Any) -> None:
+    async def _read(self, stream: grpc.aio.StreamStreamCall) -> None:
         try:
             while True:
                 message = await stream.read()
@@ -378,7 +386,7 @@ _AWAY = (
 
 def _opener(
     channel: grpc.aio.Channel, service: str, request_type: type[Message], response_type: type[Message]
-) -> Callable[[], Any]:
+) -> Callable[[], grpc.aio.StreamStreamCall]:
     """What opens a lane's Exchange stream on `channel` (waiting for its server to be ready)."""
     opened = channel.stream_stream(
         f"/{service}/{EXCHANGE}",

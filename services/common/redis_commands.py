@@ -61,13 +61,24 @@ class Commands(Protocol):
 
     async def zrange(self, name: Key, start: int, end: int) -> list[bytes]: ...
 
-    async def zadd(self, name: Key, mapping: Mapping[str, float], xx: bool = False) -> int: ...
+    async def zadd(
+        self,
+        name: Key,
+        mapping: Mapping[str, float],
+        nx: bool = False,
+        xx: bool = False,
+        *,
+        gt: bool = False,
+        lt: bool = False,
+    ) -> int: ...
 
     async def zrevrange(self, name: Key, start: int, end: int) -> list[bytes]: ...
 
     async def zrangebyscore(
         self, name: Key, min: float | str, max: float | str, start: int | None = None, num: int | None = None
     ) -> list[bytes]: ...
+
+    async def xlen(self, name: Key) -> int: ...
 
     async def xrange(
         self, name: Key, min: str = "-", max: str = "+", count: int | None = None
@@ -106,6 +117,8 @@ class Commands(Protocol):
     async def xgroup_create(self, name: Key, groupname: str, id: Key = "$", mkstream: bool = False) -> bool: ...
 
     def pipeline(self, transaction: bool = True) -> Pipeline: ...
+
+    async def aclose(self) -> None: ...
 
 
 def commands(client: aioredis.Redis) -> Commands:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import hiredis
 import redis.asyncio as aioredis
@@ -37,6 +37,9 @@ from redis.asyncio.client import Pipeline
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import DataError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+if TYPE_CHECKING:
+    from redis.asyncio.connection import AbstractConnection
 
 __all__ = ["PROBE_IDLE_S", "READ_FROM", "IdleProbingPool", "LeanConnection", "Pipeline"]
 
@@ -69,6 +72,8 @@ class LeanConnection(aioredis.Connection):
     after. The cluster client keeps redis-py's own connections.
     """
 
+    # Any: redis-py's EncodableT, but the first is the command's name (str or bytes), read
+    # as such below: what comes where, the types cannot say.
     def pack_command(self, *args: Any) -> list[bytes]:
         # A command name of several words ("CLIENT SETNAME") goes as several arguments.
         if isinstance(args[0], str):
@@ -125,7 +130,9 @@ class IdleProbingPool(aioredis.BlockingConnectionPool):
     longer are probed. Under load the pool hands out connections used a moment ago
     (it is last in, first out), so almost no command pays for the probe."""
 
-    async def get_connection(self, command_name: Any = None, *keys: Any, **options: Any) -> Any:
+    async def get_connection(
+        self, command_name: str | None = None, *keys: object, **options: object
+    ) -> AbstractConnection:
         # A free connection and nobody waiting for one: take it at once, with no await
         # between the check and the take, so no other task can take it first. This
         # hands out what the condition's wait would, without its lock, timer and wait.
@@ -143,19 +150,19 @@ class IdleProbingPool(aioredis.BlockingConnectionPool):
             raise
         return connection
 
-    async def ensure_connection(self, connection: Any) -> None:
+    async def ensure_connection(self, connection: AbstractConnection) -> None:
         if time.monotonic() - getattr(connection, "_tabletop_released", 0.0) > PROBE_IDLE_S:
             await super().ensure_connection(connection)
         else:
-            await connection.connect()
+            await connection.connect()  # type: ignore[no-untyped-call]
 
-    async def release(self, connection: Any) -> None:
-        connection._tabletop_released = time.monotonic()
+    async def release(self, connection: AbstractConnection) -> None:
+        connection._tabletop_released = time.monotonic()  # type: ignore[attr-defined]  # ours, see the module
         if (
             self._condition.locked()
             or _waiting(self._condition)
             or connection._re_auth_token is not None
-            or connection.should_reconnect()
+            or connection.should_reconnect()  # type: ignore[no-untyped-call]
         ):
             # The bounded pool's way: it notifies a waiter, and a disconnect awaited
             # under its condition keeps a getter from opening one connection too many

@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import redis.asyncio as aioredis
 from tabletop.common.v1 import log_pb2
@@ -48,8 +48,16 @@ from services.common.event_store import (
     waiting_out_leases,
 )
 
+if TYPE_CHECKING:
+    from services.common.redis_commands import Commands
+
 INDEX_KEY = "tabletop:streams"
 APPENDED_CHANNEL = "tabletop:appended"
+
+T = TypeVar("T")
+# One XRANGE entry as the server sends it: its id, then its fields and values in turn
+# (a two-item array on the wire, read as the pair it is).
+RawEntry = tuple[bytes, list[bytes]]
 
 # How logs written before LogEntry spell an audience.
 _READ_AUDIENCE = {b"public": Audience.PUBLIC, b"seat": Audience.SEAT, b"server": Audience.SERVER}
@@ -146,16 +154,17 @@ class RedisEventStore:
 
     def __init__(self, client: aioredis.Redis, lease_ms: int = DEFAULT_LEASE_MS) -> None:
         self._lease_ms = lease_ms
-        # Typed loosely: replies are bytes (decode_responses=False), which the stubs cannot tell.
-        self._redis: Any = client
-        self._ranges: Any = _unparsed_ranges(client)
+        # Its replies typed as they come: bytes (decode_responses=False), which redis-py's types
+        # cannot tell (services/common/redis_commands.py).
+        self._redis = cast("Commands", client)
+        self._ranges = _unparsed_ranges(client)
         self._append = client.register_script(_APPEND)
         self._snapshot = client.register_script(_SNAPSHOT)
 
     @property
-    def client(self) -> Any:
+    def client(self) -> aioredis.Redis:
         """The Redis client underneath (live updates subscribe through it)."""
-        return self._redis
+        return cast(aioredis.Redis, self._redis)  # the client typed as its Commands above: the same object
 
     async def last_append_at(self, stream: str) -> float | None:
         """When the stream's last event was appended (epoch seconds, its writer's clock); None if
@@ -254,9 +263,11 @@ class RedisEventStore:
                 add((event.type, event.data))
         return payloads
 
-    async def _unparsed_range(self, log: str, after_version: int, limit: int) -> list[Any]:
+    async def _unparsed_range(self, log: str, after_version: int, limit: int) -> list[RawEntry]:
         count = ("COUNT", limit) if limit else ()
-        return await self._ranges.execute_command("XRANGE", log, f"{after_version + 1}-0", "+", *count)  # type: ignore[no-any-return]
+        ranges = cast(aioredis.Redis, self._ranges)  # called only where there is one (not on a cluster)
+        # redis-py leaves execute_command untyped: the reply is XRANGE's, as sent.
+        return await ranges.execute_command("XRANGE", log, f"{after_version + 1}-0", "+", *count)  # type: ignore[no-untyped-call]
 
     async def version(self, stream: str) -> int:
         log, _, _ = _keys(stream)
@@ -304,7 +315,7 @@ def _versions(answer: bytes) -> tuple[int, int]:
 _parse_entry = log_pb2.LogEntry.FromString
 
 
-def _unparsed_ranges(client: Any) -> aioredis.Redis | None:
+def _unparsed_ranges(client: aioredis.Redis) -> aioredis.Redis | None:
     """A client on the same connections as `client` whose XRANGE replies come as the
     server sends them: redis-py turns each entry's fields into a dict, which for a
     rebuild of thousands of one-field entries costs more than decoding them. None
@@ -316,7 +327,7 @@ def _unparsed_ranges(client: Any) -> aioredis.Redis | None:
     return unparsed
 
 
-def _as_sent(response: Any, **kwargs: Any) -> Any:
+def _as_sent(response: T, **kwargs: object) -> T:
     return response
 
 

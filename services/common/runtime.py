@@ -15,12 +15,11 @@ import gc
 import importlib
 import os
 from collections.abc import Callable, Coroutine, Mapping
-from typing import Any
 
 from services.common import tracing
 
-# Coroutine[Any, Any, None]: a main's yield and send types are asyncio's business.
-Main = Callable[[], Coroutine[Any, Any, None]]
+# A main coroutine as asyncio runs it: it is sent None, and what it yields is the loop's business.
+Main = Callable[[], Coroutine[object, None, None]]
 
 
 def event_loop(env: Mapping[str, str] | None = None) -> str:

@@ -34,9 +34,16 @@ import functools
 import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 import grpc
+
+if TYPE_CHECKING:
+    # Only named in annotations: nothing of opentelemetry is imported while tracing is off.
+    from opentelemetry.sdk.trace.sampling import Sampler
+    from opentelemetry.trace import Span, Tracer, TracerProvider
+    from starlette.types import ASGIApp
+    from structlog.typing import EventDict
 
 # Read on the hot path: True once `configure` set up an exporter in this process.
 ENABLED = False
@@ -48,8 +55,9 @@ CARRIER_ATTRIBUTE = "tabletop.carrier"
 
 P = ParamSpec("P")
 R = TypeVar("R")
-_provider: Any = None
-_tracer: Any = None
+_provider: TracerProvider | None = None
+# Set whenever ENABLED is: the hooks below, which run only then, use it as set.
+_tracer: Tracer | None = None
 
 
 def endpoint(env: Mapping[str, str]) -> str:
@@ -84,7 +92,7 @@ def configure(service: str, env: Mapping[str, str] | None = None) -> bool:
     return True
 
 
-def use(provider: Any) -> None:
+def use(provider: TracerProvider) -> None:
     """Trace through `provider` from now on (configure's, or a test's with an in-memory exporter)."""
     global ENABLED, _provider, _tracer
     _provider = provider
@@ -98,7 +106,7 @@ def stop() -> None:
     ENABLED, _provider, _tracer = False, None, None
 
 
-def sampler(env: Mapping[str, str]) -> Any:
+def sampler(env: Mapping[str, str]) -> Sampler | None:
     """OTEL_TRACES_SAMPLER and its argument, parent-based ratio sampling by default;
     None for any other sampler the SDK knows by name (it reads the variables itself)."""
     from opentelemetry.sdk.trace import sampling
@@ -110,7 +118,7 @@ def sampler(env: Mapping[str, str]) -> Any:
     return sampling.ParentBased(sampling.TraceIdRatioBased(min(1.0, max(0.0, ratio))))
 
 
-def _instrument_libraries(provider: Any) -> None:
+def _instrument_libraries(provider: TracerProvider) -> None:
     """The stock instrumentations: every grpc.aio channel made from now on, and redis-py's clients."""
     from opentelemetry.instrumentation.grpc import GrpcAioInstrumentorClient, filters
     from opentelemetry.instrumentation.redis import RedisInstrumentor
@@ -161,19 +169,21 @@ def _is_plain_unary(full_method: str) -> bool:
     return not described.client_streaming and not described.server_streaming
 
 
-def carried_server_span(service: str, method: str, metadata: Mapping[str, str], carrier: str) -> Any:
+def carried_server_span(
+    service: str, method: str, metadata: Mapping[str, str], carrier: str
+) -> contextlib.AbstractContextManager[Span]:
     """The server span of one call carried in an Exchange message or a Batch item, a child
     of the caller's span its metadata names (a root when it names none)."""
     from opentelemetry import propagate, trace
 
     parent = propagate.extract(metadata) if metadata else None
-    return _tracer.start_as_current_span(
+    return cast("Tracer", _tracer).start_as_current_span(
         f"/{service}/{method}", context=parent, kind=trace.SpanKind.SERVER,
         attributes=_rpc_attributes(service, method, carrier), record_exception=False, set_status_on_exception=False,
     )
 
 
-def failed(span: Any, code: grpc.StatusCode, message: str = "") -> None:
+def failed(span: Span, code: grpc.StatusCode, message: str = "") -> None:
     """Mark `span` with the status a call ended with."""
     from opentelemetry.trace import Status, StatusCode
 
@@ -195,14 +205,14 @@ def current_failed(code: grpc.StatusCode, message: str = "") -> None:
 
 
 @contextlib.contextmanager
-def carried_client_span(service: str, method: str, metadata: MutableMapping[str, str], carrier: str) -> Iterator[Any]:
+def carried_client_span(service: str, method: str, metadata: MutableMapping[str, str], carrier: str) -> Iterator[Span]:
     """The client span of one call carried as a message; its context written into `metadata`,
     which travels with the call. A failure (ServiceError) marks the span with its code."""
     from opentelemetry import propagate, trace
 
     from services.common.errors import ServiceError
 
-    with _tracer.start_as_current_span(
+    with cast("Tracer", _tracer).start_as_current_span(
         f"/{service}/{method}", kind=trace.SpanKind.CLIENT, attributes=_rpc_attributes(service, method, carrier),
         record_exception=False, set_status_on_exception=False,
     ) as span:
@@ -214,7 +224,7 @@ def carried_client_span(service: str, method: str, metadata: MutableMapping[str,
             raise
 
 
-def _rpc_attributes(service: str, method: str, carrier: str) -> dict[str, Any]:
+def _rpc_attributes(service: str, method: str, carrier: str) -> dict[str, str | int]:
     return {
         "rpc.system": "grpc", "rpc.service": service, "rpc.method": method, "rpc.grpc.status_code": 0,
         CARRIER_ATTRIBUTE: carrier,
@@ -227,7 +237,7 @@ async def in_process(service: str, method: str, call: Awaitable[R]) -> R:
 
     from services.common.errors import ServiceError
 
-    with _tracer.start_as_current_span(
+    with cast("Tracer", _tracer).start_as_current_span(
         f"/{service}/{method}", kind=trace.SpanKind.INTERNAL, attributes=_rpc_attributes(service, method, "inprocess"),
         record_exception=False, set_status_on_exception=False,
     ) as span:
@@ -251,7 +261,7 @@ def traced(name: str) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Await
 
             from services.common.errors import ServiceError
 
-            with _tracer.start_as_current_span(
+            with cast("Tracer", _tracer).start_as_current_span(
                 name, kind=trace.SpanKind.SERVER, record_exception=False, set_status_on_exception=False
             ) as span:
                 try:
@@ -272,25 +282,28 @@ class WithinTraces:
     """A tracer provider for the Redis instrumentation whose spans open only inside a
     kept (recording) span: a command outside any trace, or in a dropped one, builds no span."""
 
-    def __init__(self, provider: Any) -> None:
+    def __init__(self, provider: TracerProvider) -> None:
         self._provider = provider
 
+    # Any: the instrumentation's arguments, handed on untouched to the SDK's get_tracer.
     def get_tracer(self, *args: Any, **kwargs: Any) -> _WithinTracesTracer:
         return _WithinTracesTracer(self._provider.get_tracer(*args, **kwargs))
 
 
 class _WithinTracesTracer:
-    def __init__(self, tracer: Any) -> None:
+    def __init__(self, tracer: Tracer) -> None:
         self._tracer = tracer
 
-    def start_as_current_span(self, *args: Any, **kwargs: Any) -> Any:
+    # Any: the instrumentation's arguments, handed on untouched to the SDK's tracer.
+    def start_as_current_span(self, *args: Any, **kwargs: Any) -> contextlib.AbstractContextManager[Span]:
         from opentelemetry import trace
 
         if not trace.get_current_span().is_recording():
             return contextlib.nullcontext(trace.INVALID_SPAN)
         return self._tracer.start_as_current_span(*args, **kwargs)
 
-    def start_span(self, *args: Any, **kwargs: Any) -> Any:
+    # Any: as above, handed on untouched.
+    def start_span(self, *args: Any, **kwargs: Any) -> Span:
         from opentelemetry import trace
 
         if not trace.get_current_span().is_recording():
@@ -298,7 +311,7 @@ class _WithinTracesTracer:
         return self._tracer.start_span(*args, **kwargs)
 
 
-def asgi(app: Any) -> Any:
+def asgi(app: ASGIApp) -> ASGIApp:
     """The edge's ASGI app under the stock middleware (a server span per HTTP request), or `app` when off."""
     if not ENABLED:
         return app
@@ -307,7 +320,7 @@ def asgi(app: Any) -> Any:
     return OpenTelemetryMiddleware(app, tracer_provider=_provider)
 
 
-def add_trace_ids(logger: object, method: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+def add_trace_ids(logger: object, method: str, event: EventDict) -> EventDict:
     """A structlog processor: the current span's trace_id and span_id on each log line."""
     from opentelemetry import trace
 

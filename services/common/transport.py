@@ -13,7 +13,7 @@ in-process call here against the identity of the calling process.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Protocol
 
 import grpc
@@ -93,8 +93,12 @@ class InProcess:
         return None
 
 
-# A generated stub class, called with a channel (protoc writes no types for *_pb2_grpc).
-StubClass = Callable[[grpc.aio.Channel], object]
+class StubClass(Protocol):
+    """A generated stub class, called with a channel (protoc writes no types for *_pb2_grpc)."""
+
+    __name__: str
+
+    def __call__(self, channel: grpc.aio.Channel) -> object: ...
 
 
 def _service_name(stub_cls: StubClass) -> str:

@@ -9,7 +9,7 @@ choosing, would stand where the match's own shuffle goes. The match needs none.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import grpc
 from tabletop.deck.v1 import deck_service_pb2 as pb
@@ -20,6 +20,9 @@ from services.common import authz, batch, mux
 from services.common.grants import GrantChecker, check_call
 from services.common.ports import DicePort
 from services.deck.app import DeckApp
+
+if TYPE_CHECKING:
+    from services.common import tls
 
 
 class DicePermuter:
@@ -38,20 +41,20 @@ class DeckServicer(pb_grpc.DeckServiceServicer):
         self._app = app
         self._grants = grants
 
-    async def ShufflePile(self, request: pb.ShufflePileRequest, context: Any) -> pb.ShufflePileResponse:
+    async def ShufflePile(self, request: pb.ShufflePileRequest, context: tls.Authenticated) -> pb.ShufflePileResponse:
         check_call(self._grants, context, request.grant, request.match_id, request.counter, pile=True)
         size = await self._app.shuffle(
             request.match_id, request.pile, request.counter, tuple(request.cards), request.keep_order
         )
         return pb.ShufflePileResponse(size=size)
 
-    async def DrawCards(self, request: pb.DrawCardsRequest, context: Any) -> pb.DrawCardsResponse:
+    async def DrawCards(self, request: pb.DrawCardsRequest, context: tls.Authenticated) -> pb.DrawCardsResponse:
         # A deal reads an earlier shuffle: it uses no new draw number, only the match is checked.
         check_call(self._grants, context, request.grant, request.match_id)
         cards = await self._app.draw(request.match_id, request.pile, request.counter, request.offset, request.count)
         return pb.DrawCardsResponse(cards=cards)
 
-    async def PutCards(self, request: pb.PutCardsRequest, context: Any) -> pb.PutCardsResponse:
+    async def PutCards(self, request: pb.PutCardsRequest, context: tls.Authenticated) -> pb.PutCardsResponse:
         check_call(self._grants, context, request.grant, request.match_id, request.counter, pile=True)
         size = await self._app.put(
             request.match_id, request.pile, request.counter, request.from_counter, request.offset,
@@ -67,7 +70,9 @@ class DeckServicer(pb_grpc.DeckServiceServicer):
         return pb.BatchResponse(results=await batch.answer(self, authz.DECK, request.calls, context))
 
     async def Exchange(
-        self, requests: AsyncIterator[pb.ExchangeRequest], context: Any
+        self,
+        requests: AsyncIterator[pb.ExchangeRequest],
+        context: grpc.aio.ServicerContext[pb.ExchangeRequest, pb.ExchangeResponse],
     ) -> AsyncIterator[pb.ExchangeResponse]:
         async for message in mux.answer(self, authz.DECK, requests, context, pb.ExchangeResponse):
             yield message

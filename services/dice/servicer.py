@@ -10,7 +10,7 @@ A window is never logged: only the ids of its request are.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import grpc
 from tabletop.common.v1 import chance_pb2
@@ -21,6 +21,9 @@ from services.common import authz, batch, mux
 from services.common.grants import GrantChecker, check_call
 from services.dice.app import DiceApp
 
+if TYPE_CHECKING:
+    from services.common import tls
+
 
 class DiceServicer(pb_grpc.DiceServiceServicer):
     def __init__(self, app: DiceApp, grants: GrantChecker) -> None:
@@ -30,7 +33,7 @@ class DiceServicer(pb_grpc.DiceServiceServicer):
     async def CommitSeed(self, request: pb.CommitSeedRequest, context: object) -> pb.CommitSeedResponse:
         return pb.CommitSeedResponse(commitment=await self._app.commit(request.match_id))
 
-    async def RollDice(self, request: pb.RollDiceRequest, context: Any) -> pb.RollDiceResponse:
+    async def RollDice(self, request: pb.RollDiceRequest, context: tls.Authenticated) -> pb.RollDiceResponse:
         check_call(self._grants, context, request.grant, request.match_id, request.counter)
         values = await self._app.roll(request.match_id, request.counter, request.faces, request.count)
         return pb.RollDiceResponse(values=values)
@@ -41,7 +44,7 @@ class DiceServicer(pb_grpc.DiceServiceServicer):
             window=chance_pb2.RollWindow(first_counter=held.first, dice=held.dice, digests=held.digests)
         )
 
-    async def Permute(self, request: pb.PermuteRequest, context: Any) -> pb.PermuteResponse:
+    async def Permute(self, request: pb.PermuteRequest, context: tls.Authenticated) -> pb.PermuteResponse:
         check_call(self._grants, context, request.grant, request.match_id, request.counter)
         return pb.PermuteResponse(order=await self._app.permute(request.match_id, request.counter, request.n))
 
@@ -53,7 +56,9 @@ class DiceServicer(pb_grpc.DiceServiceServicer):
         return pb.BatchResponse(results=await batch.answer(self, authz.DICE, request.calls, context))
 
     async def Exchange(
-        self, requests: AsyncIterator[pb.ExchangeRequest], context: Any
+        self,
+        requests: AsyncIterator[pb.ExchangeRequest],
+        context: grpc.aio.ServicerContext[pb.ExchangeRequest, pb.ExchangeResponse],
     ) -> AsyncIterator[pb.ExchangeResponse]:
         async for message in mux.answer(self, authz.DICE, requests, context, pb.ExchangeResponse):
             yield message

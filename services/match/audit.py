@@ -156,8 +156,8 @@ class _Walk:
         self.outcomes = outcomes
         self.match = Match(match_id)
         self.game: Game | None = None
-        self.state: Any = None
-        self.states: dict[int, Any] = {0: None}  # the engine state after each version where it is known
+        self.state: object | None = None  # the game's state (a state of whichever game the match plays)
+        self.states: dict[int, object | None] = {0: None}  # the engine state after each version where it is known
         self.clocks: dict[int, clocks.Clock | None] = {0: None}  # the clocks after each version
         self.track = undo.CLEAR
         self.batch = _Batch()
@@ -505,6 +505,8 @@ def _parse(cls: type[Message], entry: Entry) -> Message | None:
         return None
 
 
+# Any: each handler takes the message type beside it (ChanceResolved's is None: _step runs it),
+# a pairing that one dict's value type cannot state.
 _HANDLERS: dict[str, tuple[type[Message], Any]] = {
     ev.MatchCreated.DESCRIPTOR.full_name: (ev.MatchCreated, _Walk._created),
     ev.PlayerJoined.DESCRIPTOR.full_name: (ev.PlayerJoined, _Walk._joined),

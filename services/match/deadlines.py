@@ -18,7 +18,10 @@ crash) makes the lobby expire late, never early.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import redis.asyncio as aioredis
 
 DEADLINES_KEY = "tabletop:clock-deadlines"
 
@@ -85,7 +88,7 @@ class MemoryDeadlines:
 
 
 class RedisDeadlines:
-    def __init__(self, redis: Any) -> None:
+    def __init__(self, redis: aioredis.Redis) -> None:
         self._redis = redis
         self._claim = redis.register_script(_CLAIM)
         self._settle = redis.register_script(_SETTLE)

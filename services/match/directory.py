@@ -7,7 +7,12 @@ lost write is repaired by the next lifecycle change of that match.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
+
+if TYPE_CHECKING:
+    import redis.asyncio as aioredis
+
+    from services.common.redis_commands import Commands
 
 DIRECTORY_KEY = "tabletop:match-directory"
 INDEX_KEY = "tabletop:streams"
@@ -36,8 +41,9 @@ class MemoryDirectory:
 class RedisDirectory:
     """A hash of match id -> "game status", walked in the order of the streams index."""
 
-    def __init__(self, redis: Any) -> None:
-        self._redis = redis
+    def __init__(self, redis: aioredis.Redis) -> None:
+        # Its replies as they come (services/common/redis_commands.py says how).
+        self._redis = cast("Commands", redis)
 
     async def put(self, match_id: str, game: str, status: int) -> None:
         await self._redis.hset(DIRECTORY_KEY, match_id, f"{game} {status}")

@@ -95,16 +95,16 @@ class Candidate:
 
     seat: int
     action: object
-    events: Sequence[Any]
+    events: Sequence[object]
 
 
 @dataclass
 class Moves:
     """A run re-derived as moves: the state after it, and where each move ended."""
 
-    state: Any
+    state: object
     # Run position -> the state there, for every position a move ends at.
-    reached: dict[int, Any] = field(default_factory=dict)
+    reached: dict[int, object] = field(default_factory=dict)
     moves: int = 0
     # The seats whose action can open the run (a clock's mover).
     first_seats: frozenset[int] = frozenset()
@@ -202,7 +202,7 @@ class Game:
 
 def derive_chance(
     game: Game, state: object, outcome: chance_pb2.ChanceOutcome, run: Sequence[Entry], at: int
-) -> tuple[Any, int]:
+) -> tuple[object, int]:
     """The state after the engine's events for a chance outcome (ChanceResolved at
     version `at`), checked against the start of `run`; answers how many it took."""
     try:
@@ -270,7 +270,7 @@ def _difference(
     return Difference(entry.version, game.kind(entry), what, name, logged, derived)
 
 
-def _unexplained(game: Game, run: Sequence[Entry], reached: dict[int, Any], expected: Expected | None) -> Difference:
+def _unexplained(game: Game, run: Sequence[Entry], reached: dict[int, object], expected: Expected | None) -> Difference:
     """The first entry no move explains, told against the move that came nearest: the one
     that matched furthest, then one whose event there is of the logged kind with the
     fewest fields apart (searched again only now: an honest log never gets here)."""
@@ -343,6 +343,8 @@ def message_differences(logged: Message, derived: Message, path: str = "") -> li
     return found
 
 
+# Any: one field of two messages of one type, read by name from the descriptor; both are of
+# whatever kind that field is (scalar, message, map or repeated), which the code asks of `a` alone.
 def _value_differences(a: Any, b: Any, name: str) -> list[tuple[str, str, str]]:
     """One field of two messages: a scalar, a message, a map or a list of either."""
     if isinstance(a, Message):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, Protocol
+from typing import Protocol
 
 import grpc
 from tabletop.match.v1 import match_service_pb2 as pb
@@ -159,7 +159,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         return pb.BatchResponse(results=await batch.answer(self, authz.MATCH, request.calls, context))
 
     async def Exchange(
-        self, requests: AsyncIterator[pb.ExchangeRequest], context: Any
+        self,
+        requests: AsyncIterator[pb.ExchangeRequest],
+        context: grpc.aio.ServicerContext[pb.ExchangeRequest, pb.ExchangeResponse],
     ) -> AsyncIterator[pb.ExchangeResponse]:
         async for message in mux.answer(self, authz.MATCH, requests, context, pb.ExchangeResponse):
             yield message

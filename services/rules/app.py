@@ -11,13 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 from services.common.errors import FailedPrecondition, InvalidArgument
 from services.common.lru import LRU
 from services.games.common.engine import Audience, IllegalAction, InvalidConfig, Outcome, ToMove, Visibility, replay
-from services.games.common.host import HostedEngine
-from services.games.registry import GameEntry
+from services.games.registry import GameEntry, SomeEngine
 
 CACHE_SIZE = 4096
 
@@ -67,7 +65,7 @@ class EngineHost:
 
     def __init__(self, entry: GameEntry) -> None:
         self.entry = entry
-        self.engine: HostedEngine[Any, Any, Any] = entry.engine
+        self.engine: SomeEngine = entry.engine
         self.codec = entry.codec
         self._decoded: LRU[bytes, object] = LRU(CACHE_SIZE)
 
