@@ -52,12 +52,12 @@ soak: $(GEN) ## long runs: thousands of random games per engine, soak and fault 
 	SOAK=1 $(PY) -m pytest -q -p no:cacheprovider -m slow --timeout 7200
 
 lint: $(GEN) ## ruff, mypy strict, proto style check
-	$(PY) -m ruff check services gateway tests tools deploy bench web/tools
-	$(PY) -m mypy services gateway
+	$(PY) -m ruff check services gateway bots tests tools deploy bench web/tools
+	$(PY) -m mypy services gateway bots
 	$(PY) tools/proto_lint.py
 
 bots-eval: $(GEN) ## search bots against random bots in process, every game: win rates with 95% Wilson intervals (BOTS_EVAL_GAMES, BOTS_EVAL_BUDGET, BOTS_EVAL_ONLY, BOTS_EVAL_JOBS)
-	PYTHONHASHSEED=0 $(PY) -m services.bots.eval
+	PYTHONHASHSEED=0 $(PY) -m bots.eval
 
 bench: $(GEN) ## Both shapes, every game, 1/16/64 matches, 3 interleaved repetitions: CPU/action, p50/p99, actions/s as ratios to boardgame.io and the in-run floor, store calls/action, issue 28's targets (~10 min; BENCH_QUICK=1: shorter)
 	$(PY) -m bench

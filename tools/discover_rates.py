@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from services.bots.arena import wilson
+from bots.arena import wilson
 from services.dice.playout import play, random_policy
 from services.games.discover import ENGINE
 from services.games.discover import events as ev

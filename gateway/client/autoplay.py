@@ -2,7 +2,7 @@
 
 One spectator watch stream tells the bots when the match moved; each seat
 asked to act picks a legal action: uniformly at random (`random`, the default),
-or by the information-set search of services/bots (`search`), which decides
+or by the information-set search of bots (`search`), which decides
 from exactly what the seat's client receives: its view and its legal actions,
 decoded by the game's codec (docs/bots.md). The command id is derived from
 (seat, version), so two submits for the same decision collapse into one.
@@ -21,10 +21,10 @@ from google.protobuf import any_pb2
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
+from bots import wire
+from bots.policies import Policy, make_policy
+from bots.search import Budget
 from gateway.client.api import Gateway, Seat, WatchCall
-from services.bots import wire
-from services.bots.policies import Policy, make_policy
-from services.bots.search import Budget
 from services.games import registry
 
 # Refusals a bot may meet when its view of the match is a step behind.
@@ -62,7 +62,7 @@ async def play_match(
 ) -> BotResult:
     """Create, fill, start and play one match to its end (or until a stop condition).
 
-    `bot` is the policy of every seat (services/bots/policies.py); `budget` bounds a search bot's decisions.
+    `bot` is the policy of every seat (bots/policies.py); `budget` bounds a search bot's decisions.
     `started` is handed the result as soon as the match has started: it is kept up to date as play goes
     on (progress reports)."""
     # Policies first: a game without a search bot is refused before any match is made.

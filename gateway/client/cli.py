@@ -25,10 +25,10 @@ from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
+from bots.policies import KINDS, parse_budget
+from bots.search import DEFAULT_BUDGET
 from gateway.client import admin, archive, autoplay, render, say
 from gateway.client.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
-from services.bots.policies import KINDS, parse_budget
-from services.bots.search import DEFAULT_BUDGET
 from services.common.audience import from_wire
 from services.common.errors import ServiceError
 from services.common.event_store import StoredEvent

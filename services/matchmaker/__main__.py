@@ -6,8 +6,8 @@ import os
 import socket
 from collections.abc import Mapping
 
+from bots.policies import parse_budget
 from services.bootstrap import dial
-from services.bots.policies import parse_budget
 from services.common import config, keys, redis_client, runtime
 from services.common.adapters import MatchClient
 from services.common.grpc_server import serve

@@ -1,7 +1,7 @@
 """Bot seats: legal actions through the match service until the match ends.
 
 A bot's level (`TABLETOP_MM_BOT_LEVEL`) is `random` (uniform among the legal
-actions) or `search`: the information-set search of services/bots, which asks
+actions) or `search`: the information-set search of bots, which asks
 the match for the bot seat's own view (the match serves the matchmaker nothing
 else) and decides from that view and the seat's legal actions (docs/bots.md).
 
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from google.protobuf import any_pb2
 from tabletop.match.v1 import match_service_pb2 as mpb
 
-from services.bots import wire
-from services.bots.policies import Policy, make_policy
-from services.bots.search import Budget
+from bots import wire
+from bots.policies import Policy, make_policy
+from bots.search import Budget
 from services.common import logging as tlog
 from services.common.errors import Aborted, FailedPrecondition
 from services.common.event_store import EventStore

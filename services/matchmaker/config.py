@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from services.bots.policies import KINDS
+from bots.policies import KINDS
 from services.common.config import Settings
 from services.matchmaker.ratings import DEFAULT_RULES, RatingRules
 

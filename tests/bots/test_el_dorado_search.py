@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from services.bots.arena import play
-from services.bots.policies import make_policy
+from bots.arena import play
+from bots.policies import make_policy
 from services.games.el_dorado import GAME
 
 

@@ -1,9 +1,9 @@
-"""`make bots-eval` (services/bots/eval.py): games in worker processes add up to what one process plays."""
+"""`make bots-eval` (bots/eval.py): games in worker processes add up to what one process plays."""
 
 from __future__ import annotations
 
-from services.bots.eval import Job, Row, run
-from services.bots.search import Budget
+from bots.eval import Job, Row, run
+from bots.search import Budget
 
 
 def _jobs() -> tuple[Row, Row, list[Job]]:

@@ -9,7 +9,7 @@ import pytest
 from google.protobuf import any_pb2
 from tabletop.match.v1 import match_service_pb2 as mpb
 
-from services.bots.search import Budget
+from bots.search import Budget
 from services.common import authz
 from services.common.errors import PermissionDenied
 from services.common.event_store import MemoryEventStore

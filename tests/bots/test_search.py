@@ -1,4 +1,4 @@
-"""The generic search (services/bots/search.py) on Pig: stronger than random, deterministic, within budget."""
+"""The generic search (bots/search.py) on Pig: stronger than random, deterministic, within budget."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from services.bots.arena import play, wilson, won
-from services.bots.policies import RandomPolicy, make_policy, parse_budget
-from services.bots.search import Budget, Search
+from bots.arena import play, wilson, won
+from bots.policies import RandomPolicy, make_policy, parse_budget
+from bots.search import Budget, Search
 from tests.bots.pig_bot import GAME
 from tests.fixtures import pig
 

@@ -124,7 +124,7 @@ class GameDeclaration(Generic[S, A, E]):
     passes: tuple[str, ...] = ()
     # A full state consistent with a seat's view (the game's View, as its codec decodes
     # it), every unknown sampled from what that seat cannot tell apart. Bots search with
-    # it (services/bots, docs/bots.md), and the undo verdict replays a move in the worlds
+    # it (bots, docs/bots.md), and the undo verdict replays a move in the worlds
     # it draws (`HostedEngine.discloses`). None: no search bot, and a move is judged
     # undoable by its events' audiences alone, which holds only for a game whose every
     # secret is dealt by chance into private events (the platform's test games).

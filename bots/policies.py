@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
-from services.bots.search import Budget, Search
+from bots.search import Budget, Search
 from services.games.common.host import GameDeclaration
 
 KINDS = ("random", "search")
@@ -46,7 +46,7 @@ class RandomPolicy:
 
 
 class SearchPolicy(Generic[S, A, E]):
-    """Information-set Monte Carlo tree search (services/bots/search.py)."""
+    """Information-set Monte Carlo tree search (bots/search.py)."""
 
     def __init__(self, game: GameDeclaration[S, A, E], seats: int, rng: random.Random, budget: Budget) -> None:
         self.search = Search(game, seats, rng, budget)

@@ -2,7 +2,7 @@
 
 Chance is a `LocalChance` (services/dice/playout.py), so a game here is what a
 match through the services would be with the same seed and choices. Used by
-`make bots-eval` (services/bots/eval.py) and the tests.
+`make bots-eval` (bots/eval.py) and the tests.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from services.bots.policies import Policy
+from bots.policies import Policy
 from services.dice.playout import LocalChance
 from services.games.common.chance import CHANCE_SEAT
 from services.games.common.engine import Outcome

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from google.protobuf import any_pb2
 
-from services.bots.policies import Policy
+from bots.policies import Policy
 from services.games.common.gamecodec import GameCodec
 
 # The game's action, event, view and state types, as its codec knows them.

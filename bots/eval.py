@@ -6,7 +6,7 @@ counts its share) with a 95% Wilson interval. Discover is co-operative: the
 win rate of all-search teams and of all-random teams at each player count, and
 (wins being rare) the mean days survived and quest stages completed.
 BOTS_EVAL_GAMES games per row (default 10), BOTS_EVAL_BUDGET per decision
-(default services/bots/search.py DEFAULT_BUDGET; iterations, or "200ms");
+(default bots/search.py DEFAULT_BUDGET; iterations, or "200ms");
 BOTS_EVAL_ONLY (e.g. "discover") limits the run to some games; BOTS_EVAL_JOBS games
 are played at once in worker processes (default: one per core; the figures do not
 depend on it, every game being seeded).
@@ -25,9 +25,9 @@ from typing import TypeVar
 from rich.console import Console
 from rich.table import Table
 
-from services.bots.arena import play, wilson, won
-from services.bots.policies import Policy, make_policy, parse_budget
-from services.bots.search import DEFAULT_BUDGET, Budget
+from bots.arena import play, wilson, won
+from bots.policies import Policy, make_policy, parse_budget
+from bots.search import DEFAULT_BUDGET, Budget
 from services.games import registry
 from services.games.common.host import GameDeclaration
 
