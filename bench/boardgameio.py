@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from bench import cpu
 from bench.stats import Run, run_of
-from services.common.redis_server import free_port
+from services.common.redis.server import free_port
 
 HERE = pathlib.Path(__file__).resolve().parent / "bgio"
 STAMP = HERE / "node_modules" / ".installed"

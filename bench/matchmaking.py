@@ -38,7 +38,7 @@ from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
 from bench import cpu
 from deploy.stack import UNLIMITED_CALLERS, Stack
-from services.common.transport import CHANNEL_OPTIONS
+from services.common.rpc.transport import CHANNEL_OPTIONS
 
 TICKETS = int(os.environ.get("BENCH_MM_TICKETS", "2000"))
 PARALLEL = int(os.environ.get("BENCH_MM_PARALLEL", "64"))

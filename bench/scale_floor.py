@@ -20,7 +20,7 @@ import grpc
 from bench import cpu
 from bench.bare_server import PLAY
 from bench.floor import bare_server
-from services.common import redis_server
+from services.common.redis import server as redis_server
 
 
 @dataclass(frozen=True)

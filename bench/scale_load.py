@@ -34,7 +34,7 @@ from bench.arrivals import Arrivals
 from bench.streams import Player, Table
 from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
-from services.common.transport import CHANNEL_OPTIONS
+from services.common.rpc.transport import CHANNEL_OPTIONS
 
 # Seconds a workload runs before its window opens (connections, caches, consumer groups).
 WARMUP = 3.0

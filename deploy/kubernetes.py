@@ -33,11 +33,11 @@ from deploy.capacity import (
     millicores,
     need,
 )
-from services.common.grpc_server import LIVENESS_SERVICE as LIVENESS_SERVICE
+from services.common.rpc.server import LIVENESS_SERVICE as LIVENESS_SERVICE
 
 PORT = 50050
 METRICS_PORT = 9100
-# The plaintext port that serves gRPC health alone (services/common/grpc_server.py):
+# The plaintext port that serves gRPC health alone (services/common/rpc/server.py):
 # the kubelet's gRPC probe cannot present a client certificate to the mutual-TLS port.
 HEALTH_PORT = 8086
 IMAGE = "tabletop:latest"

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from deploy import ports
 from deploy.stack import ROOT, ProcessFailed, Stack
 from gateway.client.admin import STACK_RECORD
-from services.common.redis_credentials import masked
+from services.common.redis.credentials import masked
 from services.games.registry import GAMES
 
 BUS_OFFSET = 10_000  # a cluster node's bus port, above its own

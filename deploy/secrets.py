@@ -18,8 +18,9 @@ from __future__ import annotations
 import pathlib
 import sys
 
-from services.common import keyring, pki, redis_credentials
-from services.common.private_files import write_private
+from services.common.redis import credentials as redis_credentials
+from services.common.security import keyring, pki
+from services.common.security.private_files import write_private
 
 
 def ensure(root: pathlib.Path) -> None:

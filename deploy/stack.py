@@ -11,7 +11,7 @@ the launcher health-checks each internal process over mutual TLS with that
 process's own identity.
 Without a `redis_url` the stack starts the embedded server on its data
 directory (`data_dir/redis`) and hands every process a
-REDIS_URL of its own ACL user (services/common/redis_credentials.py: the keys
+REDIS_URL of its own ACL user (services/common/redis/credentials.py: the keys
 and commands of the roles the process plays); `Stack.redis_url` is the admin
 URL. Given the admin URL of an embedded server this Python process started
 (the tests' session server), it does the same.
@@ -37,7 +37,9 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from deploy import ports
-from services.common import keyring, pki, redis_credentials, redis_server, tls
+from services.common.redis import credentials as redis_credentials
+from services.common.redis import server as redis_server
+from services.common.security import keyring, pki, tls
 from services.games.registry import GAMES, add_package, available
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

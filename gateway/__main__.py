@@ -6,8 +6,10 @@ from gateway.bootstrap import build_gateway, token_authority
 from gateway.forwarded import caller_address
 from gateway.limits import CallerLimits
 from gateway.servicer import register
-from services.common import config, keyring, redis_client, runtime
-from services.common.grpc_server import serve
+from services.common import config, runtime
+from services.common.redis import client as redis_client
+from services.common.rpc.server import serve
+from services.common.security import keyring
 from services.games import registry
 
 

@@ -26,12 +26,14 @@ from gateway.subscriptions import Subscriptions
 from gateway.tables import GameCatalog
 from gateway.watching import Watching
 from services.bootstrap import dial, rules_clients
-from services.common import keyring, redis_changes, redis_client
-from services.common.adapters import MatchClient, MatchmakerClient
 from services.common.config import Settings
-from services.common.redis_store import RedisEventStore
-from services.common.tokens import Lifetimes, TokenAuthority
-from services.common.transport import ROUND_ROBIN
+from services.common.redis import changes as redis_changes
+from services.common.redis import client as redis_client
+from services.common.rpc.adapters import MatchClient, MatchmakerClient
+from services.common.rpc.transport import ROUND_ROBIN
+from services.common.security import keyring
+from services.common.security.tokens import Lifetimes, TokenAuthority
+from services.common.store.redis_store import RedisEventStore
 from services.match.app import MatchApp
 from services.match.bootstrap import embedded_match
 from services.match.keeper import ClockKeeper
@@ -47,7 +49,7 @@ def token_authority(settings: Settings) -> TokenAuthority:
     else:
         raise keyring.KeyRingError(
             "no token signing keys: set TABLETOP_TOKEN_KEYS_FILE to a key ring "
-            "(`python -m services.common.keyring create PATH` makes one)"
+            "(`python -m services.common.security.keyring create PATH` makes one)"
         )
     lifetimes = Lifetimes(settings.session_ttl, settings.refresh_ttl, settings.seat_token_ttl)
     return TokenAuthority(ring, lifetimes)

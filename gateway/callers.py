@@ -12,7 +12,7 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 
 from gateway import validate
 from services.common.errors import PermissionDenied, Unauthenticated
-from services.common.tokens import Metadata, SeatClaim, Session, TokenAuthority, bearer_token
+from services.common.security.tokens import Metadata, SeatClaim, Session, TokenAuthority, bearer_token
 
 
 class CallContext(Protocol):

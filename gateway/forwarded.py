@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from services.common.tokens import Metadata
+from services.common.security.tokens import Metadata
 
 # gRPC metadata keys are lower case; the edge sets it and drops any a browser sent.
 FORWARDED_FOR = "x-tabletop-forwarded-for"

@@ -22,7 +22,7 @@ import redis.asyncio as aioredis
 
 from services.common import players
 from services.common.errors import FailedPrecondition, InvalidArgument, Unauthenticated, Unavailable
-from services.common.redis_commands import commands
+from services.common.redis.commands import commands
 
 if TYPE_CHECKING:
     import jwt.types

@@ -12,9 +12,9 @@ from gateway.callers import CallContext, Callers, client_command, holder
 from gateway.identity import Players
 from gateway.limits import RateLimiter
 from gateway.tables import GameCatalog
-from services.common.ports import MatchPort
+from services.common.rpc.ports import MatchPort
+from services.common.security.tokens import TokenAuthority
 from services.common.table_options import table_option_messages
-from services.common.tokens import TokenAuthority
 from services.matchmaker.tables import matchmade_defaults
 
 

@@ -24,7 +24,7 @@ from gateway.limits import RateLimiter
 from gateway.signin import SeatTokens
 from gateway.tables import GameCatalog
 from services.common.errors import Unavailable
-from services.common.ports import MatchmakerPort
+from services.common.rpc.ports import MatchmakerPort
 
 WATCH_REOPENS = 5
 # A ticket update from the matchmaker, from either stream that carries them.

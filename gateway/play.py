@@ -11,8 +11,8 @@ from gateway.limits import RateLimiter
 from gateway.positions import Positions
 from gateway.subscriptions import Subscriptions
 from services.common.errors import InvalidArgument
-from services.common.ports import MatchPort
-from services.common.tokens import SeatClaim
+from services.common.rpc.ports import MatchPort
+from services.common.security.tokens import SeatClaim
 
 
 class Moves:

@@ -21,7 +21,7 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 
 from services.common.errors import ServiceError
 from services.common.lru import LRU
-from services.common.ports import MatchPort
+from services.common.rpc.ports import MatchPort
 
 # Positions kept: a few per match followed (a watcher asks for the newest).
 CACHE_SIZE = 4096

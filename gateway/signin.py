@@ -10,8 +10,8 @@ from gateway.callers import CallContext, Callers
 from gateway.identity import Players
 from services.common import logging as tlog
 from services.common.errors import InvalidArgument, PermissionDenied
-from services.common.ports import MatchPort
-from services.common.tokens import SeatClaim, TokenAuthority
+from services.common.rpc.ports import MatchPort
+from services.common.security.tokens import SeatClaim, TokenAuthority
 
 log = tlog.get("gateway")
 

@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 
 from tabletop.common.v1 import log_pb2
 
-from services.common import log_entry
 from services.common import logging as tlog
 from services.common.errors import Unavailable
-from services.common.event_store import EventStore, StoredEvent
-from services.common.keys import match_stream
-from services.common.redis_changes import SUBSCRIBED
-from services.common.redis_faults import FAULTS, FAULTS_AND_TIMEOUTS
+from services.common.redis.changes import SUBSCRIBED
+from services.common.redis.faults import FAULTS, FAULTS_AND_TIMEOUTS
+from services.common.redis.keys import match_stream
+from services.common.store import log_entry
+from services.common.store.event_store import EventStore, StoredEvent
 
 log = tlog.get("subscriptions")
 # Recent events a feed keeps in memory (watchers that are further behind read

@@ -15,7 +15,7 @@ from tabletop.common.v1 import common_pb2
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.errors import InvalidArgument
-from services.common.ports import RulesPort
+from services.common.rpc.ports import RulesPort
 from services.common.table_options import table_option_messages
 from services.games.common.options import InvalidConfig, OptionSpec, OptionType, parse_options
 

@@ -8,8 +8,8 @@ from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.audience import entitled, to_wire
-from services.common.event_store import StoredEvent
 from services.common.lru import LRU
+from services.common.store.event_store import StoredEvent
 
 # Built entries kept: the last events of the matches this gateway serves.
 ENTRIES_KEPT = 8192

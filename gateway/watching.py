@@ -21,11 +21,11 @@ from gateway.positions import fetched_once
 from gateway.subscriptions import Subscriptions
 from services.common import tracing
 from services.common.errors import PermissionDenied, ServiceError, Unauthenticated
-from services.common.event_store import EventStore
-from services.common.keys import match_stream
 from services.common.lru import LRU
-from services.common.ports import MatchPort
-from services.common.tokens import SeatClaim
+from services.common.redis.keys import match_stream
+from services.common.rpc.ports import MatchPort
+from services.common.security.tokens import SeatClaim
+from services.common.store.event_store import EventStore
 
 WATCH_POLL_SECONDS = 10.0
 MAX_LOG_PAGE = 5000

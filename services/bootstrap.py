@@ -8,11 +8,11 @@ above every service package and below the processes.
 
 from __future__ import annotations
 
-from services.common import tls
-from services.common.adapters import RulesClient
 from services.common.config import Settings
 from services.common.draws import ChanceResolver
-from services.common.ports import RulesPort
+from services.common.rpc.adapters import RulesClient
+from services.common.rpc.ports import RulesPort
+from services.common.security import tls
 from services.games import registry
 
 

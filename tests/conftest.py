@@ -15,7 +15,7 @@ import pytest
 import redis.asyncio as aioredis
 from hypothesis import settings
 
-from services.common import redis_server
+from services.common.redis import server as redis_server
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None)

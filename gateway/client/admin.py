@@ -26,9 +26,10 @@ from rich.console import Console
 from rich.table import Table
 
 from gateway.client import archive
-from services.common import redis_credentials, redis_server
-from services.common.keys import match_stream
-from services.common.redis_store import RedisEventStore
+from services.common.redis import credentials as redis_credentials
+from services.common.redis import server as redis_server
+from services.common.redis.keys import match_stream
+from services.common.store.redis_store import RedisEventStore
 from services.match.directory import RedisDirectory
 from services.match.lifecycle import Status
 from services.match.records import summary

@@ -19,7 +19,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 
 from gateway import payloads
-from services.common.transport import CHANNEL_OPTIONS
+from services.common.rpc.transport import CHANNEL_OPTIONS
 from services.games import registry
 
 DEFAULT_GATEWAY = "127.0.0.1:50051"

@@ -24,9 +24,9 @@ from typing import Any, cast
 from google.protobuf import any_pb2
 
 from services.common.audience import Audience
-from services.common.event_store import MemoryEventStore, NewEvent, StoredEvent
-from services.common.keys import match_stream
-from services.common.ports import DeckPort, DicePort
+from services.common.redis.keys import match_stream
+from services.common.rpc.ports import DeckPort, DicePort
+from services.common.store.event_store import MemoryEventStore, NewEvent, StoredEvent
 from services.match.app import MatchApp
 from services.match.lifecycle import Match
 
@@ -85,7 +85,7 @@ class _Offline:
 
 async def replayer(match_id: str, events: Sequence[StoredEvent]) -> MatchApp:
     """The match use cases over an in-memory store holding `events`, with every engine in process."""
-    from services.common.adapters import RulesClient
+    from services.common.rpc.adapters import RulesClient
     from services.games import registry
     from services.rules.app import EngineHost
     from services.rules.servicer import RulesServicer

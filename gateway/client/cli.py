@@ -31,8 +31,8 @@ from gateway.client import admin, archive, autoplay, render, say
 from gateway.client.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
 from services.common.audience import from_wire
 from services.common.errors import ServiceError
-from services.common.event_store import StoredEvent
-from services.common.private_files import write_private
+from services.common.security.private_files import write_private
+from services.common.store.event_store import StoredEvent
 from services.games import registry
 from services.match import audit
 from services.match.records import summary as summary_of

@@ -23,7 +23,7 @@ from services.common import tracing
 
 API_PREFIX = "/tabletop.gateway.v1.GatewayService/"
 HEALTH_PATH = "/healthz"
-# The gateway's own bound on a request (services/common/grpc_server.py): the same here.
+# The gateway's own bound on a request (services/common/rpc/server.py): the same here.
 MAX_REQUEST_BYTES = 1024 * 1024
 
 

@@ -99,10 +99,10 @@ class Settings:
     # tickets in Redis itself: services/matchmaker/desk.py); the replicas group and form either way.
     matchmaker_transport: Transport = Transport.GRPC
     # How a "grpc" contract carries unary calls: "stream" (one Exchange stream per peer
-    # replica, services/common/mux.py) or "unary" (a gRPC call each, busy callers' batched).
+    # replica, services/common/rpc/mux.py) or "unary" (a gRPC call each, busy callers' batched).
     internal_calls: str = "stream"
     # How long a match process keeps a match's write lease after its last append
-    # (services/common/event_store.py); 0: it takes none, and reads always check the log.
+    # (services/common/store/event_store.py); 0: it takes none, and reads always check the log.
     match_lease_ms: int = 3000
     # Serve only this game (a rules process).
     game: str = ""
@@ -150,7 +150,7 @@ class Settings:
     trust_forwarded: bool = False
     # Extra engine packages, name -> package (the platform tests' own game).
     extra_games: Mapping[str, str] = field(default_factory=dict)
-    # Mutual TLS between platform processes (PEM files; see services/common/tls.py).
+    # Mutual TLS between platform processes (PEM files; see services/common/security/tls.py).
     # No defaults: every process refuses to start without them.
     tls_ca: str = ""
     tls_cert: str = ""

@@ -5,7 +5,7 @@ log; the dice and deck answer pure functions of it, so a retried or raced
 resolution gets the same outcome and consumes nothing. Two callers resolve: the
 match (services/match/turns.py) and the rules deciding a move, in a process of
 their own under the match's grant (services/rules/servicer.py,
-services/common/grants.py) or in the match's process as the match. Both
+services/common/security/grants.py) or in the match's process as the match. Both
 advance the same cursor with `advanced`, so they cannot disagree on which draw
 number or pile position comes next.
 
@@ -26,11 +26,11 @@ from tabletop.common.v1 import chance_pb2
 from tabletop.deck.v1 import deck_service_pb2 as deck_pb
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 
-from services.common import grants
 from services.common import logging as tlog
 from services.common.errors import FailedPrecondition, ServiceError
 from services.common.lru import LRU
-from services.common.ports import DeckPort, DicePort
+from services.common.rpc.ports import DeckPort, DicePort
+from services.common.security import grants
 from services.dice import fair
 
 # Draw numbers one window asks the dice for: one OpenWindow (and one revealed-seed check)

@@ -6,7 +6,7 @@ and alerts written for them apply: `grpc_server_started_total`,
 `grpc_server_handled_total` and `grpc_server_handling_seconds` by grpc_type,
 grpc_service, grpc_method (and grpc_code), and the same as `grpc_client_*` for
 the calls a process makes to the internal services. A call carried on an
-Exchange stream or in a Batch (services/common/mux.py, batch.py) is counted as
+Exchange stream or in a Batch (services/common/rpc/mux.py, batch.py) is counted as
 the unary call it stands for; the stream or the batch is counted as well, under
 its own method.
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.common.redis_commands import Commands
+from services.common.redis.commands import Commands
 
 MAX_DISPLAY_NAME = 32
 # Player ids: the gateway mints "p-<hex>" for people; the matchmaker names the bots it seats

@@ -13,8 +13,8 @@ Off, nothing is imported and nothing is built: every hook on the hot path reads
   with TABLETOP_INTERNAL_CALLS=unary, the edge's calls to the gateway): the stock
   grpc instrumentation, its server interceptor (grpc_server.py) and its client
   interceptors (every grpc.aio channel made after `configure`);
-- a call carried as a message (an Exchange stream's, services/common/mux.py, or
-  a Batch item, services/common/coalesce.py): the stock interceptors would see
+- a call carried as a message (an Exchange stream's, services/common/rpc/mux.py, or
+  a Batch item, services/common/rpc/coalesce.py): the stock interceptors would see
   one stream, or one batch, for many callers' calls; so the caller opens a client
   span per call and writes its context (W3C traceparent) into the call's own
   metadata, and the server opens a server span per call from it (batch.py `one`);

@@ -2,10 +2,12 @@
 
 
 from services.bootstrap import dial
-from services.common import config, redis_client, runtime, tls
-from services.common.adapters import DiceClient
-from services.common.grants import GrantChecker
-from services.common.grpc_server import serve
+from services.common import config, runtime
+from services.common.redis import client as redis_client
+from services.common.rpc.adapters import DiceClient
+from services.common.rpc.server import serve
+from services.common.security import tls
+from services.common.security.grants import GrantChecker
 from services.deck.app import DeckApp
 from services.deck.servicer import DicePermuter, register
 

@@ -19,10 +19,10 @@ from typing import Protocol
 
 import redis.asyncio as aioredis
 
-from services.common import keys
 from services.common.errors import FailedPrecondition, InvalidArgument
 from services.common.lru import LRU
-from services.common.redis_commands import commands
+from services.common.redis import keys
+from services.common.redis.commands import commands
 
 MAX_PILE = 10_000
 # Pile orders kept in memory. A pile version never changes once made (SET NX, one

@@ -1,7 +1,7 @@
 """gRPC adapter of the deck use cases.
 
 A rules process may shuffle, deal and put only under the match's grant
-(services/common/grants.py), and make a pile (shuffle or put) only under the grant's
+(services/common/security/grants.py), and make a pile (shuffle or put) only under the grant's
 first draw number, the match's next one: a pile made ahead, with an order of its
 choosing, would stand where the match's own shuffle goes. The match needs none.
 """
@@ -16,13 +16,14 @@ from tabletop.deck.v1 import deck_service_pb2 as pb
 from tabletop.deck.v1 import deck_service_pb2_grpc as pb_grpc
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 
-from services.common import authz, batch, mux
-from services.common.grants import GrantChecker, check_call
-from services.common.ports import DicePort
+from services.common.rpc import batch, mux
+from services.common.rpc.ports import DicePort
+from services.common.security import authz
+from services.common.security.grants import GrantChecker, check_call
 from services.deck.app import DeckApp
 
 if TYPE_CHECKING:
-    from services.common import tls
+    from services.common.security import tls
 
 
 class DicePermuter:

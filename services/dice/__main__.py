@@ -1,9 +1,11 @@
 """The dice process."""
 
 
-from services.common import config, redis_client, runtime, tls
-from services.common.grants import GrantChecker
-from services.common.grpc_server import serve
+from services.common import config, runtime
+from services.common.redis import client as redis_client
+from services.common.rpc.server import serve
+from services.common.security import tls
+from services.common.security.grants import GrantChecker
 from services.dice.app import DiceApp
 from services.dice.servicer import register
 

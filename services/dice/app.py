@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from services.common import keys
 from services.common.errors import FailedPrecondition, InvalidArgument, NotFound
 from services.common.lru import LRU
-from services.common.redis_commands import commands
+from services.common.redis import keys
+from services.common.redis.commands import commands
 from services.dice import fair
 
 MAX_DICE = 64
 MAX_FACES = fair.MAX_FACES
 # A roll window (OpenWindow) spans at most this many draw numbers and dice per draw number.
-# 64 draw numbers (a grant's reach, services/common/grants.py) x 8 dice is 512 HMACs, about
+# 64 draw numbers (a grant's reach, services/common/security/grants.py) x 8 dice is 512 HMACs, about
 # 1.5 ms of this process's CPU and a 16 KB reply: the most one call should cost. The match asks
 # for less (services/common/draws.py): enough that one call serves a few dozen rolls, and every
 # die any game here rolls at once (Discover's leader dice, one per seat: 4).

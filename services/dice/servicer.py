@@ -1,8 +1,8 @@
 """gRPC adapter of the dice use cases.
 
 A rules process may permute only under the match's grant for the draw number it asks
-(services/common/grants.py); the match and the deck need none. Rolls are the match's
-alone (the policy table, services/common/authz.py): it rolls from windows of them
+(services/common/security/grants.py); the match and the deck need none. Rolls are the match's
+alone (the policy table, services/common/security/authz.py): it rolls from windows of them
 (OpenWindow), and a rules process rolls from the slice of a window the match hands it.
 A window is never logged: only the ids of its request are.
 """
@@ -17,12 +17,13 @@ from tabletop.common.v1 import chance_pb2
 from tabletop.dice.v1 import dice_service_pb2 as pb
 from tabletop.dice.v1 import dice_service_pb2_grpc as pb_grpc
 
-from services.common import authz, batch, mux
-from services.common.grants import GrantChecker, check_call
+from services.common.rpc import batch, mux
+from services.common.security import authz
+from services.common.security.grants import GrantChecker, check_call
 from services.dice.app import DiceApp
 
 if TYPE_CHECKING:
-    from services.common import tls
+    from services.common.security import tls
 
 
 class DiceServicer(pb_grpc.DiceServiceServicer):

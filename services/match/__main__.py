@@ -2,8 +2,9 @@
 
 import asyncio
 
-from services.common import config, redis_client, runtime
-from services.common.grpc_server import serve
+from services.common import config, runtime
+from services.common.redis import client as redis_client
+from services.common.rpc.server import serve
 from services.match.bootstrap import match_app
 from services.match.keeper import ClockKeeper
 from services.match.servicer import register

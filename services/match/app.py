@@ -28,10 +28,10 @@ from services.common import logging as tlog
 from services.common import metrics
 from services.common.draws import RollWindows
 from services.common.errors import InvalidArgument
-from services.common.event_store import EventStore, NewEvent
-from services.common.grants import GrantSigner
-from services.common.keys import match_stream
-from services.common.ports import DeckPort, DicePort, RulesPort
+from services.common.redis.keys import match_stream
+from services.common.rpc.ports import DeckPort, DicePort, RulesPort
+from services.common.security.grants import GrantSigner
+from services.common.store.event_store import EventStore, NewEvent
 from services.common.table_options import InvalidConfig, game_config, table_config
 from services.match import disclosure, lifecycle, log_events, records, undo
 from services.match.deadlines import Deadlines, MemoryDeadlines
@@ -138,7 +138,7 @@ class MatchApp:
         _check_match_id(match_id)
 
         async def plan(lobby: Match) -> Progress:
-            # Only the matchmaker may form (services/common/authz.py): the log says the table is its,
+            # Only the matchmaker may form (services/common/security/authz.py): the log says the table is its,
             # which is what lets ratings trust it (services/matchmaker/RATINGS.md).
             created = await _created(self._dice, lobby, game, config, seat_count, matchmade=True)
             seated = opened = lifecycle.evolve(lobby, created)

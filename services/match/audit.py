@@ -40,7 +40,7 @@ from tabletop.match.v1 import events_pb2 as ev
 from services.common import draws
 from services.common.audience import Audience
 from services.common.errors import ServiceError
-from services.common.event_store import StoredEvent
+from services.common.store.event_store import StoredEvent
 from services.common.table_options import game_config
 from services.dice.verify import Report
 from services.dice.verify import verify as recompute

@@ -11,13 +11,14 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 
 from services.bootstrap import dial, rules_clients
-from services.common import keys, tls
-from services.common.adapters import DeckClient, DiceClient, MatchClient
 from services.common.config import Settings
 from services.common.draws import ChanceResolver, RollWindows
-from services.common.grants import GrantChecker, GrantSigner
-from services.common.ports import DeckPort, DicePort
-from services.common.redis_store import RedisEventStore
+from services.common.redis import keys
+from services.common.rpc.adapters import DeckClient, DiceClient, MatchClient
+from services.common.rpc.ports import DeckPort, DicePort
+from services.common.security import tls
+from services.common.security.grants import GrantChecker, GrantSigner
+from services.common.store.redis_store import RedisEventStore
 from services.deck.app import DeckApp
 from services.deck.servicer import DeckServicer, DicePermuter
 from services.dice.app import DiceApp

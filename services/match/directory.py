@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 if TYPE_CHECKING:
     import redis.asyncio as aioredis
 
-    from services.common.redis_commands import Commands
+    from services.common.redis.commands import Commands
 
 DIRECTORY_KEY = "tabletop:match-directory"
 INDEX_KEY = "tabletop:streams"
@@ -42,7 +42,7 @@ class RedisDirectory:
     """A hash of match id -> "game status", walked in the order of the streams index."""
 
     def __init__(self, redis: aioredis.Redis) -> None:
-        # Its replies as they come (services/common/redis_commands.py says how).
+        # Its replies as they come (services/common/redis/commands.py says how).
         self._redis = cast("Commands", redis)
 
     async def put(self, match_id: str, game: str, status: int) -> None:

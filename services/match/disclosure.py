@@ -11,8 +11,8 @@ from __future__ import annotations
 from tabletop.match.v1 import events_pb2 as ev
 
 from services.common.errors import FailedPrecondition
-from services.common.event_store import EventStore
-from services.common.keys import match_stream
+from services.common.redis.keys import match_stream
+from services.common.store.event_store import EventStore
 from services.match import undo
 from services.match.lifecycle import Match
 from services.match.repository import MatchRepository

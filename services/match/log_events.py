@@ -7,7 +7,7 @@ from tabletop.match.v1 import events_pb2 as ev
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.audience import Audience, from_wire
-from services.common.event_store import NewEvent
+from services.common.store.event_store import NewEvent
 
 
 def platform_event(message: Message) -> NewEvent:

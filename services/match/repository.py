@@ -8,7 +8,7 @@ match it produced without reading it back, and saves a snapshot every
 replica won the race) raises VersionConflict; the caller catches up and
 decides again.
 
-Each repository appends as its own lease owner (services/common/event_store.py):
+Each repository appends as its own lease owner (services/common/store/event_store.py):
 while it holds a match's lease, nobody else moves that stream, so its cached
 match is current and a read needs no round trip for the stream's version. A
 match it does not hold (or no longer surely holds) is checked as before.
@@ -26,9 +26,9 @@ from tabletop.match.v1 import record_pb2
 
 from services.common import metrics
 from services.common.errors import NotFound
-from services.common.event_store import AppendResult, EventStore, Payload, Snapshot, VersionConflict
-from services.common.keys import match_stream
 from services.common.lru import LRU
+from services.common.redis.keys import match_stream
+from services.common.store.event_store import AppendResult, EventStore, Payload, Snapshot, VersionConflict
 from services.match import lifecycle, records, undo
 from services.match.lifecycle import Match
 from services.match.turns import Progress, RulesBook

@@ -9,9 +9,11 @@ import grpc
 from tabletop.match.v1 import match_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2_grpc as pb_grpc
 
-from services.common import authz, batch, log_entry, mux, tls
 from services.common.errors import PermissionDenied
 from services.common.players import is_bot
+from services.common.rpc import batch, mux
+from services.common.security import authz, tls
+from services.common.store import log_entry
 from services.match.app import MatchApp
 from services.match.batch import form_matches
 from services.match.lifecycle import Holder

@@ -5,7 +5,7 @@ one seat's action), asks the rules what follows, resolves every chance request
 through the dice and deck until players are asked again, and closes a game its
 rules have scored (MatchEnded, then the revealed seed). With `chance_in_rules`,
 every Setup and Decide carries the match's draw cursor (and, with a grant signer,
-for rules in processes of their own, the match's grant: services/common/grants.py),
+for rules in processes of their own, the match's grant: services/common/security/grants.py),
 and the rules resolve the chance that follows themselves; their steps are
 checked against the match's own cursor before they are logged, and the runner
 resolves whatever they left. It answers the new match and the log events to append; nothing is
@@ -30,10 +30,10 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 from services.common import draws
 from services.common.draws import ChanceResolver, RollWindows
 from services.common.errors import FailedPrecondition, InvalidArgument, ServiceError
-from services.common.event_store import NewEvent
-from services.common.grants import GrantSigner
 from services.common.lru import LRU
-from services.common.ports import DeckPort, DicePort, RulesPort
+from services.common.rpc.ports import DeckPort, DicePort, RulesPort
+from services.common.security.grants import GrantSigner
+from services.common.store.event_store import NewEvent
 from services.common.table_options import game_config
 from services.games.common.chance import CHANCE_SEAT
 from services.match import lifecycle, log_events, records

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 
 from services.common import logging as tlog
 from services.common.errors import Aborted, AlreadyExists, ServiceError
-from services.common.event_store import CommandReused, EventStore, NewEvent, VersionConflict
-from services.common.keys import match_stream
+from services.common.redis.keys import match_stream
+from services.common.store.event_store import CommandReused, EventStore, NewEvent, VersionConflict
 from services.match.directory import Directory
 from services.match.lifecycle import Match, Status
 from services.match.repository import CACHE_SIZE, MatchRepository, moved

@@ -8,10 +8,12 @@ from collections.abc import Mapping
 
 from bots.policies import parse_budget
 from services.bootstrap import dial
-from services.common import config, keys, redis_client, runtime
-from services.common.adapters import MatchClient
-from services.common.grpc_server import serve
-from services.common.redis_store import RedisEventStore
+from services.common import config, runtime
+from services.common.redis import client as redis_client
+from services.common.redis import keys
+from services.common.rpc.adapters import MatchClient
+from services.common.rpc.server import serve
+from services.common.store.redis_store import RedisEventStore
 from services.matchmaker import config as mm_config
 from services.matchmaker.app import MatchmakerApp
 from services.matchmaker.backfill import BotPlayer

@@ -24,9 +24,9 @@ from bots.policies import Policy, make_policy
 from bots.search import Budget
 from services.common import logging as tlog
 from services.common.errors import Aborted, FailedPrecondition
-from services.common.event_store import EventStore
-from services.common.keys import match_stream
-from services.common.ports import MatchPort
+from services.common.redis.keys import match_stream
+from services.common.rpc.ports import MatchPort
+from services.common.store.event_store import EventStore
 from services.games import registry
 
 log = tlog.get("matchmaker.backfill")

@@ -47,7 +47,7 @@ from redis.exceptions import ResponseError
 
 from services.common import logging as tlog
 from services.common.errors import Aborted, Unavailable
-from services.common.redis_commands import commands
+from services.common.redis.commands import commands
 
 log = tlog.get("matchmaker.claims")
 DEAD_LETTERS = Counter("tabletop_work_dead_letters_total", "Work entries moved to a dead-letter stream after "

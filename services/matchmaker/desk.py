@@ -21,9 +21,9 @@ from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
 
-from services.common.adapters import MatchmakerClient
 from services.common.config import Settings
-from services.common.redis_store import RedisEventStore
+from services.common.rpc.adapters import MatchmakerClient
+from services.common.store.redis_store import RedisEventStore
 from services.matchmaker import config as mm_config
 from services.matchmaker.app import MatchmakerApp
 from services.matchmaker.claims import forever

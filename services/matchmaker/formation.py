@@ -57,7 +57,7 @@ from services.common.errors import (
     ServiceError,
     Unavailable,
 )
-from services.common.ports import MatchPort
+from services.common.rpc.ports import MatchPort
 from services.matchmaker.store import Job, TicketStore
 
 log = tlog.get("matchmaker.formation")

@@ -29,12 +29,13 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 from tabletop.match.v1 import events_pb2 as ev
 
-from services.common import keys, players
 from services.common import logging as tlog
-from services.common.event_store import EventStore
+from services.common import players
 from services.common.players import is_bot
-from services.common.redis_commands import commands
-from services.common.redis_store import INDEX_KEY
+from services.common.redis import keys
+from services.common.redis.commands import commands
+from services.common.store.event_store import EventStore
+from services.common.store.redis_store import INDEX_KEY
 from services.games.common.engine import STOPPED_REASON
 from services.matchmaker.ratings import DEFAULT, DEFAULT_RULES, Rating, RatingRules, Result, on_board, rate, untrusted
 

@@ -59,7 +59,7 @@ import redis.asyncio as aioredis
 
 from services.common import players
 from services.common.errors import Aborted
-from services.common.redis_commands import commands
+from services.common.redis.commands import commands
 from services.matchmaker import partition
 from services.matchmaker.pool import Group, Ticket
 

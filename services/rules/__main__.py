@@ -9,9 +9,9 @@ it dials the dice only for public permutations.
 
 from services.bootstrap import dial, load_extra_games
 from services.common import config, runtime
-from services.common.adapters import DeckClient, DiceClient
 from services.common.draws import ChanceResolver, NoRolls
-from services.common.grpc_server import serve
+from services.common.rpc.adapters import DeckClient, DiceClient
+from services.common.rpc.server import serve
 from services.games.registry import game
 from services.rules.app import EngineHost
 from services.rules.servicer import register

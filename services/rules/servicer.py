@@ -5,7 +5,7 @@ that follows: a roll from the match's roll window (no call at all), a shuffle, d
 or put through the deck, a permutation through the dice, each instead of that call
 by the match and another Decide. A rules process of its own rolls only from the slice
 of the window the request carries, and calls the deck and the dice under the match's
-grant (services/common/grants.py), as far as it reaches; rules in the match's process
+grant (services/common/security/grants.py), as far as it reaches; rules in the match's process
 roll from the match's own windows and call as the match. Whatever stops it (no dice
 and deck configured, a roll past the slice, a pile past the grant's first draw
 number, a refusal, an outage) leaves the rest to the match, which resolves chance as
@@ -26,11 +26,13 @@ from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.rules.v1 import rules_service_pb2 as pb
 from tabletop.rules.v1 import rules_service_pb2_grpc as pb_grpc
 
-from services.common import authz, batch, draws, metrics, mux
+from services.common import draws, metrics
 from services.common.audience import to_wire
 from services.common.draws import ChanceResolver, Pile
 from services.common.errors import InvalidArgument, ServiceError
 from services.common.lru import LRU
+from services.common.rpc import batch, mux
+from services.common.security import authz
 from services.common.table_options import option_message
 from services.dice.fair import Window
 from services.games.common import chance, protocodec

@@ -10,10 +10,10 @@ from google.protobuf import any_pb2
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from bots.search import Budget
-from services.common import authz
 from services.common.errors import PermissionDenied
-from services.common.event_store import MemoryEventStore
-from services.common.transport import LocalCall
+from services.common.rpc.transport import LocalCall
+from services.common.security import authz
+from services.common.store.event_store import MemoryEventStore
 from services.dice.playout import LocalChance
 from services.games.common.chance import CHANCE_SEAT
 from services.games.la_isla import GAME

@@ -11,7 +11,7 @@ import pytest
 from tabletop.common.v1 import common_pb2, log_pb2
 
 from services.common.audience import Audience
-from services.common.event_store import (
+from services.common.store.event_store import (
     CommandReused,
     MemoryEventStore,
     NewEvent,
@@ -19,7 +19,7 @@ from services.common.event_store import (
     StoredEvent,
     VersionConflict,
 )
-from services.common.redis_store import RedisEventStore
+from services.common.store.redis_store import RedisEventStore
 
 
 @pytest.fixture(params=["memory", "redis", "redis-cluster"])
@@ -229,7 +229,7 @@ async def test_streams_are_indexed_newest_first(store):
 
 async def test_an_oversized_append_is_refused_whole(store):
     from services.common.errors import ResourceExhausted
-    from services.common.event_store import MAX_EVENT_BYTES
+    from services.common.store.event_store import MAX_EVENT_BYTES
 
     s = stream()
     huge = [NewEvent(type="t", data=b"a"), NewEvent(type="t", data=b"x" * (MAX_EVENT_BYTES + 1))]

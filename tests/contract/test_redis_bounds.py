@@ -9,8 +9,9 @@ import uuid
 import grpc
 import pytest
 
-from services.common import redis_client, redis_health
-from services.common.redis_faults import FAULTS, to_service_error
+from services.common.redis import client as redis_client
+from services.common.redis import health as redis_health
+from services.common.redis.faults import FAULTS, to_service_error
 
 
 def assert_clean(message: str) -> None:

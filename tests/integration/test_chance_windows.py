@@ -28,7 +28,7 @@ from gateway.client import autoplay
 from gateway.client.api import Gateway
 from services.common.draws import SLICE_COUNTERS, WINDOW_COUNTERS
 from services.common.errors import reason_of
-from services.common.grants import PILE_NOT_NEXT, GrantSigner
+from services.common.security.grants import PILE_NOT_NEXT, GrantSigner
 from services.dice.verify import verify
 
 pytestmark = pytest.mark.integration
@@ -53,7 +53,7 @@ def _calls(stack: Stack, process: str, method: str) -> float:
 
 
 def _dice_exists(redis_url: str) -> int:
-    """EXISTS calls the server counted, but the append script's own (services/common/redis_store.py:
+    """EXISTS calls the server counted, but the append script's own (services/common/store/redis_store.py:
     on each append by the lease holder, one EXISTS then a PTTL or a PEXPIRE): the dice's
     revealed-seed checks."""
     client = redis.Redis.from_url(redis_url)

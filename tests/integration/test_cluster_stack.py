@@ -19,8 +19,8 @@ from deploy.stack import UNLIMITED_CALLERS, Stack
 from gateway.client import autoplay
 from gateway.client.api import Gateway
 from gateway.client.queue import queue
-from services.common.keys import match_stream
-from services.common.redis_store import RedisEventStore
+from services.common.redis.keys import match_stream
+from services.common.store.redis_store import RedisEventStore
 from tests.integration.test_platform import play_some
 
 pytestmark = pytest.mark.integration

@@ -26,8 +26,8 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 from deploy.stack import UNLIMITED_CALLERS, Stack
 from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
-from services.common.keys import match_stream
-from services.common.redis_store import RedisEventStore
+from services.common.redis.keys import match_stream
+from services.common.store.redis_store import RedisEventStore
 from services.dice.verify import verify
 from services.matchmaker import store as mm_store
 from services.matchmaker.projection import COUNTED, ratings_key

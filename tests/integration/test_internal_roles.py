@@ -1,7 +1,7 @@
 """Internal identities held to their role, with real processes and the stack's own certificates.
 
 Every platform identity calls every method of every internal service that its row of the
-policy table (services/common/authz.py) does not give it: alone, in a Batch and on an
+policy table (services/common/security/authz.py) does not give it: alone, in a Batch and on an
 Exchange stream, each is PERMISSION_DENIED `auth.method_denied` and changes nothing. The
 methods come from the services' descriptors, so a method the table forgot fails here too.
 Then the matchmaker, which plays backfill bots, is held to its bots' seats: a person's La
@@ -30,8 +30,9 @@ from tabletop.matchmaker.v1 import matchmaker_service_pb2  # noqa: F401
 from tabletop.rules.v1 import rules_service_pb2  # noqa: F401
 
 from deploy.stack import Stack
-from services.common import authz, batch, pki
 from services.common.errors import reason_of
+from services.common.rpc import batch
+from services.common.security import authz, pki
 
 pytestmark = pytest.mark.integration
 

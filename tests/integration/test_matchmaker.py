@@ -26,8 +26,8 @@ from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
 from deploy.stack import Stack
 from gateway.client.queue import queue
-from services.common import keys
-from services.common.redis_store import RedisEventStore
+from services.common.redis import keys
+from services.common.store.redis_store import RedisEventStore
 from services.matchmaker import store as mm
 from services.matchmaker.config import MatchmakerConfig
 from services.matchmaker.pool import form_groups

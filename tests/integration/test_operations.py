@@ -15,7 +15,7 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 
 from deploy.stack import Stack
 from gateway.client import autoplay
-from services.common.grpc_server import LIVENESS_SERVICE
+from services.common.rpc.server import LIVENESS_SERVICE
 
 pytestmark = pytest.mark.integration
 
@@ -105,7 +105,7 @@ async def test_concurrent_matches_reach_the_rules_on_exchange_streams_and_play_a
     stack: Stack, gateway
 ) -> None:
     """Sixteen matches at once: the match service's Decides reach the rules as messages on
-    its Exchange stream (services/common/mux.py), none as a gRPC call of its own, each
+    its Exchange stream (services/common/rpc/mux.py), none as a gRPC call of its own, each
     counted as a call, and every match still plays to its end."""
     results = await asyncio.gather(*(autoplay.play_match(gateway, "pig", 2, seed=300 + n) for n in range(16)))
     assert all(result.summary.status == mpb.MATCH_STATUS_FINISHED for result in results)

@@ -21,8 +21,8 @@ from tabletop.testing.v1 import pig_pb2
 from deploy.stack import ROOT, Stack
 from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
-from services.common.keys import match_stream
-from services.common.redis_store import RedisEventStore
+from services.common.redis.keys import match_stream
+from services.common.store.redis_store import RedisEventStore
 from services.dice.verify import verify
 from services.games import registry
 from services.match.lifecycle import PLATFORM_EVENTS

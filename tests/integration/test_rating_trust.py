@@ -27,8 +27,9 @@ from tabletop.testing.v1 import pig_pb2
 from deploy.stack import Stack
 from gateway.client.api import Gateway, Player, Seat
 from gateway.client.queue import queue
-from services.common import authz, keys
-from services.common.redis_store import RedisEventStore
+from services.common.redis import keys
+from services.common.security import authz
+from services.common.store.redis_store import RedisEventStore
 from services.matchmaker.projection import RatingsProjection, match_result
 from services.matchmaker.ratings import RatingRules
 

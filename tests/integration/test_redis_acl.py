@@ -1,7 +1,7 @@
 """Each service's Redis user reaches only its own keys, reads only what it must, and can
 neither administer the server nor flush, kill or load its scripts and functions.
 
-Every rule comes from one table (services/common/keys.py OWNERS and CHANNELS): the
+Every rule comes from one table (services/common/redis/keys.py OWNERS and CHANNELS): the
 table is held to the code that names the keys and to what must stay secret, the
 server (one, and an embedded cluster) is asked about every user against every family
 (ACL DRYRUN) and refuses real commands alike, and a whole stack plays, matchmakes,
@@ -27,9 +27,10 @@ from gateway import identity
 from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
 from gateway.client.queue import queue
-from services.common import keys, players, redis_server, redis_store
-from services.common.keys import DECK, DICE, GATEWAY, MATCH, MATCHMAKER
-from services.common.redis_credentials import (
+from services.common import players
+from services.common.redis import keys
+from services.common.redis import server as redis_server
+from services.common.redis.credentials import (
     IN_PROCESS_USERS,
     LAUNCHER_USERS,
     SERVICE_USERS,
@@ -37,6 +38,8 @@ from services.common.redis_credentials import (
     roles_of,
     user_of,
 )
+from services.common.redis.keys import DECK, DICE, GATEWAY, MATCH, MATCHMAKER
+from services.common.store import redis_store
 from services.match import deadlines, directory
 from services.matchmaker import claims, projection
 from services.matchmaker import store as mm

@@ -22,8 +22,9 @@ from tabletop.testing.v1 import pig_pb2
 
 from deploy.stack import IDENTITY, Stack
 from gateway.client.api import Gateway, Seat
-from services.common import redis_server, tls
-from services.common.grpc_server import LIVENESS_SERVICE
+from services.common.redis import server as redis_server
+from services.common.rpc.server import LIVENESS_SERVICE
+from services.common.security import tls
 from tests.integration.conftest import PIG
 
 pytestmark = pytest.mark.integration

@@ -9,10 +9,11 @@ import pytest
 import redis
 import redis.exceptions
 
-from services.common import redis_credentials, redis_server
-from services.common.event_store import NewEvent
-from services.common.keys import APPENDED_CHANNEL, match_stream
-from services.common.redis_store import RedisEventStore
+from services.common.redis import credentials as redis_credentials
+from services.common.redis import server as redis_server
+from services.common.redis.keys import APPENDED_CHANNEL, match_stream
+from services.common.store.event_store import NewEvent
+from services.common.store.redis_store import RedisEventStore
 
 pytestmark = pytest.mark.integration
 

@@ -29,9 +29,9 @@ from tabletop.rules.v1 import rules_service_pb2_grpc as rules_grpc
 from deploy.stack import IDENTITY, ROOT, Stack
 from gateway.client import autoplay
 from gateway.client.api import Gateway
-from services.common import keyring, pki, tls
 from services.common.errors import reason_of
-from services.common.grants import GrantSigner
+from services.common.security import keyring, pki, tls
+from services.common.security.grants import GrantSigner
 
 pytestmark = pytest.mark.integration
 

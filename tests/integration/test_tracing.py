@@ -19,7 +19,7 @@ from bench.tracing import Sink, Span
 from deploy.stack import Stack
 from gateway.client import autoplay
 from gateway.client.api import Gateway, Seat
-from services.common import authz
+from services.common.security import authz
 
 pytestmark = pytest.mark.integration
 

@@ -22,8 +22,8 @@ from tabletop.testing.v1 import pig_pb2
 
 from deploy.stack import Stack
 from gateway.client.api import Gateway, Seat, bearer
-from services.common import keyring
-from services.common.tokens import Lifetimes, TokenAuthority
+from services.common.security import keyring
+from services.common.security.tokens import Lifetimes, TokenAuthority
 
 pytestmark = pytest.mark.integration
 

@@ -67,7 +67,7 @@ def test_the_contract_value_of_each_audience_is_its_own_number():
 
 def test_the_gateway_shows_a_seat_event_to_its_seat_the_redacted_form_to_others_and_all_after_the_end():
     from gateway.views import entries_for, entry_for
-    from services.common.event_store import StoredEvent
+    from services.common.store.event_store import StoredEvent
 
     dealt = StoredEvent(4, "g.Dealt", b"cards", SEAT, 1, "g.DealtHidden", b"")
     secret = StoredEvent(5, "g.Secret", b"s", SERVER)

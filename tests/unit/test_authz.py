@@ -14,10 +14,10 @@ from tabletop.match.v1 import match_service_pb2
 from tabletop.matchmaker.v1 import matchmaker_service_pb2
 from tabletop.rules.v1 import rules_service_pb2
 
-from services.common import authz, pki
-from services.common.adapters import DeckClient, DiceClient, MatchClient, MatchmakerClient, RulesClient
 from services.common.errors import PermissionDenied
-from services.common.transport import LocalCall
+from services.common.rpc.adapters import DeckClient, DiceClient, MatchClient, MatchmakerClient, RulesClient
+from services.common.rpc.transport import LocalCall
+from services.common.security import authz, pki
 from services.match import servicer
 from tests.unit.test_match_app import FLIP, Table
 
@@ -107,7 +107,7 @@ def test_no_deck_response_can_carry_a_pile_order_beyond_the_drawn_cards() -> Non
     responses = {m.output_type.name: m.output_type for m in service.methods}
     with_lists = {name for name, message in responses.items() if any(f.is_repeated for f in message.fields)}
     # The cards asked for, at the offset the match keeps; and a batch, whose results are
-    # only these same methods' own responses, serialized (services/common/batch.py).
+    # only these same methods' own responses, serialized (services/common/rpc/batch.py).
     assert with_lists == {"DrawCardsResponse", "BatchResponse", "ExchangeResponse"}
     (exchanged,) = responses["ExchangeResponse"].fields  # each result: an id and a BatchResult
     assert [f.name for f in exchanged.message_type.fields] == ["id", "result"]
@@ -151,7 +151,7 @@ def test_only_the_matchmaker_forms_started_matches_in_one_write(rpc: str) -> Non
 
 
 def test_a_batch_is_open_to_exactly_those_who_may_call_something_it_carries() -> None:
-    """Batch adds no caller: each call in it is checked on its own (services/common/batch.py)."""
+    """Batch adds no caller: each call in it is checked on its own (services/common/rpc/batch.py)."""
     for client in (DiceClient, DeckClient, RulesClient, MatchClient):
         carried = set().union(*(authz.POLICY[f"/{client.service}/{name}"] for name in client.batched))
         assert authz.POLICY[f"/{client.service}/Batch"] == carried, client.service

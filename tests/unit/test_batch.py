@@ -9,11 +9,12 @@ import pytest
 from tabletop.common.v1 import batch_pb2
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 
-from services.common import authz, batch
-from services.common.adapters import DiceClient
-from services.common.coalesce import Coalescing
 from services.common.errors import FailedPrecondition, InvalidArgument, PermissionDenied, Unavailable
-from services.common.transport import InProcess
+from services.common.rpc import batch
+from services.common.rpc.adapters import DiceClient
+from services.common.rpc.coalesce import Coalescing
+from services.common.rpc.transport import InProcess
+from services.common.security import authz
 
 
 class Dice:

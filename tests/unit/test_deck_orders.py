@@ -10,10 +10,11 @@ import pytest
 import redis.asyncio as aioredis
 from tabletop.deck.v1 import deck_service_pb2 as deck_pb
 
-from services.common import keys, pki
 from services.common.errors import FailedPrecondition, PermissionDenied
-from services.common.grants import GRANT_COUNTERS, PILE_NOT_NEXT, GrantChecker, GrantSigner
-from services.common.transport import LocalCall
+from services.common.redis import keys
+from services.common.rpc.transport import LocalCall
+from services.common.security import pki
+from services.common.security.grants import GRANT_COUNTERS, PILE_NOT_NEXT, GrantChecker, GrantSigner
 from services.deck.app import DeckApp
 from services.deck.servicer import DeckServicer
 
@@ -76,7 +77,7 @@ class RacedRedis(CountingRedis):
 
 
 async def test_a_shuffle_that_loses_a_race_keeps_the_winners_order(redis_client: aioredis.Redis) -> None:
-    from services.common import keys
+    from services.common.redis import keys
 
     match_id = uuid.uuid4().hex
     key = keys.deck_pile(match_id, "deck", 5)

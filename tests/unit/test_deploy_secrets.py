@@ -9,7 +9,9 @@ import stat
 import pytest
 
 from deploy import secrets
-from services.common import config, keyring, pki, redis_credentials
+from services.common import config
+from services.common.redis import credentials as redis_credentials
+from services.common.security import keyring, pki
 
 
 def test_every_secret_is_made_once_and_private(tmp_path: pathlib.Path) -> None:

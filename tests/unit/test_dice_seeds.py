@@ -8,8 +8,8 @@ import uuid
 import pytest
 import redis.asyncio as aioredis
 
-from services.common import keys
 from services.common.errors import FailedPrecondition, InvalidArgument, NotFound
+from services.common.redis import keys
 from services.dice import fair
 from services.dice.app import MAX_WINDOW_COUNTERS, MAX_WINDOW_DICE, DiceApp
 

@@ -19,12 +19,12 @@ from gateway.play import Moves
 from gateway.positions import Positions
 from gateway.subscriptions import Subscriptions
 from gateway.watching import Watching
-from services.common import keyring
 from services.common.errors import PermissionDenied, Unavailable
-from services.common.event_store import MemoryEventStore, NewEvent
-from services.common.keys import match_stream
-from services.common.redis_changes import SUBSCRIBED
-from services.common.tokens import TokenAuthority
+from services.common.redis.changes import SUBSCRIBED
+from services.common.redis.keys import match_stream
+from services.common.security import keyring
+from services.common.security.tokens import TokenAuthority
+from services.common.store.event_store import MemoryEventStore, NewEvent
 
 MATCH = "m1"
 MOVE = any_pb2.Any(type_url="type.googleapis.com/test.Move", value=b"go")

@@ -10,9 +10,10 @@ import time
 import pytest
 from tabletop.common.v1 import chance_pb2
 
-from services.common import pki
 from services.common.errors import PermissionDenied
-from services.common.grants import (
+from services.common.rpc.transport import LocalCall
+from services.common.security import pki
+from services.common.security.grants import (
     GRANT_COUNTERS,
     GRANT_SECONDS,
     PILE_NOT_NEXT,
@@ -20,7 +21,6 @@ from services.common.grants import (
     GrantSigner,
     check_call,
 )
-from services.common.transport import LocalCall
 
 NOW = time.time()
 

@@ -9,7 +9,7 @@ import pytest
 from gateway.limits import CallerLimits, peer_address
 from services.common.config import Settings
 from services.common.errors import ResourceExhausted, Unavailable
-from services.common.gate import DRAINING, Gate
+from services.common.rpc.gate import DRAINING, Gate
 
 
 def limits(**overrides: float) -> CallerLimits:

@@ -8,8 +8,8 @@ import asyncio
 
 from tabletop.match.v1 import events_pb2 as ev
 
-from services.common.event_store import MemoryEventStore
-from services.common.keys import match_stream
+from services.common.redis.keys import match_stream
+from services.common.store.event_store import MemoryEventStore
 from services.match.app import MatchApp
 from services.match.deadlines import MemoryDeadlines
 from services.match.directory import MemoryDirectory

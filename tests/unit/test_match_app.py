@@ -13,9 +13,9 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.audience import Audience
 from services.common.errors import AlreadyExists, InvalidArgument, PermissionDenied
-from services.common.event_store import MemoryEventStore
-from services.common.keys import match_stream
-from services.common.transport import LocalCall
+from services.common.redis.keys import match_stream
+from services.common.rpc.transport import LocalCall
+from services.common.store.event_store import MemoryEventStore
 from services.match import lifecycle
 from services.match.app import MatchApp
 from services.match.directory import MemoryDirectory

@@ -15,8 +15,8 @@ from tabletop.match.v1 import events_pb2 as ev
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.errors import FailedPrecondition, InvalidArgument
-from services.common.event_store import MemoryEventStore
-from services.common.keys import match_stream
+from services.common.redis.keys import match_stream
+from services.common.store.event_store import MemoryEventStore
 from services.match import clocks, records
 from services.match.app import MatchApp
 from services.match.clocks import Clock, ClockSettings

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.common.event_store import EventStore, MemoryEventStore
-from services.common.keys import match_stream
-from services.common.redis_store import RedisEventStore
+from services.common.redis.keys import match_stream
+from services.common.store.event_store import EventStore, MemoryEventStore
+from services.common.store.redis_store import RedisEventStore
 from services.match.app import MatchApp
 from tests.unit.test_match_app import CoinRules, Deck, Dice
 

@@ -9,8 +9,8 @@ from tabletop.match.v1 import events_pb2 as ev
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.errors import NotFound
-from services.common.event_store import MemoryEventStore, NewEvent, VersionConflict
-from services.common.keys import match_stream
+from services.common.redis.keys import match_stream
+from services.common.store.event_store import MemoryEventStore, NewEvent, VersionConflict
 from services.match import lifecycle, log_events
 from services.match.lifecycle import Status
 from services.match.repository import MatchRepository

@@ -14,8 +14,8 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.audience import Audience, entitled
 from services.common.errors import FailedPrecondition, InvalidArgument, PermissionDenied
-from services.common.event_store import MemoryEventStore
-from services.common.keys import match_stream
+from services.common.redis.keys import match_stream
+from services.common.store.event_store import MemoryEventStore
 from services.match import records, undo
 from services.match.app import MatchApp
 from services.match.lifecycle import Holder

@@ -6,8 +6,8 @@ import asyncio
 
 from tabletop.match.v1 import match_service_pb2 as mpb
 
-from services.common.event_store import MemoryEventStore, NewEvent
-from services.common.keys import match_stream
+from services.common.redis.keys import match_stream
+from services.common.store.event_store import MemoryEventStore, NewEvent
 from services.matchmaker.backfill import BotPlayer
 
 MATCH = "m1"

@@ -16,11 +16,11 @@ from tabletop.common.v1 import common_pb2
 from tabletop.match.v1 import events_pb2 as ev
 
 from gateway.identity import Players
-from services.common import keys
-from services.common.event_store import NewEvent
 from services.common.players import CUSTOM, EXTERNAL, GUEST, kinds, set_kind
-from services.common.redis_commands import commands
-from services.common.redis_store import RedisEventStore
+from services.common.redis import keys
+from services.common.redis.commands import commands
+from services.common.store.event_store import NewEvent
+from services.common.store.redis_store import RedisEventStore
 from services.matchmaker.projection import RatingsProjection
 from services.matchmaker.ratings import SCENARIO, RatingRules
 

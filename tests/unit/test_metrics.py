@@ -9,10 +9,11 @@ import urllib.request
 
 from prometheus_client import generate_latest
 
-from services.common import authz, metrics
-from services.common.adapters import DiceClient
+from services.common import metrics
 from services.common.config import Settings
 from services.common.errors import FailedPrecondition
+from services.common.rpc.adapters import DiceClient
+from services.common.security import authz
 from tests.unit import test_batch
 
 

@@ -1,4 +1,4 @@
-"""Exchange: unary calls as messages on one mutual-TLS stream (services/common/mux.py).
+"""Exchange: unary calls as messages on one mutual-TLS stream (services/common/rpc/mux.py).
 
 A real grpc.aio server with the platform's interceptor and a real client; the
 servicer answers without Redis.
@@ -16,11 +16,12 @@ import pytest
 from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 from tabletop.dice.v1 import dice_service_pb2_grpc as dice_grpc
 
-from services.common import authz, mux, pki, tls
-from services.common.adapters import DiceClient, Metered
 from services.common.errors import FailedPrecondition, PermissionDenied, Unavailable
-from services.common.gate import Gate
-from services.common.grpc_server import ServiceInterceptor
+from services.common.rpc import mux
+from services.common.rpc.adapters import DiceClient, Metered
+from services.common.rpc.gate import Gate
+from services.common.rpc.server import ServiceInterceptor
+from services.common.security import authz, pki, tls
 
 
 class Dice(dice_grpc.DiceServiceServicer):

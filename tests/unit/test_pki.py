@@ -8,7 +8,7 @@ import stat
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
-from services.common import pki
+from services.common.security import pki
 
 
 def _mode(path: pathlib.Path) -> int:

@@ -8,8 +8,8 @@ import asyncio
 from tabletop.common.v1 import common_pb2
 from tabletop.match.v1 import events_pb2 as ev
 
-from services.common import keys
-from services.common.event_store import MemoryEventStore, NewEvent
+from services.common.redis import keys
+from services.common.store.event_store import MemoryEventStore, NewEvent
 from services.dice.playout import play
 from services.games.common.engine import STOPPED_REASON, Outcome
 from services.games.discover import ENGINE as DISCOVER

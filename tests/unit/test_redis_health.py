@@ -6,7 +6,7 @@ import asyncio
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from services.common import redis_health
+from services.common.redis import health as redis_health
 
 
 class Scripted:

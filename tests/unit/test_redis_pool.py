@@ -12,7 +12,8 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import DataError
 
-from services.common import redis_client, redis_internals
+from services.common.redis import client as redis_client
+from services.common.redis import internals as redis_internals
 
 
 async def test_a_connection_closed_while_idle_is_replaced_before_the_next_command(redis_url: str) -> None:

@@ -20,8 +20,7 @@ from google.protobuf.message import Message
 from tabletop.common.v1 import chance_pb2
 from tabletop.match.v1 import events_pb2 as ev
 
-from services.common import keys, metrics, pki
-from services.common.adapters import DeckClient, DiceClient, RulesClient
+from services.common import metrics
 from services.common.draws import (
     SLICE_COUNTERS,
     WINDOW_COUNTERS,
@@ -31,10 +30,13 @@ from services.common.draws import (
     Resolution,
     RollWindows,
 )
-from services.common.event_store import MemoryEventStore
-from services.common.grants import PILE_NOT_NEXT, GrantChecker, GrantSigner
-from services.common.keys import match_stream
-from services.common.ports import DeckPort, DicePort
+from services.common.redis import keys
+from services.common.redis.keys import match_stream
+from services.common.rpc.adapters import DeckClient, DiceClient, RulesClient
+from services.common.rpc.ports import DeckPort, DicePort
+from services.common.security import pki
+from services.common.security.grants import PILE_NOT_NEXT, GrantChecker, GrantSigner
+from services.common.store.event_store import MemoryEventStore
 from services.deck.app import DeckApp
 from services.deck.servicer import DeckServicer, DicePermuter
 from services.dice.app import DiceApp

@@ -10,8 +10,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from services.common.errors import Unavailable
-from services.common.gate import DRAINING
-from services.common.grpc_server import _until
+from services.common.rpc.gate import DRAINING
+from services.common.rpc.server import _until
 
 
 class Source:

@@ -14,12 +14,12 @@ from tabletop.common.v1 import log_pb2
 
 from gateway import subscriptions
 from gateway.subscriptions import Subscriptions
-from services.common import log_entry
 from services.common.audience import Audience
 from services.common.errors import Unavailable
-from services.common.event_store import MemoryEventStore, NewEvent
-from services.common.keys import match_stream
-from services.common.redis_changes import SUBSCRIBED
+from services.common.redis.changes import SUBSCRIBED
+from services.common.redis.keys import match_stream
+from services.common.store import log_entry
+from services.common.store.event_store import MemoryEventStore, NewEvent
 
 
 class Channel:

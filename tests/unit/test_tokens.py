@@ -10,9 +10,9 @@ import time
 import jwt
 import pytest
 
-from services.common import keyring
 from services.common.errors import PermissionDenied, Unauthenticated
-from services.common.tokens import Lifetimes, TokenAuthority, bearer_token
+from services.common.security import keyring
+from services.common.security.tokens import Lifetimes, TokenAuthority, bearer_token
 
 
 def test_a_ring_file_is_private_and_made_once(tmp_path: pathlib.Path) -> None:

@@ -24,13 +24,14 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.sampling import ParentBased
 from tabletop.dice.v1 import dice_service_pb2_grpc as dice_grpc
 
-from services.common import authz, tls, tracing
 from services.common import logging as tlog
-from services.common.adapters import DiceClient
+from services.common import tracing
 from services.common.errors import FailedPrecondition
-from services.common.gate import Gate
-from services.common.grpc_server import ServiceInterceptor
-from services.common.transport import InProcess
+from services.common.rpc.adapters import DiceClient
+from services.common.rpc.gate import Gate
+from services.common.rpc.server import ServiceInterceptor
+from services.common.rpc.transport import InProcess
+from services.common.security import authz, tls
 from tests.unit import test_batch
 from tests.unit.test_mux import Dice, client, material, pki_dir, roll, start
 

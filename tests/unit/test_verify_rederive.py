@@ -28,12 +28,13 @@ from tabletop.match.v1 import events_pb2 as ev
 from gateway import views
 from gateway.client import archive
 from gateway.client.cli import log_entries
-from services.common import keys, pki
-from services.common.adapters import DeckClient, DiceClient, RulesClient
 from services.common.audience import Audience
 from services.common.errors import FailedPrecondition
-from services.common.event_store import MemoryEventStore, StoredEvent
-from services.common.grants import GrantChecker
+from services.common.redis import keys
+from services.common.rpc.adapters import DeckClient, DiceClient, RulesClient
+from services.common.security import pki
+from services.common.security.grants import GrantChecker
+from services.common.store.event_store import MemoryEventStore, StoredEvent
 from services.deck.app import DeckApp
 from services.deck.servicer import DeckServicer, DicePermuter
 from services.dice import fair

@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING, TypeVar, cast
 import redis.asyncio as aioredis
 from tabletop.common.v1 import log_pb2
 
-from services.common import log_entry, redis_client
 from services.common.audience import Audience
-from services.common.event_store import (
+from services.common.redis import client as redis_client
+from services.common.store import log_entry
+from services.common.store.event_store import (
     DEFAULT_LEASE_MS,
     WANT_MARGIN_S,
     AppendResult,
@@ -49,7 +50,7 @@ from services.common.event_store import (
 )
 
 if TYPE_CHECKING:
-    from services.common.redis_commands import Commands
+    from services.common.redis.commands import Commands
 
 INDEX_KEY = "tabletop:streams"
 APPENDED_CHANNEL = "tabletop:appended"
@@ -155,7 +156,7 @@ class RedisEventStore:
     def __init__(self, client: aioredis.Redis, lease_ms: int = DEFAULT_LEASE_MS) -> None:
         self._lease_ms = lease_ms
         # Its replies typed as they come: bytes (decode_responses=False), which redis-py's types
-        # cannot tell (services/common/redis_commands.py).
+        # cannot tell (services/common/redis/commands.py).
         self._redis = cast("Commands", client)
         self._ranges = _unparsed_ranges(client)
         self._append = client.register_script(_APPEND)

@@ -7,7 +7,7 @@ against 190 alone): each call sets up an HTTP/2 stream, its metadata, a
 deadline and a server task. So a client of an internal service keeps one
 `Exchange` stream open to each replica and sends its unary calls as messages on
 it, each with an id; the server runs each call as a call of its own would run
-(the same per-method policy, parsing and error mapping as services/common/batch.py)
+(the same per-method policy, parsing and error mapping as services/common/rpc/batch.py)
 and answers each as it completes. What is asked in one turn of the caller's loop
 goes out in one message, and results that complete together go back in one.
 
@@ -34,11 +34,13 @@ import grpc
 from google.protobuf.message import Message
 from tabletop.common.v1 import batch_pb2
 
-from services.common import batch, errors, tls, tracing
+from services.common import errors, tracing
 from services.common import logging as tlog
 from services.common.errors import ServiceError, Unavailable
-from services.common.gate import Gate
-from services.common.transport import Remote
+from services.common.rpc import batch
+from services.common.rpc.gate import Gate
+from services.common.rpc.transport import Remote
+from services.common.security import tls
 
 log = tlog.get("mux")
 Response = TypeVar("Response", bound=Message)
@@ -294,7 +296,7 @@ class Lane:
         self._tasks = []
 
 class Exchanging:
-    """A transport (services/common/transport.py): the unary methods in `replies` over
+    """A transport (services/common/rpc/transport.py): the unary methods in `replies` over
     Exchange lanes to `remote`'s address, one lane per replica it lists; anything else
     (server streams, methods not listed) over `remote` as before."""
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from tabletop.common.v1 import log_pb2
 
 from services.common.audience import Audience, to_wire
-from services.common.event_store import NewEvent, StoredEvent
+from services.common.store.event_store import NewEvent, StoredEvent
 
 _AUDIENCES = {int(audience): audience for audience in Audience}
 

@@ -4,7 +4,7 @@ redis-py types a command's reply as `Awaitable[T] | T` (one signature serves the
 blocking and the asyncio client), or leaves it untyped, so mypy can neither
 await it nor check what comes back. `Commands` states each command as the
 asyncio client answers it: every client here is made by
-services/common/redis_client.py with bytes replies (`decode_responses=False`)
+services/common/redis/client.py with bytes replies (`decode_responses=False`)
 and RESP2, so strings arrive as bytes and stream reads as lists.
 `commands(client)` is the one place that says so.
 """
@@ -17,7 +17,7 @@ from typing import Protocol, TypeAlias, cast
 
 import redis.asyncio as aioredis
 
-from services.common.redis_internals import Pipeline
+from services.common.redis.internals import Pipeline
 
 Key: TypeAlias = str | bytes
 Value: TypeAlias = str | bytes | int | float

@@ -2,7 +2,7 @@
 authorization and logging interceptor, health, reflection, metrics, graceful shutdown.
 
 Internal services listen with mutual TLS only and check every call against
-the policy table (services/common/authz.py); the gateway's client-facing port
+the policy table (services/common/security/authz.py); the gateway's client-facing port
 is plaintext (players authenticate with tokens there)."""
 
 from __future__ import annotations
@@ -26,11 +26,15 @@ from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from services.common import authz, lifeline, metrics, mux, redis_faults, redis_health, tls, tracing
+from services.common import lifeline, metrics, tracing
 from services.common import logging as tlog
 from services.common.config import Settings
 from services.common.errors import ServiceError, malformed_request, to_status
-from services.common.gate import Gate, draining_error
+from services.common.redis import faults as redis_faults
+from services.common.redis import health as redis_health
+from services.common.rpc import mux
+from services.common.rpc.gate import Gate, draining_error
+from services.common.security import authz, tls
 
 log = tlog.get("grpc")
 # How long the statuses of the last calls answered may take to be sent before the exit.
@@ -266,7 +270,7 @@ def _streaming(
 def _exchange(
     inner: StreamBehavior, method: str, guard: str, gate: Gate, calls: metrics.Calls
 ) -> Callable[[object, grpc.aio.ServicerContext], AsyncIterator[Message]]:
-    """An Exchange stream (services/common/mux.py): authorized as a whole, each call on it
+    """An Exchange stream (services/common/rpc/mux.py): authorized as a whole, each call on it
     then held to the policy and the gate on its own. A drain does not cut it: the stream
     answers what is in flight, refuses what comes later, then ends."""
 

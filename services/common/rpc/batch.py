@@ -7,7 +7,7 @@ had come alone (the caller may batch only what it may call), and a call that
 fails fails only itself. The calls run concurrently, as separate calls would.
 
 What a batch saves is the round trip: a call's cost on either side is mostly
-gRPC's own machinery, not the handler (services/common/coalesce.py gathers a
+gRPC's own machinery, not the handler (services/common/rpc/coalesce.py gathers a
 busy caller's concurrent calls into one).
 """
 
@@ -25,9 +25,11 @@ from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.message import DecodeError, Message
 from tabletop.common.v1 import batch_pb2
 
-from services.common import authz, errors, metrics, redis_faults, tls, tracing
+from services.common import errors, metrics, tracing
 from services.common import logging as tlog
 from services.common.errors import InvalidArgument, ServiceError
+from services.common.redis import faults as redis_faults
+from services.common.security import authz, tls
 
 log = structlog.get_logger()
 

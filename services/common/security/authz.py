@@ -4,7 +4,7 @@ The table is the real call graph (who dials whom in this repository), so a
 process that is taken over can do no more than its own job needs: only the
 match service asks for seeds and reveals; rolls, shuffles and deals are the
 match's, and a rules process's only under the match's grant for the move it
-decides (services/common/grants.py, checked by the dice and the deck); the
+decides (services/common/security/grants.py, checked by the dice and the deck); the
 deck asks the dice for the permutations of hidden shuffles (services/deck/servicer.py
 DicePermuter); the gateway asks the rules only to describe a game (its seats
 and option schema). A method missing from the table is refused to everyone.
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from services.common.errors import PermissionDenied
-from services.common.pki import IDENTITIES
+from services.common.security.pki import IDENTITIES
 
 MATCH = "tabletop.match.v1.MatchService"
 DICE = "tabletop.dice.v1.DiceService"
@@ -43,11 +43,11 @@ TABLE: Mapping[str, Mapping[str, str]] = {
         "RollDice": "match",
         "OpenWindow": "match",
         # A rules process permutes, shuffles, deals and puts only under the match's grant,
-        # which the dice and the deck check (services/common/grants.py); the deck's hidden
+        # which the dice and the deck check (services/common/security/grants.py); the deck's hidden
         # shuffles use the dice's permutation, asked as the deck itself.
         "Permute": "match deck rules",
         # A batch is open to whoever may call some of its methods; each call in it is then
-        # checked on its own (services/common/batch.py).
+        # checked on its own (services/common/rpc/batch.py).
         "Batch": "match deck rules",
     },
     DECK: {
@@ -98,7 +98,7 @@ TABLE: Mapping[str, Mapping[str, str]] = {
         "ListLeaderboard": "gateway",
     },
 }
-# The services with an Exchange stream (services/common/mux.py).
+# The services with an Exchange stream (services/common/rpc/mux.py).
 EXCHANGED = (MATCH, DICE, DECK, RULES)
 
 

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import redis
 import redis.exceptions
 
-from services.common import redis_credentials
-from services.common.private_files import write_private
+from services.common.redis import credentials as redis_credentials
+from services.common.security.private_files import write_private
 
 BINARIES = {"server": ("valkey-server", "redis-server"), "cli": ("valkey-cli", "redis-cli")}
 # The NAME of the file (in the data directory, mode 0600) that holds the passwords

@@ -8,7 +8,7 @@ service can only answer as the identity its certificate names, wherever it runs.
 
 `ensure()` creates what is missing and reuses what exists, so a stack keeps its
 CA across restarts. Private keys are written with mode 0600. Deployments
-without the launcher can run `python -m services.common.pki DIR [NAME ...]`.
+without the launcher can run `python -m services.common.security.pki DIR [NAME ...]`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from services.common.private_files import write_private
+from services.common.security.private_files import write_private
 
 DOMAIN = "tabletop.internal"
 IDENTITIES = ("gateway", "match", "dice", "deck", "rules", "matchmaker")
@@ -172,9 +172,9 @@ def _now() -> datetime.datetime:
 
 
 def main(argv: Sequence[str]) -> int:
-    """`python -m services.common.pki DIR [NAME ...]`: ensure the CA and identities in DIR."""
+    """`python -m services.common.security.pki DIR [NAME ...]`: ensure the CA and identities in DIR."""
     if not argv:
-        print("usage: python -m services.common.pki DIR [NAME ...]", file=sys.stderr)
+        print("usage: python -m services.common.security.pki DIR [NAME ...]", file=sys.stderr)
         return 2
     pki_dir = ensure(pathlib.Path(argv[0]), argv[1:] or IDENTITIES)
     for name in argv[1:] or IDENTITIES:

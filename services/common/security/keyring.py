@@ -15,7 +15,7 @@ import pathlib
 import secrets
 from dataclasses import dataclass
 
-from services.common.private_files import write_private
+from services.common.security.private_files import write_private
 
 MIN_KEY_BYTES = 32
 
@@ -99,12 +99,12 @@ def rotate_file(path: str | pathlib.Path) -> KeyRing:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m services.common.keyring create|rotate PATH`: make or rotate a key ring file."""
+    """`python -m services.common.security.keyring create|rotate PATH`: make or rotate a key ring file."""
     import sys
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or args[0] not in ("create", "rotate"):
-        print("usage: python -m services.common.keyring create|rotate PATH", file=sys.stderr)
+        print("usage: python -m services.common.security.keyring create|rotate PATH", file=sys.stderr)
         return 2
     ring = create_file(args[1]) if args[0] == "create" else rotate_file(args[1])
     print(f"{args[1]}: active key {ring.active}, {len(ring.keys)} key(s)")

@@ -2,7 +2,7 @@
 
 Each port mirrors one gRPC service method for method, request for request, so
 both adapters meet it without translation: the gRPC client adapter
-(services/common/transport.py, remote) and the in-process adapter (the same
+(services/common/rpc/transport.py, remote) and the in-process adapter (the same
 servicer object called directly). A use case names the port it needs, never an
 adapter; one bootstrap per process decides which adapter stands behind it.
 

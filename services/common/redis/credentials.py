@@ -7,7 +7,7 @@ from it (`acl_rules`): the default user is off, `admin` (the launcher, the
 tests, operators) may do anything, and every service has a user of its own
 that may write only the keys its role owns, read only the keys its role must
 read, publish or subscribe only where its role does, and run only the commands
-its role's code sends (services/common/keys.py holds the table of keys and
+its role's code sends (services/common/redis/keys.py holds the table of keys and
 channels; COMMANDS below the commands). No service user may run an
 administrative or dangerous command, nor flush, kill or load scripts or
 functions.
@@ -27,9 +27,9 @@ import secrets
 import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 
-from services.common import keys
-from services.common.keys import DECK, DICE, GATEWAY, MATCH, MATCHMAKER
-from services.common.private_files import write_private
+from services.common.redis import keys
+from services.common.redis.keys import DECK, DICE, GATEWAY, MATCH, MATCHMAKER
+from services.common.security.private_files import write_private
 
 ADMIN = "admin"
 SERVICE_USERS = keys.ROLES
@@ -51,7 +51,7 @@ _CONNECTION = ("ping", "hello", "auth", "quit", "select", "client|setname", "cli
                "command", "cluster|slots", "cluster|shards", "asking")
 # redis-py's Script: EVALSHA, loading the script when the server answers NOSCRIPT.
 _SCRIPTS = ("evalsha", "script|load", "script|exists")
-# Reading a match log (services/common/redis_store.py read, version, wait).
+# Reading a match log (services/common/store/redis_store.py read, version, wait).
 _LOG_READS = ("xrange", "xrevrange", "xlen", "xread")
 
 COMMANDS: Mapping[str, tuple[str, ...]] = {

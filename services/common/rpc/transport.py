@@ -4,9 +4,9 @@
 `InProcess` hands the same request message to the same servicer object in this
 process, without a socket. Both raise `ServiceError` on failure, so callers
 cannot tell them apart except by cost. The typed adapters that meet the ports
-(services/common/adapters.py) stand on either.
+(services/common/rpc/adapters.py) stand on either.
 
-Both are subject to the same per-method policy (services/common/authz.py):
+Both are subject to the same per-method policy (services/common/security/authz.py):
 a remote call is checked by the server against the caller's certificate, an
 in-process call here against the identity of the calling process.
 """
@@ -19,10 +19,11 @@ from typing import Protocol
 import grpc
 from google.protobuf.message import Message
 
-from services.common import authz, tracing
 from services.common import logging as tlog
+from services.common import tracing
 from services.common.errors import Unavailable, connection_broke, from_rpc_error
-from services.common.tls import ChannelOption, Dial
+from services.common.security import authz
+from services.common.security.tls import ChannelOption, Dial
 
 log = tlog.get("transport")
 

@@ -85,7 +85,7 @@ class Channel:
 
 _MATCH = _tag("*")
 OWNERS = (
-    # The event store of a match (services/common/redis_store.py).
+    # The event store of a match (services/common/store/redis_store.py).
     Keys(f"{_MATCH}:log", MATCH, "a match's event log", readers=(GATEWAY, MATCHMAKER)),
     Keys(f"{_MATCH}:cmd", MATCH, "command id -> the versions its append wrote"),
     Keys(f"{_MATCH}:snap", MATCH, "the newest snapshot: the whole state, hidden cards included"),

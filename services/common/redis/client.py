@@ -9,7 +9,7 @@ Every pool is bounded: a process holds at most `max_connections` connections
 pool empty waits `pool_timeout` s for a connection, then fails (ConnectionError,
 which the server maps to UNAVAILABLE) instead of opening one more. The one-server
 pool and its connections (IdleProbingPool, LeanConnection) reach into redis-py's
-internals, so they live in services/common/redis_internals.py.
+internals, so they live in services/common/redis/internals.py.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
 from services.common.config import Settings
-from services.common.redis_internals import IdleProbingPool, LeanConnection
+from services.common.redis.internals import IdleProbingPool, LeanConnection
 
 # Blocking reads (XREAD/XREADGROUP BLOCK, at most 2 s in this code base) must fit
 # in the socket timeout, so it is never shorter than this.

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from services.common.redis_store import APPENDED_CHANNEL
+from services.common.store.redis_store import APPENDED_CHANNEL
 
 SUBSCRIBED = ("", 0)
 # A silent subscription is probed with PING this often, and given up (to be

@@ -1,4 +1,4 @@
-"""Adapters that meet the ports (services/common/ports.py) over either transport.
+"""Adapters that meet the ports (services/common/rpc/ports.py) over either transport.
 
 One class per contract lists its rpcs with their request and response types;
 `DiceClient.remote(addr, dial)` carries them over gRPC, `DiceClient.in_process(
@@ -26,16 +26,17 @@ from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc as mm_grpc
 from tabletop.rules.v1 import rules_service_pb2 as rules_pb
 from tabletop.rules.v1 import rules_service_pb2_grpc as rules_grpc
 
-from services.common import authz, metrics
-from services.common.coalesce import Coalescing
+from services.common import metrics
 from services.common.errors import ServiceError
-from services.common.mux import Exchanging
-from services.common.ports import DeckPort, DicePort, MatchmakerPort, MatchPort, RulesPort
-from services.common.tls import ChannelOption, Dial
-from services.common.transport import InProcess, Remote, StubClass, Transport
+from services.common.rpc.coalesce import Coalescing
+from services.common.rpc.mux import Exchanging
+from services.common.rpc.ports import DeckPort, DicePort, MatchmakerPort, MatchPort, RulesPort
+from services.common.rpc.transport import InProcess, Remote, StubClass, Transport
+from services.common.security import authz
+from services.common.security.tls import ChannelOption, Dial
 
 if TYPE_CHECKING:
-    from services.common.coalesce import BatchRequest
+    from services.common.rpc.coalesce import BatchRequest
 
 # How a remote client carries unary calls: "stream" (Exchange) or "unary" (a gRPC call each).
 STREAM, UNARY = "stream", "unary"
@@ -52,11 +53,11 @@ class Adapter:
     # The generated stub class (untyped: protoc writes no stubs for *_pb2_grpc).
     stub: ClassVar[StubClass]
     # Methods whose concurrent calls a remote client sends as one Batch call, and the
-    # service's BatchRequest (services/common/coalesce.py).
+    # service's BatchRequest (services/common/rpc/coalesce.py).
     batched: ClassVar[tuple[str, ...]] = ()
     batch_request: ClassVar[type[BatchRequest]]
     # The service's ExchangeRequest and ExchangeResponse: its unary calls over one stream
-    # (services/common/mux.py). None: a service without an Exchange.
+    # (services/common/rpc/mux.py). None: a service without an Exchange.
     exchange: ClassVar[tuple[type[Message], type[Message]] | None] = None
 
     def __init__(self, transport: Transport) -> None:

@@ -3,7 +3,7 @@
 A call asked while nothing else is under way goes out at once, unchanged: a
 quiet caller pays nothing. A call asked while others are in flight waits for
 the end of the current turn of the event loop; whatever was asked meanwhile goes
-out together, in one `Batch` call (services/common/batch.py), and each caller
+out together, in one `Batch` call (services/common/rpc/batch.py), and each caller
 gets its own answer or error, as from a call of its own. The saving grows with
 the load: the match service forming a batch of matches, or moving many at once.
 
@@ -22,9 +22,10 @@ import grpc
 from google.protobuf.message import DecodeError, Message
 from tabletop.common.v1 import batch_pb2
 
-from services.common import batch, errors, tracing
+from services.common import errors, tracing
 from services.common.errors import ServiceError
-from services.common.transport import Transport
+from services.common.rpc import batch
+from services.common.rpc.transport import Transport
 
 if TYPE_CHECKING:
     from tabletop.deck.v1 import deck_service_pb2 as deck_pb

@@ -22,8 +22,8 @@ from typing import Any
 import jwt
 
 from services.common.errors import PermissionDenied, Unauthenticated
-from services.common.keyring import KeyRing
 from services.common.lru import LRU
+from services.common.security.keyring import KeyRing
 
 ISSUER = "tabletop"
 MAX_TOKEN_CHARS = 4096

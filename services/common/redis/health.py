@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable
 import redis.asyncio as aioredis
 
 from services.common import logging as tlog
-from services.common.redis_commands import commands
-from services.common.redis_faults import FAULTS_AND_TIMEOUTS
+from services.common.redis.commands import commands
+from services.common.redis.faults import FAULTS_AND_TIMEOUTS
 
 log = tlog.get("redis_health")
 PROBE_EVERY = 0.5

@@ -1,6 +1,6 @@
 """Mutual TLS between platform processes: credentials from settings, the caller of a call.
 
-Every process holds a certificate of the platform CA (services/common/pki.py)
+Every process holds a certificate of the platform CA (services/common/security/pki.py)
 whose common name is its identity. Internal servers accept only callers
 presenting such a certificate; clients check that the server's certificate
 names the identity they meant to reach (`<name>.tabletop.internal`), whatever
@@ -17,8 +17,8 @@ from typing import Protocol
 
 import grpc
 
-from services.common import pki
 from services.common.config import Settings
+from services.common.security import pki
 
 MISSING = (
     "TABLETOP_TLS_CA, TABLETOP_TLS_CERT and TABLETOP_TLS_KEY must name the platform CA certificate and "

@@ -35,9 +35,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from tabletop.common.v1 import chance_pb2
 
-from services.common import tls
 from services.common.errors import PermissionDenied
 from services.common.lru import LRU
+from services.common.security import tls
 
 # Draw numbers one grant covers for permutations: more than any single move of our
 # games asks for (a longer run of chance is finished by the match itself).
