@@ -12,8 +12,8 @@ from functools import cache
 
 from google.protobuf import descriptor_pool
 
+from bootstrap import load_extra_games
 from gateway import payloads
-from services.bootstrap import load_extra_games
 from services.common import config
 
 

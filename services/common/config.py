@@ -96,7 +96,7 @@ class Settings:
     match_transport: Transport = Transport.GRPC
     # The gateway's ticket calls (FindMatch, WatchTicket, CancelTicket, ratings): "grpc" (a
     # matchmaker replica at matchmaker_addr) or "inprocess" (the gateway serves them on the
-    # tickets in Redis itself: services/matchmaker/desk.py); the replicas group and form either way.
+    # tickets in Redis itself: bootstrap/matchmaker.py); the replicas group and form either way.
     matchmaker_transport: Transport = Transport.GRPC
     # How a "grpc" contract carries unary calls: "stream" (one Exchange stream per peer
     # replica, services/common/rpc/mux.py) or "unary" (a gRPC call each, busy callers' batched).

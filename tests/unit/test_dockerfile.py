@@ -184,3 +184,13 @@ def test_hadolint_finds_nothing_to_say() -> None:
     done = subprocess.run([binary, "--failure-threshold", "info", str(DOCKERFILE)], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_package_the_project_installs_is_copied_into_the_image() -> None:
+    """A top-level package pyproject.toml installs (services, gateway, bots, bootstrap) but
+    the image lacks would fail the first process that imports it, not the build."""
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    packages = [pattern.rstrip("*") for pattern in found["include"]]
+    build = stages()[0]
+    copied = {args.split()[0] for args in build.all("COPY") if not args.startswith("--from")}
+    assert packages and [p for p in packages if p not in copied or excluded(f"{p}/__init__.py")] == []

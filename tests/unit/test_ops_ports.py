@@ -85,7 +85,7 @@ def test_time_wait_of_an_earlier_run_does_not_block_a_start() -> None:
     port = _time_wait_of_a_listener()
     assert "TIME-WAIT" in ports.holder(port)
     assert ports.busy([port]) == {}
-    from gateway.edge.__main__ import listening_socket
+    from bootstrap.edge import listening_socket
 
     listening_socket("127.0.0.1", port).close()  # the edge binds it
     grpc_server = grpc.server(futures.ThreadPoolExecutor(max_workers=1))

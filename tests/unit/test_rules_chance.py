@@ -98,7 +98,7 @@ def _checker(pki_dir: pathlib.Path) -> GrantChecker:
 
 
 class Played:
-    """A match app wired as services/match/bootstrap.py wires one, with counted ports."""
+    """A match app wired as bootstrap/match.py wires one, with counted ports."""
 
     def __init__(self, game: str, redis: aioredis.Redis, pki_dir: pathlib.Path, rules_chance: str = "") -> None:
         """`rules_chance`: "" (the match resolves all chance), "in process" (rules resolve it as

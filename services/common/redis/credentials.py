@@ -103,7 +103,7 @@ def hosted_roles(service: str, env: Mapping[str, str]) -> tuple[str, ...]:
 
     roles = [service]
     if service == GATEWAY and inprocess("MATCH"):
-        # services/match/bootstrap.py embedded_match: the match app with its dice and
+        # bootstrap/match.py embedded_match: the match app with its dice and
         # deck in process (it refuses to start otherwise).
         roles += [MATCH, DICE, DECK]
     elif service == MATCH:

@@ -1,4 +1,4 @@
-"""The match process's clients and app, remote or in process per contract as the settings say.
+"""The match process: its clients and app, remote or in process per contract as the settings say.
 
 The gateway may run the match app itself (TABLETOP_MATCH_TRANSPORT=inprocess,
 `embedded_match`): then no socket lies on the action path, and the app calls
@@ -8,14 +8,19 @@ host then runs the app's clock keeper (services/match/keeper.py) too.
 
 from __future__ import annotations
 
+import asyncio
+
 import redis.asyncio as aioredis
 
-from services.bootstrap import dial, rules_clients
+from bootstrap import dial, rules_clients
+from services.common import config
 from services.common.config import Settings
 from services.common.draws import ChanceResolver, RollWindows
+from services.common.redis import client as redis_client
 from services.common.redis import keys
 from services.common.rpc.adapters import DeckClient, DiceClient, MatchClient
 from services.common.rpc.ports import DeckPort, DicePort
+from services.common.rpc.server import serve
 from services.common.security import tls
 from services.common.security.grants import GrantChecker, GrantSigner
 from services.common.store.redis_store import RedisEventStore
@@ -26,7 +31,8 @@ from services.dice.servicer import DiceServicer
 from services.match.app import MatchApp
 from services.match.deadlines import RedisDeadlines
 from services.match.directory import RedisDirectory
-from services.match.servicer import MatchServicer
+from services.match.keeper import ClockKeeper
+from services.match.servicer import MatchServicer, register
 
 # Who the match app is to the services it calls, wherever it runs.
 MATCH_IDENTITY = "match"
@@ -96,3 +102,17 @@ def embedded_match(settings: Settings, redis: aioredis.Redis) -> tuple[MatchClie
         )
     app = match_app(settings, redis, MATCH_IDENTITY)
     return MatchClient.in_process(MatchServicer(app), tls.identity(settings)), app
+
+
+async def main() -> None:
+    settings = config.load()
+    client = redis_client.connect_settings(settings, "tabletop-match")
+    app = match_app(settings, client)
+    keeper = asyncio.create_task(ClockKeeper(app.timekeeper).run())
+
+    async def stop() -> None:
+        keeper.cancel()
+        await asyncio.gather(keeper, return_exceptions=True)
+        await client.aclose()
+
+    await serve("match", settings, lambda server: register(server, app), on_stop=stop, redis=client)

@@ -1,4 +1,4 @@
-"""The gateway process's clients and servicer.
+"""The gateway process: its clients, servicer and server.
 
 Players reach the gateway in plaintext (tokens identify them); the gateway
 reaches internal services over mutual TLS as the identity "gateway".
@@ -13,31 +13,36 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
+from bootstrap import dial, rules_clients
+from bootstrap.match import embedded_match
+from bootstrap.matchmaker import embedded_tickets
+from gateway import payloads
 from gateway.callers import Callers
 from gateway.describe import Describe
+from gateway.forwarded import caller_address
 from gateway.identity import ExternalConfig, ExternalIdentities, Players
-from gateway.limits import RateLimiter
+from gateway.limits import CallerLimits, RateLimiter
 from gateway.lobby import Lobby
 from gateway.matchmaking import Matchmaking
 from gateway.play import Moves
-from gateway.servicer import GatewayService
+from gateway.servicer import GatewayService, register
 from gateway.signin import SeatTokens, SignIn
 from gateway.subscriptions import Subscriptions
 from gateway.tables import GameCatalog
 from gateway.watching import Watching
-from services.bootstrap import dial, rules_clients
+from services.common import config
 from services.common.config import Settings
 from services.common.redis import changes as redis_changes
 from services.common.redis import client as redis_client
 from services.common.rpc.adapters import MatchClient, MatchmakerClient
+from services.common.rpc.server import serve
 from services.common.rpc.transport import ROUND_ROBIN
 from services.common.security import keyring
 from services.common.security.tokens import Lifetimes, TokenAuthority
 from services.common.store.redis_store import RedisEventStore
+from services.games import registry
 from services.match.app import MatchApp
-from services.match.bootstrap import embedded_match
 from services.match.keeper import ClockKeeper
-from services.matchmaker.desk import embedded_tickets
 
 
 def token_authority(settings: Settings) -> TokenAuthority:
@@ -79,7 +84,7 @@ def matchmaker_client(
     settings: Settings, client: aioredis.Redis
 ) -> tuple[MatchmakerClient, Callable[[], Awaitable[None]]]:
     """The matchmaker replicas, or (TABLETOP_MATCHMAKER_TRANSPORT=inprocess) the ticket calls
-    served here on the tickets in Redis (services/matchmaker/desk.py); and what stops it."""
+    served here on the tickets in Redis (bootstrap/matchmaker.py); and what stops it."""
     if settings.matchmaker_transport == "inprocess":
         return embedded_tickets(settings, client)
 
@@ -135,3 +140,30 @@ def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.R
             await listener.aclose()
 
     return Gateway(service, list(rules), close)
+
+
+async def main() -> None:
+    settings = config.load()
+    try:
+        tokens = token_authority(settings)
+    except keyring.KeyRingError as error:
+        raise SystemExit(f"tabletop: refusing to start: {error}") from None
+    client = redis_client.connect_settings(settings, "tabletop-gateway")
+    built = build_gateway(settings, tokens, client)
+
+    async def stop() -> None:
+        await built.close()
+        await client.aclose()
+
+    await serve(
+        "gateway",
+        settings,
+        lambda server: register(server, built.service),
+        on_stop=stop,
+        public=True,
+        redis=client,
+        admission=CallerLimits(settings).admit,
+        # Reflection resolves every view, action and event a client receives or sends in an Any.
+        reflect=payloads.reflected_names(name for name in built.games if name in registry.available()),
+        caller=caller_address(settings.trust_forwarded),
+    )

@@ -1,9 +1,15 @@
-"""What the process bootstraps share: the games hosted here and their rules clients.
+"""How each process is wired: one module per process, and what they share here.
 
-Each process builds its own clients and app in its `__main__` (or the
-`bootstrap.py` beside it); the match and the gateway both need one rules client
-per game, remote or in process as the settings say, so that choice is made here,
-above every service package and below the processes.
+    dice, deck, rules, match, matchmaker, gateway, edge   each a `main()`: its settings,
+                                                          clients, app and server
+
+A process's `__main__` (`python -m services.dice`, `python -m gateway`, ...) only runs
+its module's `main`. This package sits above every service package and the gateway
+and below the processes: nothing but a `__main__` imports it. What the processes
+share is here: the games hosted, the dialling of a platform identity, and one rules
+client per game, remote or in process as the settings say (the match and the
+gateway both need them). The deployment shapes these choices make are named in
+services/common/config.py (`SHAPES`) and checked when the settings are loaded.
 """
 
 from __future__ import annotations
