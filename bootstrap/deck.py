@@ -1,7 +1,7 @@
 """The deck process: its dice client is always remote (hidden shuffles ask the dice service)."""
 
 
-from services.bootstrap import dial
+from bootstrap import dial
 from services.common import config
 from services.common.redis import client as redis_client
 from services.common.rpc.adapters import DiceClient

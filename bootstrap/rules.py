@@ -7,7 +7,7 @@ it dials the dice only for public permutations.
 """
 
 
-from services.bootstrap import dial, load_extra_games
+from bootstrap import dial, load_extra_games
 from services.common import config
 from services.common.draws import ChanceResolver, NoRolls
 from services.common.rpc.adapters import DeckClient, DiceClient
