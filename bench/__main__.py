@@ -103,9 +103,9 @@ def start(up: contextlib.ExitStack, chosen: Plan, figures: dict[str, Any]) -> Si
     # No matchmakers (the load runs make their own matches); in process, the match app
     # runs inside the gateway too, so no socket lies between an action and the store.
     stacks = {
-        shape: up.enter_context(Stack(games=chosen.games, inprocess=inprocess, match_in_gateway=inprocess,
+        shape: up.enter_context(Stack(games=chosen.games, shape=shape,
                                       matchmakers=0, extra_env=STACK_ENV))
-        for shape, inprocess in SHAPES.items()
+        for shape in SHAPES
     }
     store = stacks["inprocess"]
     assert store.embedded and store.redis.process is not None

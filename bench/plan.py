@@ -10,7 +10,7 @@ from services.games import registry
 
 MINIMAL = "dice_hand"  # tests/fixtures/dice_hand: each move rolls two dice and draws a card into a hidden hand
 MINIMAL_PACKAGE = "tests.fixtures.dice_hand"
-SHAPES = {"services": False, "inprocess": True}  # name -> Stack(inprocess=..., match_in_gateway=...)
+SHAPES = ("services", "inprocess")  # the deployment shapes measured (services/common/config.py SHAPES)
 FLOOR, BGIO = "floor", "boardgame.io"  # the sides of a run that are not a Tabletop shape
 
 

@@ -155,11 +155,11 @@ def overhead(chosen: Any, stack_env: dict[str, str]) -> dict[str, Any]:
     runs: list[dict[str, Any]] = []
     with Sink(keep=False) as sink, contextlib.ExitStack() as up:
         stacks = {}
-        for shape, inprocess in SHAPES.items():
+        for shape in SHAPES:
             for label, ratio in settings():
                 env = {**stack_env, **(sink.env(ratio, EXPORT_EVERY_MS) if ratio is not None else {})}
                 stacks[(shape, label)] = up.enter_context(Stack(
-                    games=(MINIMAL,), inprocess=inprocess, match_in_gateway=inprocess, matchmakers=0, extra_env=env))
+                    games=(MINIMAL,), shape=shape, matchmakers=0, extra_env=env))
         for stack in stacks.values():
             asyncio.run(load_run(stack, MINIMAL, 4, chosen.warmup_seconds))
         order = list(stacks)

@@ -37,6 +37,8 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from deploy import ports
+from services.common import config
+from services.common.config import APART, LOCAL
 from services.common.redis import credentials as redis_credentials
 from services.common.redis import server as redis_server
 from services.common.security import keyring, pki, tls
@@ -107,13 +109,13 @@ class Stack:
     # dir that is given is never removed; the temporary one made by default is, at stop.
     data_dir: pathlib.Path = field(default_factory=lambda: _temporary_data_dir())
     extra_env: dict[str, str] = field(default_factory=dict)
-    # Rules, dice and deck inside the match process (no sockets on the action path).
-    inprocess: bool = False
-    # With `inprocess`: the gateway runs the match app itself (TABLETOP_MATCH_TRANSPORT=inprocess),
-    # so no socket lies between a player's action and the store. A match process then runs
-    # only for the matchmakers, and neither takes write leases (two writers of one match).
-    # None: as TABLETOP_MATCH_TRANSPORT in the environment or extra_env says.
-    match_in_gateway: bool | None = None
+    # The deployment shape, by its name in services/common/config.py SHAPES: "services" (the
+    # reference: match, each game's rules, dice and deck in processes of their own),
+    # "rules-local", "match-local" (rules, dice and deck inside the match process) or
+    # "inprocess" (the gateway runs the match app itself, so no socket lies between a
+    # player's action and the store; a match process then runs only for the matchmakers,
+    # and neither takes write leases: two writers of one match).
+    shape: str = "services"
     # Without a redis_url: an embedded Redis Cluster of this many masters (kept in the
     # data dir like the single server) instead of one server; 0: the single server.
     cluster_nodes: int = 0
@@ -167,6 +169,9 @@ class Stack:
         target = IDENTITY[self.procs[name].module]
         return tls.channel(self.addr(name), self.credentials(as_identity or target), target)
 
+    def __post_init__(self) -> None:
+        config.shape_named(self.shape)  # a name no shape has is refused here, before anything starts
+
     def start(self) -> Stack:
         extra = _extra_games({**os.environ, **self.extra_env})
         for name, package in extra.items():
@@ -185,9 +190,12 @@ class Stack:
             port = self.layout.port("redis") if self.layout else None
             self._redis = redis_server.start(data_dir=self.data_dir, port=port)
             self.redis_url = self._redis.url
-        if not self.inprocess:
+        chosen = config.shape_named(self.shape)
+        if chosen.dice == APART:
             self._launch("dice", "services.dice", {})
+        if chosen.deck == APART:
             self._launch("deck", "services.deck", {"TABLETOP_DICE_ADDR": self.addr("dice")})
+        if chosen.rules == APART:
             # The rules dial the dice and the deck to resolve chance under the match's grants.
             chance = {"TABLETOP_DICE_ADDR": self.addr("dice"), "TABLETOP_DECK_ADDR": self.addr("deck")}
             for index, game in enumerate(self.games):
@@ -202,7 +210,7 @@ class Stack:
         # The edge relays browsers' calls with their addresses, which the gateway keys its
         # per-caller limits by (TABLETOP_TRUST_FORWARDED: only what listens on loopback here).
         gateway_env = {**self._core_env(), **self._matchmaker_env(), **self._token_env()}
-        gateway_env["TABLETOP_MATCH_TRANSPORT"] = "inprocess" if self.embeds_match else "grpc"
+        gateway_env["TABLETOP_MATCH_TRANSPORT"] = LOCAL if self.embeds_match else APART
         if self.embeds_match and self.matchmakers > 0:
             # Two writers of the same matches (the gateway's app, and the match process the
             # matchmakers' bots play through): a lease would make each switch wait for it.
@@ -213,13 +221,8 @@ class Stack:
 
     @property
     def embeds_match(self) -> bool:
-        """Whether the gateway runs the match app itself (see `match_in_gateway`)."""
-        if not self.inprocess:
-            return False
-        if self.match_in_gateway is not None:
-            return self.match_in_gateway
-        configured = {**os.environ, **self.extra_env}
-        return configured.get("TABLETOP_MATCH_TRANSPORT", "") == "inprocess"
+        """Whether the gateway runs the match app itself (the "inprocess" shape)."""
+        return config.shape_named(self.shape).match == LOCAL
 
     @property
     def edge_url(self) -> str:
@@ -248,17 +251,19 @@ class Stack:
         return {"TABLETOP_MATCHMAKER_ADDR": addrs[0] if len(addrs) == 1 else "ipv4:" + ",".join(addrs)}
 
     def _core_env(self) -> dict[str, str]:
-        if self.inprocess:
-            env = {f"TABLETOP_{c}_TRANSPORT": "inprocess" for c in ("RULES", "DICE", "DECK")}
-            if "match" in self.procs:
-                env["TABLETOP_MATCH_ADDR"] = self.addr("match")
-            return env
-        rules = ",".join(f"{g}={self.addr('rules-' + g)}" for g in self.games)
-        env = {
-            "TABLETOP_DICE_ADDR": self.addr("dice"),
-            "TABLETOP_DECK_ADDR": self.addr("deck"),
-            "TABLETOP_RULES_ADDRS": rules,
-        }
+        """Where the match's rules, dice and deck are, as the shape puts them: in process, or
+        the addresses of their processes."""
+        chosen = config.shape_named(self.shape)
+        env: dict[str, str] = {}
+        if chosen.rules == LOCAL:
+            env["TABLETOP_RULES_TRANSPORT"] = LOCAL
+        else:
+            env["TABLETOP_RULES_ADDRS"] = ",".join(f"{g}={self.addr('rules-' + g)}" for g in self.games)
+        for contract in ("dice", "deck"):
+            if getattr(chosen, contract) == LOCAL:
+                env[f"TABLETOP_{contract.upper()}_TRANSPORT"] = LOCAL
+            else:
+                env[f"TABLETOP_{contract.upper()}_ADDR"] = self.addr(contract)
         if "match" in self.procs:
             env["TABLETOP_MATCH_ADDR"] = self.addr("match")
         return env

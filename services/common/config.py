@@ -184,6 +184,14 @@ def _redis_url(env: Mapping[str, str], url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:{password}@{host}"))
 
 
+def shape_named(name: str) -> Shape:
+    """The shape of that name; ValueError naming the shapes if there is none."""
+    for shape in SHAPES:
+        if shape.name == name:
+            return shape
+    raise ValueError(f"no deployment shape {name!r}; the shapes are: {', '.join(s.name for s in SHAPES)}")
+
+
 def shape_of(settings: Settings) -> Shape:
     """The named shape the settings' transports make; ValueError, listing the shapes, if none."""
     chosen = (settings.match_transport, settings.rules_transport, settings.dice_transport, settings.deck_transport)

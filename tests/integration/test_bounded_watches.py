@@ -30,7 +30,7 @@ UPDATED = 100
 def small_pool_stack(redis_url: str) -> Iterator[Stack]:
     # One player creates every match: no per-player create rate here.
     env = {**PIG, "TABLETOP_REDIS_MAX_CONNECTIONS": str(POOL), "TABLETOP_CREATE_RATE": "0"}
-    with Stack(redis_url=redis_url, extra_env=env, games=("pig",), matchmakers=0, inprocess=True) as running:
+    with Stack(redis_url=redis_url, extra_env=env, games=("pig",), matchmakers=0, shape="match-local") as running:
         yield running
 
 
@@ -97,7 +97,7 @@ async def test_thousands_of_watches_hold_a_bounded_number_of_connections(small_p
 async def test_live_updates_on_a_cluster(redis_cluster_url: str):
     """On a cluster the subscription is one connection to one node (PUBLISH reaches them all)."""
     env = {**PIG, "REDIS_CLUSTER": "1"}
-    stack = Stack(redis_url=redis_cluster_url, extra_env=env, games=("pig",), matchmakers=0, inprocess=True)
+    stack = Stack(redis_url=redis_cluster_url, extra_env=env, games=("pig",), matchmakers=0, shape="match-local")
     stack.start()
     try:
         async with Gateway(stack.gateway_addr) as gateway:

@@ -35,7 +35,7 @@ CALLERS = 8
 @pytest.fixture
 def stack(redis_url: str) -> Iterator[Stack]:
     env = {**PIG, "TABLETOP_GRACE_SECONDS": str(GRACE)}
-    with Stack(redis_url=redis_url, extra_env=env, games=("pig",), matchmakers=0, inprocess=True) as running:
+    with Stack(redis_url=redis_url, extra_env=env, games=("pig",), matchmakers=0, shape="match-local") as running:
         yield running
 
 

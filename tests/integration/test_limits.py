@@ -26,7 +26,8 @@ pytestmark = pytest.mark.integration
 
 def limited_stack(redis_url: str, env: dict[str, str], matchmakers: int = 0) -> Iterator[Stack]:
     env = {**PIG, **env}
-    with Stack(redis_url=redis_url, extra_env=env, games=("pig",), matchmakers=matchmakers, inprocess=True) as running:
+    shape = "match-local"
+    with Stack(redis_url=redis_url, extra_env=env, games=("pig",), matchmakers=matchmakers, shape=shape) as running:
         yield running
 
 

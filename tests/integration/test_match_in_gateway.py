@@ -24,8 +24,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def embedded(redis_url: str) -> Iterator[Stack]:
-    stack = Stack(redis_url=redis_url, extra_env=PIG, games=("pig",), matchmakers=0, inprocess=True,
-                  match_in_gateway=True)
+    stack = Stack(redis_url=redis_url, extra_env=PIG, games=("pig",), matchmakers=0, shape="inprocess")
     with stack as running:
         yield running
 
@@ -65,8 +64,7 @@ async def test_a_retried_action_answers_as_the_first_time(embedded: Stack):
 async def test_the_matchmaker_forms_matches_through_a_match_process_that_never_holds_the_gateway_up(
     redis_url: str,
 ):
-    stack = Stack(redis_url=redis_url, extra_env=PIG, games=("pig",), matchmakers=1, inprocess=True,
-                  match_in_gateway=True)
+    stack = Stack(redis_url=redis_url, extra_env=PIG, games=("pig",), matchmakers=1, shape="inprocess")
     with stack:
         assert stack.procs["match"].env["TABLETOP_MATCH_LEASE_MS"] == "0", "it takes no leases"
         # A queue of its own: tickets other tests left in the shared store must not join it.

@@ -89,7 +89,7 @@ async def test_metrics_and_json_logs_after_a_match(stack: Stack, gateway) -> Non
 
 
 def test_sigterm_drains_and_exits_cleanly(redis_url: str) -> None:
-    stack = Stack(redis_url=redis_url, games=(), matchmakers=0, inprocess=True)
+    stack = Stack(redis_url=redis_url, games=(), matchmakers=0, shape="match-local")
     stack.start()
     try:
         process = stack.procs["gateway"].process

@@ -44,7 +44,7 @@ def services(redis_url: str, sink: Sink) -> Iterator[Stack]:
 @pytest.fixture(scope="module")
 def embedded(redis_url: str, sink: Sink) -> Iterator[Stack]:
     with Stack(redis_url=redis_url, extra_env={**GAMES, **sink.env()}, games=("dice_hand",), matchmakers=0,
-               inprocess=True, match_in_gateway=True) as up:
+               shape="inprocess") as up:
         yield up
 
 

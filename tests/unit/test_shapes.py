@@ -3,8 +3,11 @@ loads its settings (services/common/config.py)."""
 
 from __future__ import annotations
 
+import pathlib
+
 import pytest
 
+from deploy.stack import Stack
 from services.common import config
 from services.common.config import SHAPES, Transport
 
@@ -44,3 +47,12 @@ def test_a_mix_no_shape_names_is_refused_at_start_with_the_shapes_listed(mix: di
 def test_an_unknown_transport_is_refused_not_read_as_grpc() -> None:
     with pytest.raises(ValueError, match="TABLETOP_RULES_TRANSPORT='inproc': expected grpc or inprocess"):
         config.load({"TABLETOP_RULES_TRANSPORT": "inproc"})
+
+
+def test_the_launcher_chooses_a_shape_by_its_name(tmp_path: pathlib.Path) -> None:
+    def stack(shape: str) -> Stack:
+        return Stack(shape=shape, workdir=tmp_path / shape, data_dir=tmp_path / f"{shape}-data")
+
+    assert [stack(s.name).embeds_match for s in SHAPES] == [s.match == Transport.INPROCESS for s in SHAPES]
+    with pytest.raises(ValueError, match="no deployment shape 'in-process'; the shapes are: services, rules-local"):
+        stack("in-process")
