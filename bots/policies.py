@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
 from bots.search import Budget, Search
+from bots.strategies import Strategy
 from services.games.common.host import GameDeclaration
 
 KINDS = ("random", "search")
@@ -48,8 +49,15 @@ class RandomPolicy:
 class SearchPolicy(Generic[S, A, E]):
     """Information-set Monte Carlo tree search (bots/search.py)."""
 
-    def __init__(self, game: GameDeclaration[S, A, E], seats: int, rng: random.Random, budget: Budget) -> None:
-        self.search = Search(game, seats, rng, budget)
+    def __init__(
+        self,
+        game: GameDeclaration[S, A, E],
+        seats: int,
+        rng: random.Random,
+        budget: Budget,
+        strategy: Strategy[S, A] | None = None,
+    ) -> None:
+        self.search = Search(game, seats, rng, budget, strategy)
 
     def choose(self, view: object, seat: int, legal: Sequence[A]) -> A:
         return self.search.choose(view, seat, legal)
@@ -67,14 +75,20 @@ def parse_budget(text: str, default: Budget | None = None) -> Budget:
 
 
 def make_policy(
-    kind: str, game: GameDeclaration[S, A, E], seats: int, seed: int | str, budget: Budget | None = None
+    kind: str,
+    game: GameDeclaration[S, A, E],
+    seats: int,
+    seed: int | str,
+    budget: Budget | None = None,
+    strategy: Strategy[S, A] | None = None,
 ) -> Policy:
-    """A `random` or `search` policy seeded by `seed`; search needs the game's determinize."""
+    """A `random` or `search` policy seeded by `seed`; search needs the game's determinize,
+    and plays with `strategy` (default: the game's own, bots/strategies)."""
     rng = random.Random(seed)
     if kind == "random":
         return RandomPolicy(rng)
     if kind == "search":
-        return SearchPolicy(game, seats, rng, budget or Budget())
+        return SearchPolicy(game, seats, rng, budget or Budget(), strategy)
     raise ValueError(f"unknown bot kind {kind!r}: one of {', '.join(KINDS)}")
 
 

@@ -26,6 +26,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from bots import strategies
+from bots.strategies import Strategy
 from services.dice.playout import LocalChance
 from services.games.common.chance import CHANCE_SEAT
 from services.games.common.engine import Outcome
@@ -100,10 +102,18 @@ def outcome_rewards(outcome: Outcome, seats: int) -> list[float]:
 class Search(Generic[S, A, E]):
     """One seat's search over one game; `choose` is its whole interface."""
 
-    def __init__(self, game: GameDeclaration[S, A, E], seats: int, rng: random.Random, budget: Budget) -> None:
+    def __init__(
+        self,
+        game: GameDeclaration[S, A, E],
+        seats: int,
+        rng: random.Random,
+        budget: Budget,
+        strategy: Strategy[S, A] | None = None,
+    ) -> None:
         if game.determinize is None:
             raise ValueError(f"{game.name} declares no determinize: it has no search bot")
         self.game = game
+        self.strategy: Strategy[S, A] = strategy if strategy is not None else strategies.of(game.name)
         self.seats = seats
         self.engine: HostedEngine[S, A, E] = game.engine
         self.rng = rng
@@ -132,9 +142,10 @@ class Search(Generic[S, A, E]):
 
     def _planned(self, view: object, seat: int, legal: Sequence[A]) -> A | None:
         """The game's plan for `seat`, asked about one determinization of its view; None without a plan."""
-        if self.game.plan is None or self.game.determinize is None:
+        plan = self.strategy.plan
+        if plan is None or self.game.determinize is None:
             return None
-        action = self.game.plan(self.game.determinize(view, seat, self.rng).state, seat, legal, self.rng)
+        action = plan(self.game.determinize(view, seat, self.rng).state, seat, legal, self.rng)
         return action if action in legal else None
 
     def _rank(self, root: Node, action: A, planned: A | None) -> tuple[float, int]:
@@ -217,9 +228,10 @@ class Search(Generic[S, A, E]):
         seats = self.seats
         if outcome is not None:
             return outcome_rewards(outcome, seats)
-        if self.game.evaluate is None:
+        evaluate = self.strategy.evaluate
+        if evaluate is None:
             return [0.5] * seats
-        return [self.game.evaluate(state, s) for s in range(seats)]
+        return [evaluate(state, s) for s in range(seats)]
 
 
 __all__ = ["DEFAULT_BUDGET", "Budget", "Node", "Search", "outcome_rewards"]

@@ -21,13 +21,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from bots.arena import wilson
+from bots.strategies.discover_playbook import goal_policy
 from services.dice.playout import play, random_policy
 from services.games.discover import ENGINE
 from services.games.discover import events as ev
 from services.games.discover import state as st
 from services.games.discover.content import load
 from services.games.discover.effects import card_effects
-from services.games.discover.playbook import goal_policy
 from services.games.discover.state import State, Status
 from services.games.discover.vocab import DamageType
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from bots.strategies import Strategy
 from services.games.common.host import Determinization, Rng
 from tests.fixtures import pig
 
@@ -42,4 +43,5 @@ def evaluate(state: pig.State, seat: int) -> float:
     return min(1.0, max(0.0, 0.5 + (mine - rival) / (2 * pig.TARGET)))
 
 
-GAME = replace(pig.GAME, view=view, determinize=determinize, evaluate=evaluate)
+GAME = replace(pig.GAME, view=view, determinize=determinize)
+STRATEGY: Strategy[pig.State, object] = Strategy(evaluate=evaluate)

@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
+from bots.strategies.discover_heuristic import evaluate
 from services.games.common.host import Determinization
 from services.games.discover import GAME
 from services.games.discover.content import load
-from services.games.discover.heuristic import evaluate
 from services.games.discover.setup import card_id
 from services.games.discover.state import State, Status
 from services.games.discover.vocab import DamageType

@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
+from bots.strategies.el_dorado import evaluate
 from services.games.el_dorado import GAME
 from services.games.el_dorado.board import board
-from services.games.el_dorado.determinize import evaluate
 from services.games.el_dorado.flow import CAVES_PILE, draw_pile
 from services.games.el_dorado.state import State, occupied, with_player
 from tests.bots.determinize_props import check_consistent, decision_points

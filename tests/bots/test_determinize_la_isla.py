@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
+from bots.strategies.la_isla import evaluate
 from services.games.la_isla import GAME
-from services.games.la_isla.determinize import evaluate
 from services.games.la_isla.state import State
 from tests.bots.determinize_props import check_consistent, decision_points
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bots.strategies.discover_heuristic import _costs_to, evaluate
 from services.games.discover.board import board, neighbours
 from services.games.discover.content import load
-from services.games.discover.heuristic import _costs_to, evaluate
 from services.games.discover.state import Combat, CombatStage, RunEffects, Source, State, Status
 from services.games.discover.vocab import Damage, DamageType
 from tests.games.discover.builders import CAMP, SOUTH, day, enemy, landmark, reveal, survivor

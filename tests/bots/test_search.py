@@ -11,7 +11,8 @@ import pytest
 from bots.arena import play, wilson, won
 from bots.policies import RandomPolicy, make_policy, parse_budget
 from bots.search import Budget, Search
-from tests.bots.pig_bot import GAME
+from bots.strategies import Strategy
+from tests.bots.pig_bot import GAME, STRATEGY
 from tests.fixtures import pig
 
 BUDGET = Budget(iterations=60, depth=12)
@@ -23,7 +24,7 @@ def test_search_beats_random_at_pig() -> None:
     for i in range(games):
         seat = i % 2
         policies = [RandomPolicy(random.Random(i)), RandomPolicy(random.Random(i))]
-        policies[seat] = make_policy("search", GAME, 2, i, BUDGET)
+        policies[seat] = make_policy("search", GAME, 2, i, BUDGET, STRATEGY)
         wins += won(play(GAME, {}, policies, seed=i).outcome, seat)
     low, _ = wilson(wins, games)
     assert low > 0.5, f"search won {wins} of {games}"
@@ -31,7 +32,7 @@ def test_search_beats_random_at_pig() -> None:
 
 def test_the_same_seed_gives_the_same_game() -> None:
     def game(seed: int) -> tuple[object, int]:
-        policies = [make_policy("search", GAME, 2, f"{seed}:{s}", BUDGET) for s in range(2)]
+        policies = [make_policy("search", GAME, 2, f"{seed}:{s}", BUDGET, STRATEGY) for s in range(2)]
         played = play(GAME, {}, policies, seed=5)
         return played.outcome, played.decisions
 
@@ -47,14 +48,14 @@ def _position() -> tuple[object, list[object]]:
 
 def test_an_iteration_budget_runs_exactly_that_many_iterations() -> None:
     view, legal = _position()
-    search = Search(GAME, 2, random.Random(1), Budget(iterations=37))
+    search = Search(GAME, 2, random.Random(1), Budget(iterations=37), STRATEGY)
     assert search.choose(view, 0, legal) in legal
     assert search.iterations == 37
 
 
 def test_a_time_budget_stops_the_search_in_time() -> None:
     view, legal = _position()
-    search = Search(GAME, 2, random.Random(1), Budget(iterations=10**9, millis=30))
+    search = Search(GAME, 2, random.Random(1), Budget(iterations=10**9, millis=30), STRATEGY)
     started = time.perf_counter()
     search.choose(view, 0, legal)
     assert time.perf_counter() - started < 0.3
@@ -63,7 +64,7 @@ def test_a_time_budget_stops_the_search_in_time() -> None:
 
 def test_a_single_legal_action_is_taken_without_searching() -> None:
     state = pig.State(seats=2, scores=(3, 10), bonuses=("2", "5"), bag_ready=True, swapped=frozenset({0}))
-    search = Search(GAME, 2, random.Random(1), BUDGET)
+    search = Search(GAME, 2, random.Random(1), BUDGET, STRATEGY)
     assert search.choose(GAME.view(state, 0), 0, [pig.Roll()]) == pig.Roll()
     assert search.iterations == 0
 
@@ -85,19 +86,19 @@ def test_bad_budgets_are_refused(text: str) -> None:
         parse_budget(text)
 
 
-def _planning(action: object, evaluate: object = None) -> object:
-    """Pig with a plan that always names `action` (and, if given, another heuristic)."""
+def _planning(action: object, evaluate: object = None) -> Strategy[object, object]:
+    """A plan that always names `action` (and, if given, another heuristic) for the search's pig."""
     changes: dict[str, object] = {"plan": lambda state, seat, legal, rng: action}
     if evaluate is not None:
         changes["evaluate"] = evaluate
-    return replace(GAME, **changes)
+    return replace(STRATEGY, **changes)
 
 
 def test_the_plans_action_is_played_where_the_search_finds_nothing_better() -> None:
     view, legal = _position()
     flat = lambda state, seat: 0.5  # noqa: E731 - every position looks the same
     for planned in legal:
-        search = Search(_planning(planned, flat), 2, random.Random(1), BUDGET)
+        search = Search(GAME, 2, random.Random(1), BUDGET, _planning(planned, flat))
         assert search.choose(view, 0, legal) == planned
 
 
@@ -106,6 +107,6 @@ def test_the_search_overrides_a_plan_it_finds_clearly_worse() -> None:
     state = pig.State(seats=2, scores=(4, 10), bonuses=("2", "5"), bag_ready=True, turn_total=pig.TARGET - 4)
     view, legal = GAME.view(state, 0), list(GAME.engine.legal_actions(state, 0))
     assert pig.Hold() in legal and pig.Roll() in legal
-    search = Search(_planning(pig.Roll()), 2, random.Random(1), BUDGET)
+    search = Search(GAME, 2, random.Random(1), BUDGET, _planning(pig.Roll()))
     assert search.choose(view, 0, legal) == pig.Hold()
-    assert Search(_planning(pig.Hold()), 2, random.Random(1), BUDGET).choose(view, 0, legal) == pig.Hold()
+    assert Search(GAME, 2, random.Random(1), BUDGET, _planning(pig.Hold())).choose(view, 0, legal) == pig.Hold()

@@ -125,16 +125,11 @@ class GameDeclaration(Generic[S, A, E]):
     # A full state consistent with a seat's view (the game's View, as its codec decodes
     # it), every unknown sampled from what that seat cannot tell apart. Bots search with
     # it (bots, docs/bots.md), and the undo verdict replays a move in the worlds
-    # it draws (`HostedEngine.discloses`). None: no search bot, and a move is judged
+    # it draws (`HostedEngine.discloses`); what the bots know beyond the rules is theirs
+    # (bots/strategies). None: no search bot, and a move is judged
     # undoable by its events' audiences alone, which holds only for a game whose every
     # secret is dealt by chance into private events (the platform's test games).
     determinize: Callable[[Any, int, Rng], Determinization[S]] | None = None
-    # How good `state` looks for `seat`, in [0, 1]: scores a search's cut-off rollouts.
-    evaluate: Callable[[S, int], float] | None = None
-    # A plan for `seat`: one of `legal` chosen from a whole state. The search asks it about a
-    # determinization of its seat's view (never the state) and plays it unless its own
-    # estimates find a clearly better action; None: the search has no plan to check.
-    plan: Callable[[S, int, Sequence[A], Rng], A] | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_seats <= self.max_seats:

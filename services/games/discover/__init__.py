@@ -7,9 +7,7 @@ from services.games.discover import (
     determinize,
     evolve,
     flow,
-    heuristic,
     legal,
-    playbook,
     result,
     setup,
     view,
@@ -35,8 +33,6 @@ GAME = GameDeclaration(
     codec="services.games.discover.codec",
     samples=(Sample(seats=1, seed=1), Sample(seats=3, seed=2)),
     determinize=determinize.determinize,
-    evaluate=heuristic.evaluate,
-    plan=playbook.plan,
 )
 ENGINE = GAME.engine
 

@@ -21,7 +21,7 @@ GAME = GameDeclaration(
     view=view.view,
     result=result.result,
     codec="services.games.el_dorado.codec",
-    determinize=determinize.determinize, evaluate=determinize.evaluate,
+    determinize=determinize.determinize,
     samples=(
         Sample(seats=2, seed=1),
         Sample(seats=4, seed=2),

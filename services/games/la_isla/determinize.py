@@ -17,14 +17,12 @@ stand-in, which nothing reads.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 from services.games.common.host import Determinization, Rng
 from services.games.common.values import replace
 from services.games.la_isla import steps
 from services.games.la_isla.actions import AdvanceMarkers, CollectIncome
-from services.games.la_isla.result import score
 from services.games.la_isla.setup import deck_cards
 from services.games.la_isla.state import Assignment, Phase, Player, State
 from services.games.la_isla.view import PlayerView, View
@@ -142,11 +140,4 @@ def determinize(view: View, seat: int, rng: Rng) -> Determinization[State]:
     return Determinization(state, piles)
 
 
-def evaluate(state: State, seat: int) -> float:
-    """How well `seat` stands, in (0, 1): its final score if the game ended now against the best rival's."""
-    totals = [score(state, s, p).total for s, p in enumerate(state.players)]
-    rival = max((t for s, t in enumerate(totals) if s != seat), default=0)
-    return 1 / (1 + math.exp(-(totals[seat] - rival) / 8))
-
-
-__all__ = ["determinize", "evaluate"]
+__all__ = ["determinize"]
