@@ -11,8 +11,8 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 
 from bots.search import Budget
 from services.common.errors import PermissionDenied
-from services.common.rpc.transport import LocalCall
 from services.common.security import authz
+from services.common.security.tls import KnownPeer
 from services.common.store.event_store import MemoryEventStore
 from services.dice.playout import LocalChance
 from services.games.common.chance import CHANCE_SEAT
@@ -44,8 +44,8 @@ async def _bot_table() -> MatchServicer:
 async def test_the_matchmaker_gets_exactly_a_bot_seats_own_view() -> None:
     servicer = await _bot_table()
     asked = mpb.GetViewRequest(match_id="m1", viewer=1)
-    as_bot = await servicer.GetView(asked, LocalCall("matchmaker"))
-    as_gateway = await servicer.GetView(asked, LocalCall("gateway"))
+    as_bot = await servicer.GetView(asked, KnownPeer("matchmaker"))
+    as_gateway = await servicer.GetView(asked, KnownPeer("gateway"))
     assert as_bot.view == as_gateway.view and as_bot.view.value == b"ready@1"
 
 
@@ -60,7 +60,7 @@ async def test_the_matchmaker_gets_exactly_a_bot_seats_own_view() -> None:
 )
 async def test_the_matchmaker_gets_no_other_view(request_: mpb.GetViewRequest) -> None:
     servicer = await _bot_table()
-    for context in (LocalCall("matchmaker"), None):
+    for context in (KnownPeer("matchmaker"), None):
         with pytest.raises(PermissionDenied) as refused:
             await servicer.GetView(request_, context)
         assert refused.value.reason == "view.bot_seat_only"

@@ -16,8 +16,8 @@ from tabletop.rules.v1 import rules_service_pb2
 
 from services.common.errors import PermissionDenied
 from services.common.rpc.adapters import DeckClient, DiceClient, MatchClient, MatchmakerClient, RulesClient
-from services.common.rpc.transport import LocalCall
 from services.common.security import authz, pki
+from services.common.security.tls import KnownPeer
 from services.match import servicer
 from tests.unit.test_match_app import FLIP, Table
 
@@ -237,7 +237,7 @@ async def _coin_table(*players: str) -> tuple[Table, servicer.MatchServicer]:
 
 # Callers a seat call is held to bot seats for: the matchmaker (by its row), and any caller
 # no row trusts with a seat, were it to get past the method check.
-HELD = [LocalCall("matchmaker"), LocalCall("dice"), None]
+HELD = [KnownPeer("matchmaker"), KnownPeer("dice"), None]
 
 
 @pytest.mark.parametrize("rpc", sorted(servicer._SEAT_CALLS))
@@ -259,18 +259,18 @@ async def test_a_person_s_seat_is_refused_to_a_caller_held_to_bot_seats(rpc: str
 async def test_no_seat_and_no_such_seat_are_not_a_bot_s(rpc: str) -> None:
     _, match = await _coin_table("bot-6", "bot-7")
     with pytest.raises(PermissionDenied) as refused:
-        await getattr(match, rpc)(_seat_call(rpc, 5), LocalCall("matchmaker"))
+        await getattr(match, rpc)(_seat_call(rpc, 5), KnownPeer("matchmaker"))
     assert refused.value.reason == f"{servicer._SEAT_CALLS[rpc]}.bot_seat_only"
     if rpc in ("GetView", "StartMatch"):  # a spectator's view, a start in nobody's name
         request = _seat_call(rpc, 0)
         request.ClearField("viewer" if rpc == "GetView" else "seat")
         with pytest.raises(PermissionDenied):
-            await getattr(match, rpc)(request, LocalCall("matchmaker"))
+            await getattr(match, rpc)(request, KnownPeer("matchmaker"))
 
 
 async def test_the_matchmaker_plays_its_own_bot_seat() -> None:
     _, match = await _coin_table("bot-6", "p-ana")
-    bot = LocalCall("matchmaker")
+    bot = KnownPeer("matchmaker")
     legal = await match.ListLegalActions(_seat_call("ListLegalActions", 0), bot)
     assert list(legal.actions) == [FLIP]
     seen = await match.GetView(_seat_call("GetView", 0), bot)
@@ -292,10 +292,10 @@ async def test_the_gateway_acts_for_the_holder_its_token_names_on_any_seat() -> 
     request = _seat_call("SubmitAction", 0)
     request.holder.CopyFrom(match_service_pb2.SeatHolder(player_id="p-ben", tenure=1))
     with pytest.raises(PermissionDenied) as refused:
-        await match.SubmitAction(request, LocalCall("gateway"))
+        await match.SubmitAction(request, KnownPeer("gateway"))
     assert refused.value.reason == "auth.seat_changed"
     request.holder.player_id = "p-ana"
-    assert not (await match.SubmitAction(request, LocalCall("gateway"))).duplicate
+    assert not (await match.SubmitAction(request, KnownPeer("gateway"))).duplicate
 
 
 async def test_a_bot_is_seated_only_by_forming_a_match() -> None:
@@ -304,6 +304,6 @@ async def test_a_bot_is_seated_only_by_forming_a_match() -> None:
     await app.create("coin", {}, 2, match_id="m1")
     joining = match_service_pb2.JoinMatchRequest(match_id="m1", player_id="bot-1", command_id="j")
     with pytest.raises(PermissionDenied) as refused:
-        await servicer.MatchServicer(app).JoinMatch(joining, LocalCall("gateway"))
+        await servicer.MatchServicer(app).JoinMatch(joining, KnownPeer("gateway"))
     assert refused.value.reason == "join.bot_player"
     assert (await app.current("m1")).players == ("", "")

@@ -12,9 +12,9 @@ from tabletop.deck.v1 import deck_service_pb2 as deck_pb
 
 from services.common.errors import FailedPrecondition, PermissionDenied
 from services.common.redis import keys
-from services.common.rpc.transport import LocalCall
 from services.common.security import pki
 from services.common.security.grants import GRANT_COUNTERS, PILE_NOT_NEXT, GrantChecker, GrantSigner
+from services.common.security.tls import KnownPeer
 from services.deck.app import DeckApp
 from services.deck.servicer import DeckServicer
 
@@ -121,7 +121,7 @@ async def test_a_rules_caller_makes_no_pile_ahead_of_the_match_s_next_draw_numbe
     match = pki.files(files, "match")
     grant = GrantSigner(match.cert.read_bytes(), match.key.read_bytes()).grant(match_id := uuid.uuid4().hex, 7)
     deck = DeckServicer(DeckApp(redis_client, Identity()), GrantChecker((files / "ca.crt").read_bytes()))
-    rules, as_match = LocalCall("rules"), LocalCall("match")
+    rules, as_match = KnownPeer("rules"), KnownPeer("match")
     planted = ["card3", "card1", "card2"]
     for ahead in (8, 7 + GRANT_COUNTERS - 1):
         shuffle = deck_pb.ShufflePileRequest(

@@ -4,6 +4,7 @@ certificate or edits pass."""
 
 from __future__ import annotations
 
+import hashlib
 import pathlib
 import time
 
@@ -11,7 +12,6 @@ import pytest
 from tabletop.common.v1 import chance_pb2
 
 from services.common.errors import PermissionDenied
-from services.common.rpc.transport import LocalCall
 from services.common.security import pki
 from services.common.security.grants import (
     GRANT_COUNTERS,
@@ -20,7 +20,9 @@ from services.common.security.grants import (
     GrantChecker,
     GrantSigner,
     check_call,
+    pile_chain,
 )
+from services.common.security.tls import KnownPeer
 
 NOW = time.time()
 
@@ -101,28 +103,33 @@ def test_only_a_match_certificate_of_this_platform_signs(stack_pki: pathlib.Path
 def test_only_a_rules_caller_needs_a_grant(stack_pki: pathlib.Path) -> None:
     checker = _checker(stack_pki)
     none = chance_pb2.ChanceGrant()
-    check_call(checker, LocalCall("match"), none, "m1", 3)
-    check_call(checker, LocalCall("deck"), none, "m1", 3)
+    check_call(checker, KnownPeer("match"), none, "m1", 3)
+    check_call(checker, KnownPeer("deck"), none, "m1", 3)
     with pytest.raises(PermissionDenied):
-        check_call(checker, LocalCall("rules"), none, "m1", 3)
-    check_call(checker, LocalCall("rules"), _signer(stack_pki).grant("m1", 3), "m1", 3)
+        check_call(checker, KnownPeer("rules"), none, "m1", 3)
+    check_call(checker, KnownPeer("rules"), _signer(stack_pki).grant("m1", 3), "m1", 3)
 
 
-def test_one_grant_serves_the_next_moves_while_the_match_s_next_draw_number_stays_and_half_its_time(
+def test_one_signature_serves_moves_while_half_its_draw_numbers_and_half_its_time_are_left(
     stack_pki: pathlib.Path,
 ) -> None:
     clock = Clock()
     signer = _signer(stack_pki, clock=clock)
     first = signer.grant("m1", 10)
-    assert signer.grant("m1", 10) is first  # moves that draw nothing new (or only deal) share it
-    assert signer.grant("m2", 10) is not first  # each match its own
-    # Once the match's next draw number moves, its grant's first draw number must move with it:
-    # only there may the rules make a pile.
-    moved_on = signer.grant("m1", 11)
-    assert moved_on is not first and moved_on.from_counter == 11
+    assert first.from_counter == 10
+    # Moves that roll move the match's next draw number: the same signature serves them,
+    # each with the pile key of its own next draw number.
+    rolled = signer.grant("m1", 11)
+    assert rolled.signature == first.signature and rolled.pile_key != first.pile_key
+    assert signer.grant("m1", 10 + GRANT_COUNTERS // 2 - 1).signature == first.signature
+    assert signer.grant("m2", 10).signature != first.signature  # each match its own
+    # Half the draw numbers used: a new grant from the next one.
+    moved_on = signer.grant("m1", 10 + GRANT_COUNTERS // 2)
+    assert moved_on.signature != first.signature and moved_on.from_counter == 10 + GRANT_COUNTERS // 2
+    assert moved_on.pile_anchor != first.pile_anchor  # a chain of its own
     clock.now += GRANT_SECONDS / 2 + 0.01
     later = signer.grant("m1", moved_on.from_counter)
-    assert later is not moved_on and later.expires_ms > moved_on.expires_ms
+    assert later.signature != moved_on.signature and later.expires_ms > moved_on.expires_ms
     _checker(stack_pki, clock).check(later, "m1", later.from_counter + GRANT_COUNTERS - 1)
 
 
@@ -130,13 +137,44 @@ def test_under_a_grant_a_pile_is_made_only_at_the_match_s_next_draw_number(stack
     """Issue 27 item 6: a pile planted ahead of the match's cursor, in an order of the rules'
     choosing, would stand where the match's own shuffle goes."""
     checker = _checker(stack_pki)
-    grant = _signer(stack_pki).grant("m1", 40)
-    checker.check(grant, "m1", 40, pile=True)
-    for ahead in (41, 40 + GRANT_COUNTERS - 1):
+    signer = _signer(stack_pki)
+    signer.grant("m1", 40)
+    grant = signer.grant("m1", 45)  # the same signature, handed out when the next draw number is 45
+    checker.check(grant, "m1", 45, pile=True)
+    for ahead in (46, 40 + GRANT_COUNTERS - 1):
         checker.check(grant, "m1", ahead)  # a permutation there is still covered ...
         with pytest.raises(PermissionDenied) as refused:
             checker.check(grant, "m1", ahead, pile=True)  # ... a pile is not
         assert refused.value.reason == PILE_NOT_NEXT
         with pytest.raises(PermissionDenied):
-            check_call(checker, LocalCall("rules"), grant, "m1", ahead, pile=True)
-    check_call(checker, LocalCall("match"), chance_pb2.ChanceGrant(), "m1", 41, pile=True)  # the match needs none
+            check_call(checker, KnownPeer("rules"), grant, "m1", ahead, pile=True)
+    check_call(checker, KnownPeer("match"), chance_pb2.ChanceGrant(), "m1", 46, pile=True)  # the match needs none
+
+
+def test_a_pile_key_opens_only_draw_numbers_already_behind_the_match(stack_pki: pathlib.Path) -> None:
+    """The key a move carries hashes to the keys of earlier draw numbers (behind the match's
+    cursor, where a pile is never dealt from), never to a later one's; nor does another
+    grant's key, no key, or an edited anchor serve."""
+    checker = _checker(stack_pki)
+    signer = _signer(stack_pki)
+    signer.grant("m1", 40)
+    grant = signer.grant("m1", 45)  # signed from 40, handed out at 45
+    earlier = chance_pb2.ChanceGrant()
+    earlier.CopyFrom(grant)
+    earlier.pile_key = hashlib.sha256(grant.pile_key).digest()
+    checker.check(earlier, "m1", 44, pile=True)
+    with pytest.raises(PermissionDenied):
+        checker.check(earlier, "m1", 45, pile=True)
+    for key in (b"", b"\0" * 32, _signer(stack_pki).grant("m1", 45).pile_key, grant.pile_anchor):
+        forged = chance_pb2.ChanceGrant()
+        forged.CopyFrom(grant)
+        forged.pile_key = key
+        with pytest.raises(PermissionDenied) as refused:
+            checker.check(forged, "m1", 45, pile=True)
+        assert refused.value.reason == PILE_NOT_NEXT
+    # The anchor is signed: a chain of the caller's own fails the signature.
+    keys, anchor = pile_chain(GRANT_COUNTERS)
+    rechained = chance_pb2.ChanceGrant()
+    rechained.CopyFrom(grant)
+    rechained.pile_anchor, rechained.pile_key = anchor, keys[46 - grant.from_counter]
+    assert _refused(checker, rechained, "m1", 46) == "chance.grant_invalid"

@@ -14,7 +14,7 @@ from tabletop.rules.v1 import rules_service_pb2 as rpb
 from services.common.audience import Audience
 from services.common.errors import AlreadyExists, InvalidArgument, PermissionDenied
 from services.common.redis.keys import match_stream
-from services.common.rpc.transport import LocalCall
+from services.common.security.tls import KnownPeer
 from services.common.store.event_store import MemoryEventStore
 from services.match import lifecycle
 from services.match.app import MatchApp
@@ -264,14 +264,14 @@ async def test_only_a_caller_that_asks_gets_the_whole_position_with_a_submit():
     ana = mpb.SeatHolder(player_id="p-ana", tenure=1)
     # A submit that does not ask (as the matchmaker's bots never do) gets no seat's secrets.
     plain = mpb.SubmitActionRequest(match_id="m1", seat=0, action=FLIP, command_id="c:1", holder=ana)
-    reply = await servicer.SubmitAction(plain, LocalCall("gateway"))
+    reply = await servicer.SubmitAction(plain, KnownPeer("gateway"))
     assert reply.version == 10 and not reply.HasField("match") and not reply.HasField("position")
     table2 = Table()
     app2 = table2.replica()
     await ready(app2)
     await app2.start("m1")
     plain.with_position = True
-    reply = await MatchServicer(app2).SubmitAction(plain, LocalCall("gateway"))
+    reply = await MatchServicer(app2).SubmitAction(plain, KnownPeer("gateway"))
     assert reply.match.version == reply.version == 10
     assert [p.view.value for p in reply.position.seats] == [b"landed@0", b"landed@1"]
 
@@ -290,7 +290,7 @@ async def test_only_the_gateway_may_ask_for_the_whole_position():
     asking = mpb.SubmitActionRequest(
         match_id="m1", seat=0, action=FLIP, command_id="c:1", holder=ana, with_position=True
     )
-    for context in (LocalCall("matchmaker"), None):
+    for context in (KnownPeer("matchmaker"), None):
         with pytest.raises(PermissionDenied) as refused:
             await MatchServicer(app).SubmitAction(asking, context)
         assert refused.value.reason == "position.gateway_only"

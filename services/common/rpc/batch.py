@@ -57,13 +57,11 @@ async def answer(
     if len(calls) > MAX_CALLS:
         raise InvalidArgument(f"at most {MAX_CALLS} calls per batch", "batch.too_many")
     # `object` as some servicers type their Batch's context; every one names its peer
-    # (grpc's context, or an in-process call's transport.LocalCall).
-    authenticated = cast(tls.Authenticated, context)
-    caller = tls.caller(authenticated)
+    # (grpc's context, or a tls.KnownPeer).
+    caller = tls.caller(cast(tls.Authenticated, context))
+    peer = tls.KnownPeer(caller)  # read once for every call of the batch
     requests = request_types(service)
-    return list(
-        await asyncio.gather(*(one(servicer, service, requests, caller, call, authenticated) for call in calls))
-    )
+    return list(await asyncio.gather(*(one(servicer, service, requests, caller, call, peer) for call in calls)))
 
 
 async def one(

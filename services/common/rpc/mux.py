@@ -65,6 +65,8 @@ async def answer(
     """The Exchange of `servicer` (full gRPC name `service`): each call on `requests` run
     concurrently as a call of its own, its result sent once it completes."""
     caller = tls.caller(context)
+    # The stream's peer, read once: every call on it is that peer's.
+    peer = tls.KnownPeer(caller)
     parsers = batch.request_types(service)
     gate = GATE.get()
     done: list[batch_pb2.ExchangeResult] = []
@@ -75,7 +77,7 @@ async def answer(
     async def run(call: batch_pb2.ExchangeCall) -> None:
         try:
             with gate.unary() if gate is not None else contextlib.nullcontext():
-                result = await batch.one(servicer, service, parsers, caller, call, context)
+                result = await batch.one(servicer, service, parsers, caller, call, peer)
         except ServiceError as refused:  # the gate's: overloaded, or draining
             result = batch.failed(service, call.method, refused)
         done.append(batch_pb2.ExchangeResult(id=call.id, result=result))
@@ -294,6 +296,7 @@ class Lane:
             task.cancel()
         self._fail_all(self._unavailable())
         self._tasks = []
+
 
 class Exchanging:
     """A transport (services/common/rpc/transport.py): the unary methods in `replies` over

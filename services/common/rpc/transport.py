@@ -13,7 +13,7 @@ in-process call here against the identity of the calling process.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
 import grpc
@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 from services.common import logging as tlog
 from services.common import tracing
 from services.common.errors import Unavailable, connection_broke, from_rpc_error
-from services.common.security import authz
+from services.common.security import authz, tls
 from services.common.security.tls import ChannelOption, Dial
 
 log = tlog.get("transport")
@@ -55,17 +55,6 @@ class Transport(Protocol):
     async def close(self) -> None: ...
 
 
-class LocalCall:
-    """The context an in-process call hands a servicer: the caller's identity, read
-    with tls.caller exactly as the certificate of a call over mutual TLS."""
-
-    def __init__(self, caller: str) -> None:
-        self._auth = {"x509_common_name": [caller.encode()]}
-
-    def auth_context(self) -> Mapping[str, Iterable[bytes]]:
-        return self._auth
-
-
 class InProcess:
     """Calls a servicer's methods directly, as `caller` (this process's identity).
 
@@ -77,7 +66,7 @@ class InProcess:
         self._servicer = servicer
         self._service = service
         self._caller = caller
-        self._call = LocalCall(caller)
+        self._call = tls.KnownPeer(caller)
 
     async def unary(self, rpc: str, request: Message) -> Message:
         authz.check(f"/{self._service}/{rpc}", self._caller)

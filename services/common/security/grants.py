@@ -9,11 +9,18 @@ naming the match, its next draw number when signed (`from_counter`), a short ran
 draw numbers from there and an expiry. The deck and the dice check it (`GrantChecker`)
 whenever the caller is "rules"; the match and the deck call as themselves and need none.
 
-A new pile version (a shuffle or a put) is allowed only under the grant's first draw
-number (`pile=True`): the match's next one. A pile made ahead of the match's cursor,
-with an order of the rules' choosing, would jam the match's own shuffle there
-(`deck.pile_conflict`) or be dealt from. So a grant serves further moves only while the
-match's next draw number has not moved (`grant`), and half its time.
+A new pile version (a shuffle or a put) is allowed only under the match's next draw
+number (`pile=True`). A pile made ahead of the match's cursor, with an order of the
+rules' choosing, would jam the match's own shuffle there (`deck.pile_conflict`) or be
+dealt from. Which draw number is the next one moves with every roll, while a signature
+costs the match and its check the deck about as much as the round trip a grant saves;
+so one signature serves many moves, and the next draw number is proven by a hash chain
+instead: the grant signs the chain's end (`pile_anchor`), and each move's copy carries
+the key of the match's next draw number (`pile_key`). Hashing a key gives the keys of
+earlier draw numbers, where a pile is harmless (the match never makes one behind its
+cursor, and checks every step the rules took against its own), never a later one's.
+A grant serves further moves while at least half its draw numbers and half its time
+are left (`grant`).
 
 The signature is ECDSA (P-256, SHA-256) with the match process's own certificate
 key, and the grant carries that certificate: a checker needs nothing but the
@@ -25,8 +32,12 @@ already sees every hidden card of the states it decides.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
@@ -57,9 +68,42 @@ Clock = Callable[[], float]
 
 
 def signed_bytes(grant: chance_pb2.ChanceGrant) -> bytes:
-    """What the signature covers: every field but the signer and the signature."""
+    """What the signature covers: every field but the signer, the signature and the pile key."""
     fields = (grant.match_id, grant.from_counter, grant.counters, grant.expires_ms)
-    return b"\0".join([_DOMAIN, *(str(value).encode() for value in fields)])
+    return b"\0".join([_DOMAIN, *(str(value).encode() for value in fields), grant.pile_anchor])
+
+
+def _hashed(key: bytes, times: int) -> bytes:
+    for _ in range(times):
+        key = hashlib.sha256(key).digest()
+    return key
+
+
+def pile_chain(counters: int) -> tuple[tuple[bytes, ...], bytes]:
+    """A fresh hash chain for `counters` draw numbers: their keys in order, and the anchor,
+    which SHA-256 applied i + 1 times to the i-th key gives."""
+    links = [os.urandom(32)]
+    for _ in range(counters):
+        links.append(hashlib.sha256(links[-1]).digest())
+    # links[j] is the secret hashed j times: the i-th key is links[counters - i].
+    return tuple(reversed(links[1:])), hashlib.sha256(links[-1]).digest()
+
+
+def opens_pile(grant: chance_pb2.ChanceGrant, counter: int) -> bool:
+    """Whether the grant's pile key is the key of draw number `counter`: the match's next
+    one when the key was handed out, or an earlier one (hashing a key gives those)."""
+    index = counter - grant.from_counter
+    if not 0 <= index < grant.counters or len(grant.pile_key) != 32 or not grant.pile_anchor:
+        return False
+    return hmac.compare_digest(_hashed(grant.pile_key, index + 1), grant.pile_anchor)
+
+
+@dataclass(frozen=True)
+class _Issued:
+    """A signed grant and the keys of its chain, which only the match holds."""
+
+    grant: chance_pb2.ChanceGrant
+    keys: tuple[bytes, ...]
 
 
 class GrantSigner:
@@ -72,32 +116,38 @@ class GrantSigner:
         self._key = key
         self._signer = x509.load_pem_x509_certificate(cert_pem).public_bytes(serialization.Encoding.DER)
         self._clock = clock
-        self._issued: LRU[str, chance_pb2.ChanceGrant] = LRU(KEPT)
+        self._issued: LRU[str, _Issued] = LRU(KEPT)
 
-    def grant(self, match_id: str, from_counter: int) -> chance_pb2.ChanceGrant:
-        """A grant for the match whose next draw number is `from_counter`: the one handed
-        out last while the match's next draw number is still its first and half its time is
-        left (an ECDSA signature and its check cost about 0.03 and 0.07 ms: moves that use no
-        draw number, or only deal, share one), else a new one. The caller must not change it."""
+    def grant(self, match_id: str, next_counter: int) -> chance_pb2.ChanceGrant:
+        """The grant for the match whose next draw number is `next_counter`, with that draw
+        number's pile key: the one signed last while at least half its draw numbers and half
+        its time are left (an ECDSA signature and its check cost about 0.03 and 0.07 ms; a
+        game that rolls every move would pay both every move), else a new one."""
         issued = self._issued.get(match_id)
-        if issued is not None and self._covers(issued, from_counter):
-            return issued
-        return self._issued.put(match_id, self._sign(match_id, from_counter))
+        if issued is None or not self._covers(issued.grant, next_counter):
+            issued = self._issued.put(match_id, self._sign(match_id, next_counter))
+        granted = chance_pb2.ChanceGrant()
+        granted.CopyFrom(issued.grant)
+        granted.pile_key = issued.keys[next_counter - issued.grant.from_counter]
+        return granted
 
     def _covers(self, grant: chance_pb2.ChanceGrant, counter: int) -> bool:
         fresh_until_ms = grant.expires_ms - GRANT_SECONDS * 500
-        return grant.from_counter == counter and self._clock() * 1000 <= fresh_until_ms
+        in_range = grant.from_counter <= counter < grant.from_counter + grant.counters // 2
+        return in_range and self._clock() * 1000 <= fresh_until_ms
 
-    def _sign(self, match_id: str, from_counter: int) -> chance_pb2.ChanceGrant:
+    def _sign(self, match_id: str, from_counter: int) -> _Issued:
+        keys, anchor = pile_chain(GRANT_COUNTERS)
         grant = chance_pb2.ChanceGrant(
             match_id=match_id,
             from_counter=from_counter,
             counters=GRANT_COUNTERS,
             expires_ms=int((self._clock() + GRANT_SECONDS) * 1000),
             signer=self._signer,
+            pile_anchor=anchor,
         )
         grant.signature = self._key.sign(signed_bytes(grant), ec.ECDSA(hashes.SHA256()))
-        return grant
+        return _Issued(grant, keys)
 
 
 class GrantChecker:
@@ -114,7 +164,7 @@ class GrantChecker:
     ) -> None:
         """Refuse (PERMISSION_DENIED) unless `grant` lets its holder draw for `match_id`,
         under draw number `counter` when the call uses a new one; a new pile version
-        (`pile`) only under the grant's first draw number, the match's next one."""
+        (`pile`) only under the draw number its pile key is for, the match's next one."""
         if not grant.signature:
             raise PermissionDenied("a rules process draws only under a match's grant", "chance.grant_missing")
         if grant.match_id != match_id:
@@ -123,9 +173,9 @@ class GrantChecker:
             raise PermissionDenied("the grant has expired", "chance.grant_expired")
         if counter is not None and not grant.from_counter <= counter < grant.from_counter + grant.counters:
             raise PermissionDenied("the grant does not cover this draw number", "chance.grant_scope")
-        if pile and counter != grant.from_counter:
-            raise PermissionDenied(PILE_NOT_NEXT_MESSAGE, PILE_NOT_NEXT)
         self._verify(grant)
+        if pile and (counter is None or not opens_pile(grant, counter)):
+            raise PermissionDenied(PILE_NOT_NEXT_MESSAGE, PILE_NOT_NEXT)
 
     def _verify(self, grant: chance_pb2.ChanceGrant) -> None:
         message = signed_bytes(grant)
@@ -175,12 +225,12 @@ def check_call(
     """The dice's and the deck's check of one draw: a rules caller must hold a grant for
     it (for a new pile version, `pile`, one whose first draw number it is); the match and
     the deck call under their own standing in the policy (authz.py)."""
-    if tls.caller(context) == HOLDER:  # a grpc context, or an in-process call's (transport.LocalCall)
+    if tls.caller(context) == HOLDER:  # a grpc context, or a tls.KnownPeer
         checker.check(grant, match_id, counter, pile)
 
 
 def pile_allowed(grant: chance_pb2.ChanceGrant | None, counter: int) -> None:
     """What a granted rules process checks before it asks the deck for a new pile version
-    under `counter`: the deck would refuse it anywhere but the grant's first draw number."""
-    if grant is not None and counter != grant.from_counter:
+    under `counter`: the deck would refuse it anywhere but where its pile key opens one."""
+    if grant is not None and not opens_pile(grant, counter):
         raise PermissionDenied(PILE_NOT_NEXT_MESSAGE, PILE_NOT_NEXT)

@@ -92,9 +92,22 @@ def channel(addr: str, own: Material, target: str) -> grpc.Channel:
 
 
 class Authenticated(Protocol):
-    """A call's context that names its peer: grpc's, or an in-process call's (transport.LocalCall)."""
+    """A call's context that names its peer: grpc's, or a `KnownPeer`."""
 
     def auth_context(self) -> Mapping[str, Iterable[bytes]]: ...
+
+
+class KnownPeer:
+    """A context whose peer is known already, read with `caller` exactly as the certificate
+    of a call over mutual TLS: an in-process call's caller, or the peer of an Exchange or
+    Batch stream, read once for every call it carries (grpc builds a call's auth context
+    anew each time it is asked)."""
+
+    def __init__(self, caller: str) -> None:
+        self._auth = {"x509_common_name": [caller.encode()]}
+
+    def auth_context(self) -> Mapping[str, Iterable[bytes]]:
+        return self._auth
 
 
 def caller(context: Authenticated) -> str:
