@@ -302,3 +302,26 @@ async def test_a_writer_that_takes_no_leases_still_waits_out_anothers(redis_url)
     finally:
         await holder.close()
         await unleased.close()
+
+
+@pytest.mark.parametrize("command_id", ["", "c1"])
+async def test_a_re_sent_append_script_appends_once_and_answers_the_same_versions(redis_url, command_id):
+    """redis-py re-sends a command whose reply was lost: the script then runs twice. The
+    second run must append nothing and answer the versions the first appended (by the
+    call's `once` key without a command id, by the command's entry with one)."""
+    backend = RedisEventStore.from_url(redis_url)
+    script = backend._append
+
+    async def twice(keys, args):
+        await script(keys=keys, args=args)  # its reply lost on the way
+        return await script(keys=keys, args=args)
+
+    backend._append = twice
+    s = stream()
+    try:
+        result = await backend.append(s, 0, events("a", "b"), command_id=command_id, fingerprint="f")
+        assert (result.first_version, result.last_version) == (1, 2)
+        assert [e.data for e in await backend.read(s)] == [b"a", b"b"]
+        assert await backend.version(s) == 2
+    finally:
+        await backend.close()
