@@ -30,6 +30,7 @@ CACHE_SIZE = 4096
 Known = mpb.GetPositionResponse | mpb.SubmitActionResponse
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+T = TypeVar("T")
 
 
 class Positions:
@@ -41,11 +42,19 @@ class Positions:
         self.fetches = 0  # GetPosition calls made: one per version nobody brought
         # (match, version) -> the spectator's view there, when a position left it out.
         self._spectators: LRU[tuple[str, int], asyncio.Future[mpb.GetViewResponse]] = LRU(size, fifo=True)
+        # The gateway's loop, looked up once: on Python 3.11 each lookup is a getpid() call,
+        # and a submit made two (about 1% of an action in process).
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _future(self) -> asyncio.Future[T]:
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        return self._loop.create_future()
 
     async def submitted(self, match_id: str, call: Awaitable[mpb.SubmitActionResponse]) -> mpb.SubmitActionResponse:
         """Run a submit to `match_id`, keeping the position its reply brings; watchers
         of the match wait for that reply rather than fetching the same position."""
-        waiting: asyncio.Future[Known | None] = asyncio.get_running_loop().create_future()
+        waiting: asyncio.Future[Known | None] = self._future()
         self._submits.setdefault(match_id, []).append(waiting)
         known = None
         try:
@@ -61,7 +70,7 @@ class Positions:
                 del self._submits[match_id]
 
     def _remember(self, reply: mpb.SubmitActionResponse) -> Known:
-        done: asyncio.Future[Known] = asyncio.get_running_loop().create_future()
+        done: asyncio.Future[Known] = self._future()
         done.set_result(reply)
         self._known.put((reply.match.match_id, reply.match.version), done)
         return reply
