@@ -67,6 +67,10 @@ IDENTITY = {
 }
 
 
+# The processes whose services only the stack's own processes call.
+INTERNAL = ("match", "rules", "dice", "deck")
+
+
 @dataclass
 class Proc:
     name: str
@@ -78,6 +82,8 @@ class Proc:
     # The plaintext health-only port (TABLETOP_HEALTH_PORT); -1 where the process has none.
     health_port: int = -1
     log_path: pathlib.Path | None = None
+    # The Unix domain socket it also listens on (TABLETOP_UNIX_SOCKET), where it has one.
+    socket: pathlib.Path | None = None
 
 
 class ProcessFailed(RuntimeError):
@@ -119,6 +125,10 @@ class Stack:
     # Without a redis_url: an embedded Redis Cluster of this many masters (kept in the
     # data dir like the single server) instead of one server; 0: the single server.
     cluster_nodes: int = 0
+    # Whether the stack's processes call its internal services (match, rules, dice, deck)
+    # over Unix domain sockets, as processes on one host may, rather than TCP loopback.
+    # The same mutual TLS either way; tests and tools still reach every process by its port.
+    unix_sockets: bool = True
     procs: dict[str, Proc] = field(default_factory=dict)
     _redis: redis_server.RedisProcess | None = None
     _cluster: redis_server.RedisCluster | None = None
@@ -150,6 +160,11 @@ class Stack:
 
     def addr(self, name: str) -> str:
         return f"127.0.0.1:{self.procs[name].port}"
+
+    def internal_addr(self, name: str) -> str:
+        """Where the stack's own processes call `name`: its Unix socket if it has one, else its port."""
+        socket = self.procs[name].socket
+        return f"unix:{socket}" if socket is not None else self.addr(name)
 
     @property
     def pki_dir(self) -> pathlib.Path:
@@ -194,10 +209,10 @@ class Stack:
         if chosen.dice == APART:
             self._launch("dice", "services.dice", {})
         if chosen.deck == APART:
-            self._launch("deck", "services.deck", {"TABLETOP_DICE_ADDR": self.addr("dice")})
+            self._launch("deck", "services.deck", {"TABLETOP_DICE_ADDR": self.internal_addr("dice")})
         if chosen.rules == APART:
             # The rules dial the dice and the deck to resolve chance under the match's grants.
-            chance = {"TABLETOP_DICE_ADDR": self.addr("dice"), "TABLETOP_DECK_ADDR": self.addr("deck")}
+            chance = {f"TABLETOP_{c.upper()}_ADDR": self.internal_addr(c) for c in ("dice", "deck")}
             for index, game in enumerate(self.games):
                 self._launch(f"rules-{game}", "services.rules", {"TABLETOP_GAME": game, **chance}, index=index)
         if not self.embeds_match:
@@ -258,14 +273,14 @@ class Stack:
         if chosen.rules == LOCAL:
             env["TABLETOP_RULES_TRANSPORT"] = LOCAL
         else:
-            env["TABLETOP_RULES_ADDRS"] = ",".join(f"{g}={self.addr('rules-' + g)}" for g in self.games)
+            env["TABLETOP_RULES_ADDRS"] = ",".join(f"{g}={self.internal_addr('rules-' + g)}" for g in self.games)
         for contract in ("dice", "deck"):
             if getattr(chosen, contract) == LOCAL:
                 env[f"TABLETOP_{contract.upper()}_TRANSPORT"] = LOCAL
             else:
-                env[f"TABLETOP_{contract.upper()}_ADDR"] = self.addr(contract)
+                env[f"TABLETOP_{contract.upper()}_ADDR"] = self.internal_addr(contract)
         if "match" in self.procs:
-            env["TABLETOP_MATCH_ADDR"] = self.addr("match")
+            env["TABLETOP_MATCH_ADDR"] = self.internal_addr("match")
         return env
 
     def _launch_matchmaker(self, replica: int) -> None:
@@ -282,6 +297,9 @@ class Stack:
         metrics = self.layout.metrics_port(kind, index) if self.layout else 0
         proc = Proc(name, module, {**env, "TABLETOP_PORT": str(port), "TABLETOP_METRICS_PORT": str(metrics),
                                    "TABLETOP_HEALTH_PORT": "0"})
+        if self.unix_sockets and kind in INTERNAL:
+            proc.socket = self.workdir / f"{name}.sock"
+            proc.env["TABLETOP_UNIX_SOCKET"] = str(proc.socket)
         self.procs[name] = proc
         self._spawn(proc)
         return proc

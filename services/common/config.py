@@ -59,6 +59,9 @@ class Settings:
     host: str = "127.0.0.1"
     # 0 picks a free port; the chosen one is written to ready_file.
     port: int = 0
+    # An internal service also listens here (a Unix domain socket path, same mutual TLS):
+    # callers on the same host dial "unix:<path>" and skip the TCP stack. "": TCP alone.
+    unix_socket: str = ""
     metrics_port: int = -1  # -1: no metrics endpoint; 0: any free port
     # A plaintext port that serves the gRPC health service alone, for probes that
     # cannot present a client certificate (a kubelet's gRPC probe). -1: none; 0: any free port.
@@ -229,6 +232,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         redis_cluster=env.get("REDIS_CLUSTER", "") not in ("", "0", "false"),
         host=get("HOST", d.host),
         port=int(get("PORT", str(d.port))),
+        unix_socket=get("UNIX_SOCKET", d.unix_socket),
         metrics_port=int(get("METRICS_PORT", str(d.metrics_port))),
         health_port=int(get("HEALTH_PORT", str(d.health_port))),
         ready_file=get("READY_FILE", d.ready_file),

@@ -403,7 +403,12 @@ async def serve(
     if public:
         port = server.add_insecure_port(address)
     else:
-        port = server.add_secure_port(address, tls.server_credentials(own))
+        credentials = tls.server_credentials(own)
+        port = server.add_secure_port(address, credentials)
+        if settings.unix_socket:
+            # A socket left by a killed predecessor would refuse the bind.
+            pathlib.Path(settings.unix_socket).unlink(missing_ok=True)
+            server.add_secure_port(f"unix:{settings.unix_socket}", credentials)
     await server.start()
     # Held to the end: the probe port serves until the process exits (_exit_now), never stopped.
     _probes, health_port = await _serve_health_alone(health_servicer, settings)
