@@ -46,6 +46,19 @@ MAX_STEPS = 1000
 
 # Packed legal actions kept per rules service (each a few dozen bytes).
 ACTION_CACHE = 8192
+# The wire tags (field number, length-delimited) of the repeated Any fields legal actions go in.
+_SEAT_ACTIONS_TAG = bytes([pb.SeatPosition.DESCRIPTOR.fields_by_name["legal_actions"].number << 3 | 2])
+_LIST_ACTIONS_TAG = bytes([pb.ListLegalActionsResponse.DESCRIPTOR.fields_by_name["actions"].number << 3 | 2])
+
+
+def _delimited(payload: bytes) -> bytes:
+    """`payload` behind its length, a varint, as a length-delimited field's value."""
+    size, prefix = len(payload), bytearray()
+    while size > 0x7F:
+        prefix.append(size & 0x7F | 0x80)
+        size >>= 7
+    prefix.append(size)
+    return bytes(prefix) + payload
 
 
 def pack(message: Message) -> any_pb2.Any:
@@ -93,7 +106,8 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         # The dice and the deck, for resolving the chance after a move (None: never).
         self._chance = chance
         self._game = host.entry.name
-        self._actions: LRU[object, any_pb2.Any] = LRU(ACTION_CACHE, fifo=True)
+        # Each legal action's packed bytes (an Any), behind its length as the wire writes it.
+        self._actions: LRU[object, bytes] = LRU(ACTION_CACHE, fifo=True)
 
     def _data(self, state: pb.EngineState) -> bytes:
         if state.game != self._game:
@@ -231,10 +245,11 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
     ) -> pb.ListLegalActionsResponse:
         state = self._host.state(self._data(request.state))
         actions = self._host.engine.legal_actions(state, request.seat)
-        return pb.ListLegalActionsResponse(
-            actions=[self._packed_action(a) for a in actions],
-            passes=pass_indices(self._host.engine.passes, [type(a).__name__ for a in actions]),
+        response = pb.ListLegalActionsResponse(
+            passes=pass_indices(self._host.engine.passes, [type(a).__name__ for a in actions])
         )
+        response.MergeFromString(self._actions_field(_LIST_ACTIONS_TAG, actions))
+        return response
 
     async def GetView(self, request: pb.GetViewRequest, context: object) -> pb.GetViewResponse:
         state = self._host.state(self._data(request.state))
@@ -246,33 +261,38 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         position = self._host.position(self._data(request.state), request.seat_count)
         return pb.GetPositionResponse(position=self._position_message(position))
 
-    def _packed_action(self, action: object) -> any_pb2.Any:
-        """An action as its packed message. Legal actions repeat from one position to the
-        next (the same placement, the same card), and an action is a value: each one
-        is encoded once and kept (the kept message is only ever copied from)."""
+    def _actions_field(self, tag: bytes, actions: Sequence[object]) -> bytes:
+        """Legal actions as the wire writes a repeated Any field whose tag is `tag`: parsed
+        in one call, where adding them one message at a time cost La Isla (about 50 legal
+        actions a position) a tenth of its position message."""
+        return tag + tag.join([self._packed_action(a) for a in actions]) if actions else b""
+
+    def _packed_action(self, action: object) -> bytes:
+        """An action's packed message (an Any) as a length-delimited field's value. Legal
+        actions repeat from one position to the next (the same placement, the same card),
+        and an action is a value: each one is encoded once and kept."""
         try:
             packed = self._actions.get(action)
         except TypeError:  # not hashable: a dict or list inside
-            return pack(self._host.codec.encode_action(action))
+            return self._encoded_action(action)
         if packed is None:
-            packed = self._actions.put(action, pack(self._host.codec.encode_action(action)))
+            packed = self._actions.put(action, self._encoded_action(action))
         return packed
+
+    def _encoded_action(self, action: object) -> bytes:
+        return _delimited(pack(self._host.codec.encode_action(action)).SerializeToString())
 
     def _position_message(self, position: Position) -> pb.Position:
         codec = self._host.codec
+        message = pb.Position()
         with protocodec.sharing():  # the views of one state share their public parts
-            message = pb.Position(
-                seats=[
-                    pb.SeatPosition(
-                        seat=part.seat,
-                        view=pack(codec.encode_view(part.view)),
-                        legal_actions=[self._packed_action(a) for a in part.legal_actions],
-                    )
-                    for part in position.seats
-                ]
-            )
+            for part in position.seats:
+                seat = message.seats.add(seat=part.seat)
+                seat.view.Pack(codec.encode_view(part.view))
+                if part.legal_actions:
+                    seat.MergeFromString(self._actions_field(_SEAT_ACTIONS_TAG, part.legal_actions))
             if position.spectator_view is not None:
-                message.spectator_view.CopyFrom(pack(codec.encode_view(position.spectator_view)))
+                message.spectator_view.Pack(codec.encode_view(position.spectator_view))
         return message
 
     async def Batch(self, request: pb.BatchRequest, context: object) -> pb.BatchResponse:

@@ -10,7 +10,7 @@ from services.common.errors import InvalidArgument
 from services.dice.playout import play
 from services.games import registry
 from services.rules.app import EngineHost
-from services.rules.servicer import RulesServicer
+from services.rules.servicer import RulesServicer, pack
 
 STATES_PER_GAME = 25
 
@@ -42,6 +42,32 @@ async def test_a_position_is_every_viewers_view_and_legal_actions(game: str) -> 
             movers += bool(part.legal_actions)
         assert position.spectator_view == (await servicer.GetView(rpb.GetViewRequest(state=state), None)).view
     assert movers, "the playout asked some seat to act"
+
+
+@pytest.mark.parametrize("game", registry.available())
+async def test_a_position_is_byte_for_byte_the_message_built_field_by_field(game: str) -> None:
+    """The servicer writes legal actions as ready wire bytes and packs views in place; what
+    it answers must be exactly the message the codec's own messages make, element by element."""
+    host, seats, states = _states(game)
+    servicer = RulesServicer(host)
+    for data in [*states, *states]:  # the second time round, every action comes from the cache
+        known = host.position(data, seats)
+        expected = rpb.Position(
+            seats=[
+                rpb.SeatPosition(
+                    seat=part.seat,
+                    view=pack(host.codec.encode_view(part.view)),
+                    legal_actions=[pack(host.codec.encode_action(a)) for a in part.legal_actions],
+                )
+                for part in known.seats
+            ]
+        )
+        if known.spectator_view is not None:
+            expected.spectator_view.CopyFrom(pack(host.codec.encode_view(known.spectator_view)))
+        answered = (await servicer.GetPosition(rpb.GetPositionRequest(state=rpb.EngineState(game=game, data=data),
+                                                                      seat_count=seats), None)).position
+        assert answered.SerializeToString(deterministic=True) == expected.SerializeToString(deterministic=True)
+        assert answered == expected
 
 
 async def test_a_position_of_an_impossible_seat_count_is_refused() -> None:
