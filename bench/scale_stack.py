@@ -38,6 +38,8 @@ class ScaleStack(Stack):
 
     replicas: int = 1
     groups: CpuGroups | None = None
+    # Each replica stands for a machine of its own: its callers reach it over TCP.
+    unix_sockets: bool = False
     tiers: dict[str, list[str]] = field(default_factory=dict)  # tier -> its process names
 
     def start(self) -> ScaleStack:

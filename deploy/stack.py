@@ -163,8 +163,8 @@ class Stack:
 
     def internal_addr(self, name: str) -> str:
         """Where the stack's own processes call `name`: its Unix socket if it has one, else its port."""
-        socket = self.procs[name].socket
-        return f"unix:{socket}" if socket is not None else self.addr(name)
+        proc = self.procs.get(name)
+        return f"unix:{proc.socket}" if proc is not None and proc.socket is not None else self.addr(name)
 
     @property
     def pki_dir(self) -> pathlib.Path:
