@@ -14,7 +14,9 @@ load generator uncapped. At each K, one after the other for SCALE_SECONDS each:
 with the CPU per action or ticket of every process, and the machine's idle
 share meanwhile (/proc/stat): a run under 15 % idle measured a saturated
 machine, not the stack, and is marked invalid. Efficiency at K is
-throughput(K) / (K * throughput(1)). The baseline (bench/scale_floor.py: one
+throughput(K) / (K * throughput(1)), each throughput the median of SCALE_REPEATS
+runs (3; the workloads interleaved): one run's rate moved by a third from one
+run to the next at K = 1, and so did the efficiency. The baseline (bench/scale_floor.py: one
 gRPC round trip and one fsynced append) is measured in the same run, at each K;
 `ticket_cpu_x_baseline` is the stack's whole CPU per placed ticket over it (the
 worst of the ticket workloads and Ks). SCALE_FAULTS=1 adds, after them, a run at
@@ -59,6 +61,7 @@ class Settings:
     faults: bool = False
     fault_every: float = 8.0  # seconds between the fault run's kills
     verify: int = 5
+    repeats: int = 3  # runs of each workload at each K, interleaved; the median run counts
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -76,6 +79,7 @@ class Settings:
             faults=env.get("SCALE_FAULTS", "0") not in ("", "0", "off", "false"),
             fault_every=float(env.get("SCALE_FAULT_EVERY", d.fault_every)),
             verify=int(env.get("SCALE_VERIFY", d.verify)),
+            repeats=max(1, int(env.get("SCALE_REPEATS", d.repeats))),
         )
 
 
@@ -121,6 +125,13 @@ def efficiency(per_s: Mapping[int, float]) -> dict[int, float]:
     """throughput(K) / (K * throughput(1)) for each K measured (1.0 at K=1)."""
     one = per_s.get(1, 0.0)
     return {k: round(v / (k * one), 3) if one else 0.0 for k, v in sorted(per_s.items())}
+
+
+def median_run(runs: Sequence[Measured]) -> Measured:
+    """The run whose rate is the median of `runs` (the lower middle of an even count):
+    its rate, CPU and waits are the ones reported."""
+    ordered = sorted(runs, key=lambda m: m.per_s)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -223,7 +234,11 @@ def run_k(k: int, settings: Settings) -> tuple[list[Measured], scale_floor.Basel
         print(f"[scale K={k}] {len(stack.procs)} processes up in {time.perf_counter() - started:.0f} s",
               file=sys.stderr, flush=True)
         baseline = scale_floor.measure()
-        results = [asyncio.run(_workload(name, stack, settings, groups)) for name in WORKLOADS]
+        results = [
+            asyncio.run(_workload(name, stack, settings, groups))
+            for _ in range(settings.repeats)
+            for name in WORKLOADS
+        ]
     finally:
         stack.stop()
         groups.close()
@@ -236,13 +251,20 @@ def report(results: Sequence[Measured], baselines: Mapping[int, scale_floor.Base
     summary: dict[str, Any] = {}
     worst = 0.0
     for name in WORKLOADS:
-        rows = {m.replicas: m for m in results if m.workload == name}
+        runs: dict[int, list[Measured]] = {}
+        for m in results:
+            if m.workload == name:
+                runs.setdefault(m.replicas, []).append(m)
+        rows = {k: median_run(found) for k, found in runs.items()}
         eff = efficiency({k: m.per_s for k, m in rows.items()})
         summary[name] = {}
         for k, m in sorted(rows.items()):
             row: dict[str, Any] = {"per_s": round(m.per_s, 1), "efficiency": eff[k], "idle": round(m.idle, 3),
-                                   "valid": m.valid, "stack_cpu_ms_per_op": round(m.stack_cpu_ms_per_op, 3),
-                                   "cpu_ms_per_op_by_tier": m.cpu_ms_per_op_by_tier(), "problems": len(m.problems)}
+                                   "per_s_runs": [round(r.per_s, 1) for r in runs[k]],
+                                   "valid": all(r.valid for r in runs[k]),
+                                   "stack_cpu_ms_per_op": round(m.stack_cpu_ms_per_op, 3),
+                                   "cpu_ms_per_op_by_tier": m.cpu_ms_per_op_by_tier(),
+                                   "problems": sum(len(r.problems) for r in runs[k])}
             if name != "actions" and k in baselines and baselines[k].cpu_ms_per_op:
                 row["cpu_x_baseline"] = round(m.stack_cpu_ms_per_op / baselines[k].cpu_ms_per_op, 2)
                 row["wait_p50_ms"] = round(1000 * percentile(m.waits, 0.5), 1)

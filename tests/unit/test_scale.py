@@ -62,3 +62,16 @@ def test_the_summary_marks_targets_and_the_baseline_ratio():
     # The worst of every ticket run: at K=4, 1.2 s over 360 tickets over 0.5 ms an operation.
     assert summary["ticket_cpu_x_baseline"] == 6.67
     assert summary["capped"] and summary["valid"]
+
+
+def test_each_rate_is_the_median_of_its_runs_and_the_efficiency_is_taken_from_the_medians():
+    rates = {1: (80, 120, 100), 4: (400, 360, 380)}
+    runs = [scale.Measured(w, k, n, 1.0, {"match-0": 0.1}, 0.5, True, True)
+            for w in scale.WORKLOADS for k, ns in rates.items() for n in ns]
+    baselines = {1: scale_floor.Baseline(1000, 1.0, 0.5), 4: scale_floor.Baseline(1000, 1.0, 0.5)}
+    summary = scale.report(runs, baselines)
+    assert summary["actions"]["1"]["per_s"] == 100.0 and summary["actions"]["4"]["per_s"] == 380.0
+    assert summary["actions"]["1"]["per_s_runs"] == [80.0, 120.0, 100.0]
+    assert summary["actions"]["4"]["efficiency"] == 0.95
+    assert scale.Settings.from_env({"SCALE_REPEATS": "5"}).repeats == 5
+    assert scale.Settings.from_env({}).repeats == 3
