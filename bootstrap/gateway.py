@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 
 from bootstrap import dial, rules_clients
 from bootstrap.match import embedded_match
-from bootstrap.matchmaker import embedded_tickets
+from bootstrap.tickets import embedded_tickets
 from gateway import payloads
 from gateway.callers import Callers
 from gateway.describe import Describe
@@ -84,7 +84,7 @@ def matchmaker_client(
     settings: Settings, client: aioredis.Redis
 ) -> tuple[MatchmakerClient, Callable[[], Awaitable[None]]]:
     """The matchmaker replicas, or (TABLETOP_MATCHMAKER_TRANSPORT=inprocess) the ticket calls
-    served here on the tickets in Redis (bootstrap/matchmaker.py); and what stops it."""
+    served here on the tickets in Redis (bootstrap/tickets.py); and what stops it."""
     if settings.matchmaker_transport == "inprocess":
         return embedded_tickets(settings, client)
 
