@@ -49,15 +49,8 @@ class RandomPolicy:
 class SearchPolicy(Generic[S, A, E]):
     """Information-set Monte Carlo tree search (bots/search.py)."""
 
-    def __init__(
-        self,
-        game: GameDeclaration[S, A, E],
-        seats: int,
-        rng: random.Random,
-        budget: Budget,
-        strategy: Strategy[S, A] | None = None,
-    ) -> None:
-        self.search = Search(game, seats, rng, budget, strategy)
+    def __init__(self, search: Search[S, A, E]) -> None:
+        self.search = search
 
     def choose(self, view: object, seat: int, legal: Sequence[A]) -> A:
         return self.search.choose(view, seat, legal)
@@ -88,7 +81,7 @@ def make_policy(
     if kind == "random":
         return RandomPolicy(rng)
     if kind == "search":
-        return SearchPolicy(game, seats, rng, budget or Budget(), strategy)
+        return SearchPolicy(Search(game, seats, rng, budget or Budget(), strategy))
     raise ValueError(f"unknown bot kind {kind!r}: one of {', '.join(KINDS)}")
 
 
