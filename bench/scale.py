@@ -172,7 +172,7 @@ def _held(probe: Probe, stack: ScaleStack, groups: CpuGroups) -> bool:
     return all(held(s, probe.wall, groups.cores) for n, s in probe.cpu.items() if n in capped)
 
 
-async def _workload(name: str, stack: ScaleStack, settings: Settings, groups: CpuGroups) -> Measured:
+async def _workload(name: str, stack: ScaleStack, settings: Settings, groups: CpuGroups, repeat: int = 0) -> Measured:
     k, addrs = stack.replicas, stack.gateway_addrs
     probe = Probe(stack.pids)
     window = scale_load.Window(settings.seconds, probe.open, probe.close)
@@ -185,7 +185,9 @@ async def _workload(name: str, stack: ScaleStack, settings: Settings, groups: Cp
         problems += await scale_load.log_problems(addrs[0], found, settings.verify, verify_match(addrs[0]))
     else:
         pools = POOLS if name == "tickets_pools" else 0
-        tickets = await scale_load.queue(addrs, settings.players * k, pools, window, stop, run=f"{name}-{k}")
+        # Players of their own in each run: one still queued from an earlier run (its ticket being
+        # formed as that run stopped) would otherwise be matched with a player of this one.
+        tickets = await scale_load.queue(addrs, settings.players * k, pools, window, stop, run=f"{name}-{k}-{repeat}")
         count = window.count(tickets.done)
         problems += scale_load.placement_problems(tickets)
         waits = [p.waited for p in tickets.placed if window.start <= p.at < window.end]
@@ -235,8 +237,8 @@ def run_k(k: int, settings: Settings) -> tuple[list[Measured], scale_floor.Basel
               file=sys.stderr, flush=True)
         baseline = scale_floor.measure()
         results = [
-            asyncio.run(_workload(name, stack, settings, groups))
-            for _ in range(settings.repeats)
+            asyncio.run(_workload(name, stack, settings, groups, repeat))
+            for repeat in range(settings.repeats)
             for name in WORKLOADS
         ]
     finally:
