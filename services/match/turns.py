@@ -163,7 +163,7 @@ class TurnRunner:
         if not self._chance_in_rules:
             return request
         if self._grants is not None:
-            request.grant.CopyFrom(self._grants.grant(match.match_id, match.next_counter))
+            self._grants.fill(request.grant, match.match_id, match.next_counter)
             held = self._windows.slice(match.match_id, match.next_counter) if self._windows is not None else None
             if held is not None:
                 window = request.window
