@@ -61,9 +61,18 @@ def _by_name(exporter: InMemorySpanExporter, name: str) -> list[Any]:
     return [span for span in exporter.get_finished_spans() if span.name == name]
 
 
-def _one_client_and_server(exporter: InMemorySpanExporter, root: Any) -> tuple[Any, Any]:
-    """The client and server spans of one RollDice in `root`'s trace."""
-    found = [s for s in _by_name(exporter, DICE_ROLL) if s.context.trace_id == root.get_span_context().trace_id]
+async def _one_client_and_server(exporter: InMemorySpanExporter, root: Any) -> tuple[Any, Any]:
+    """The client and server spans of one RollDice in `root`'s trace.
+
+    The server's span ends once its status is sent, which races the client's receipt
+    of that status: wait (briefly) for both rather than read the exporter once.
+    """
+    trace_id = root.get_span_context().trace_id
+    for _ in range(200):
+        found = [s for s in _by_name(exporter, DICE_ROLL) if s.context.trace_id == trace_id]
+        if len(found) >= 2:
+            break
+        await asyncio.sleep(0.01)
     kinds = {span.kind: span for span in found}
     assert len(found) == 2 and set(kinds) == {trace.SpanKind.CLIENT, trace.SpanKind.SERVER}, found
     return kinds[trace.SpanKind.CLIENT], kinds[trace.SpanKind.SERVER]
@@ -83,14 +92,14 @@ async def test_each_call_on_an_exchange_stream_is_a_client_and_a_server_span_of_
 
         roots = await asyncio.gather(one(1), one(2))
         for root in roots:
-            outgoing, served = _one_client_and_server(spans, root)
+            outgoing, served = await _one_client_and_server(spans, root)
             assert outgoing.parent.span_id == root.get_span_context().span_id
             assert served.parent.span_id == outgoing.context.span_id
             assert served.attributes[tracing.CARRIER_ATTRIBUTE] == "exchange"
             assert served.attributes["rpc.service"] == authz.DICE
         with _root("refused") as root, pytest.raises(FailedPrecondition):
             await dice_client.RollDice(roll(-1))
-        outgoing, served = _one_client_and_server(spans, root)
+        outgoing, served = await _one_client_and_server(spans, root)
         for span in (outgoing, served):
             assert span.status.status_code == trace.StatusCode.ERROR
             assert span.attributes["rpc.grpc.status_code"] == grpc.StatusCode.FAILED_PRECONDITION.value[0]
@@ -138,11 +147,11 @@ async def test_a_call_of_its_own_is_traced_by_the_stock_interceptors_with_our_re
     try:
         with _root("caller") as root:
             await dice_client.RollDice(roll(3))
-        outgoing, served = _one_client_and_server(spans, root)
+        outgoing, served = await _one_client_and_server(spans, root)
         assert served.parent.span_id == outgoing.context.span_id
         with _root("refused") as root, pytest.raises(FailedPrecondition):
             await dice_client.RollDice(roll(-1))
-        _, served = _one_client_and_server(spans, root)
+        _, served = await _one_client_and_server(spans, root)
         assert served.status.status_code == trace.StatusCode.ERROR
         assert served.attributes["rpc.grpc.status_code"] == grpc.StatusCode.FAILED_PRECONDITION.value[0]
     finally:
