@@ -52,8 +52,8 @@ soak: $(GEN) ## long runs: thousands of random games per engine, soak and fault 
 	SOAK=1 $(PY) -m pytest -q -p no:cacheprovider -m slow --timeout 7200
 
 lint: $(GEN) ## ruff, mypy strict, proto style check
-	$(PY) -m ruff check services gateway bots bootstrap tests tools deploy bench web/tools
-	$(PY) -m mypy services gateway bots bootstrap
+	$(PY) -m ruff check services gateway contract cli ops bots bootstrap tests tools deploy bench web/tools
+	$(PY) -m mypy services gateway contract cli ops bots bootstrap
 	$(PY) tools/proto_lint.py
 
 bots-eval: $(GEN) ## search bots against random bots in process, every game: win rates with 95% Wilson intervals (BOTS_EVAL_GAMES, BOTS_EVAL_BUDGET, BOTS_EVAL_ONLY, BOTS_EVAL_JOBS)

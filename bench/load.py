@@ -4,7 +4,7 @@ the CPU each of the stack's processes used meanwhile and the store's calls per a
 By default each seat plays over its own Play stream (bench/streams.py): every
 seat's client gets every update, as both boardgame.io clients do, and an
 action's latency runs until every seat holds its new state. BENCH_DRIVER=bots
-uses the project's unary bots instead (gateway/client/autoplay.py: one spectator
+uses the project's unary bots instead (cli/autoplay.py: one spectator
 watch per match, ListLegalActions and SubmitAction calls); their latency is
 a submit's, until the mover's answer.
 """
@@ -24,9 +24,9 @@ from bench import cpu
 from bench.redisstats import Commands
 from bench.stats import Run, run_of
 from bench.streams import play_seats
+from cli import autoplay
+from cli.api import Gateway, Seat
 from deploy.stack import Stack
-from gateway.client import autoplay
-from gateway.client.api import Gateway, Seat
 from services.games import registry
 
 DRIVER = os.environ.get("BENCH_DRIVER", "stream")

@@ -28,9 +28,9 @@ from tabletop.gateway.v1 import gateway_service_pb2 as pb
 
 from bench import cpu
 from bench.streams import play_seats
+from cli import autoplay
+from cli.api import Gateway
 from deploy.stack import Stack
-from gateway.client import autoplay
-from gateway.client.api import Gateway
 
 GAME = "dice_hand"
 CALIBRATION_MOVES = (2, 6)

@@ -199,8 +199,8 @@ async def _workload(name: str, stack: ScaleStack, settings: Settings, groups: Cp
 
 def verify_match(addr: str) -> Callable[[str], Any]:
     """`tabletop verify` of a finished match, in process: its differences, if any."""
-    from gateway.client.api import Gateway
-    from gateway.client.cli import log_entries
+    from cli.api import Gateway
+    from cli.main import log_entries
     from services.games import registry
     from services.match import audit
 

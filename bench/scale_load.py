@@ -32,8 +32,8 @@ from bench.arrivals import Arrivals
 # The Play-stream seat and its match's shared book (bench/streams.py): play_seats gives a match
 # up when a stream breaks; the fault run reopens it on another gateway with the same pieces.
 from bench.streams import Player, Table
-from gateway.client import autoplay
-from gateway.client.api import Gateway, Seat
+from cli import autoplay
+from cli.api import Gateway, Seat
 from services.common.rpc.transport import CHANNEL_OPTIONS
 
 # Seconds a workload runs before its window opens (connections, caches, consumer groups).

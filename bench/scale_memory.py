@@ -36,9 +36,9 @@ from tabletop.gateway.v1 import gateway_service_pb2 as pb
 
 from bench.load import named_pids
 from bench.scale_stack import PIG, tier_of
+from cli import autoplay
+from cli.api import Gateway, Seat
 from deploy.stack import UNLIMITED_CALLERS, Stack
-from gateway.client import autoplay
-from gateway.client.api import Gateway, Seat
 
 GAME = "pig"
 SEATS = 2

@@ -23,7 +23,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from bench.arrivals import Arrivals
-from gateway.client.api import Gateway, Seat
+from cli.api import Gateway, Seat
 
 # Seconds past the run's end a seat may still wait for an answer or a state it is owed.
 GRACE_SECONDS = 5.0

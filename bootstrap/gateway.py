@@ -16,7 +16,7 @@ import redis.asyncio as aioredis
 from bootstrap import dial, rules_clients
 from bootstrap.match import embedded_match
 from bootstrap.tickets import embedded_tickets
-from gateway import payloads
+from contract import payloads
 from gateway.callers import Callers
 from gateway.describe import Describe
 from gateway.forwarded import caller_address

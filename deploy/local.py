@@ -23,9 +23,9 @@ import sys
 import threading
 from collections.abc import Mapping
 
+from cli.stack_record import STACK_RECORD
 from deploy import ports
 from deploy.stack import ROOT, ProcessFailed, Stack
-from gateway.client.admin import STACK_RECORD
 from services.common.redis.credentials import masked
 from services.games.registry import GAMES
 

@@ -3,7 +3,7 @@
 Views, legal actions and log events travel inside google.protobuf.Any; the
 JSON mapping can write or read an Any only when its type is in the descriptor
 pool it is given: the payload registry that server reflection shares
-(gateway/payloads.py), for the games this stack hosts (extra games included).
+(contract/payloads.py), for the games this stack hosts (extra games included).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from functools import cache
 from google.protobuf import descriptor_pool
 
 from bootstrap import load_extra_games
-from gateway import payloads
+from contract import payloads
 from services.common import config
 
 

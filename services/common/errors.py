@@ -13,6 +13,8 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from contract.errors import error_info
+
 DOMAIN = "tabletop"
 
 
@@ -98,14 +100,7 @@ def to_status(error: ServiceError) -> grpc.Status:
 
 def from_rpc_error(error: grpc.aio.AioRpcError) -> ServiceError:
     """The ServiceError a failed call stands for (Unavailable for transport failures)."""
-    reason, metadata = "", {}
-    for key, value in error.trailing_metadata() or ():
-        if key == "grpc-status-details-bin" and isinstance(value, bytes):
-            status = status_pb2.Status.FromString(value)
-            for detail in status.details:
-                info = error_details_pb2.ErrorInfo()
-                if detail.Unpack(info):
-                    reason, metadata = info.reason, dict(info.metadata)
+    reason, metadata = error_info(error)
     return of_code(error.code(), error.details() or error.code().name, reason, metadata)
 
 

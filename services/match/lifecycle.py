@@ -24,30 +24,14 @@ from google.protobuf.message import Message
 from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.match.v1 import events_pb2 as ev
 
+from contract.payloads import PLATFORM_EVENTS
 from services.common import draws
 from services.common.draws import Pile
 from services.common.errors import FailedPrecondition, InvalidArgument, PermissionDenied
 from services.match.clocks import Clock, folded
 from services.match.undo import CLEAR, UndoTrack
 
-PLATFORM_EVENTS: dict[str, type[Message]] = {
-    cls.DESCRIPTOR.full_name: cls
-    for cls in (
-        ev.MatchCreated,
-        ev.PlayerJoined,
-        ev.PlayerLeft,
-        ev.MatchStarted,
-        ev.ChanceResolved,
-        ev.MatchEnded,
-        ev.SeedRevealed,
-        ev.ClockSet,
-        ev.ClockExpired,
-        ev.UndoPoint,
-        ev.ActionsUndone,
-        ev.LobbyExpired,
-    )
-}
-
+__all__ = ["PLATFORM_EVENTS"]  # the match's own events, named where every payload is listed
 
 T = TypeVar("T")
 

@@ -24,7 +24,7 @@ def stack(redis_url: str) -> Iterator[Stack]:
 
 def _bots(stack: Stack, *args: str, game: str = "la_isla") -> str:
     played = subprocess.run(
-        [sys.executable, "-m", "gateway.client", "bots", "--game", game, "--players", "2", "--seed", "4",
+        [sys.executable, "-m", "cli", "bots", "--game", game, "--players", "2", "--seed", "4",
          "--gateway", stack.gateway_addr, *args],
         cwd=ROOT, capture_output=True, text=True, timeout=240, check=True,
     )

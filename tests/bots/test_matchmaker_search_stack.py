@@ -10,8 +10,8 @@ import pytest
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 
+from cli.queue import queue
 from deploy.stack import Stack
-from gateway.client.queue import queue
 from tests.integration.test_matchmaker import _bearer, _device, _play_out
 
 pytestmark = pytest.mark.integration

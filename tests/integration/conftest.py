@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
+from cli.api import Gateway
 from deploy.stack import UNLIMITED_CALLERS, Stack
-from gateway.client.api import Gateway
 
 PIG = {"TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
 # Every stack these tests start inherits this environment: all their calls come

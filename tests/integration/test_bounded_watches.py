@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 import redis.asyncio as aioredis
 
+from cli.api import Gateway
 from deploy.stack import Stack
-from gateway.client.api import Gateway
 from tests.integration.conftest import PIG
 
 pytestmark = pytest.mark.integration

@@ -11,7 +11,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 
-from gateway.client.api import Gateway
+from cli.api import Gateway
 
 pytestmark = pytest.mark.integration
 BIG = "x" * (100 * 1024)

@@ -23,9 +23,9 @@ from tabletop.dice.v1 import dice_service_pb2 as dice_pb
 from tabletop.dice.v1 import dice_service_pb2_grpc as dice_grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
 
+from cli import autoplay
+from cli.api import Gateway
 from deploy.stack import ROOT, Stack
-from gateway.client import autoplay
-from gateway.client.api import Gateway
 from services.common.draws import SLICE_COUNTERS, WINDOW_COUNTERS
 from services.common.errors import reason_of
 from services.common.security.grants import PILE_NOT_NEXT, GrantSigner
@@ -71,7 +71,7 @@ def _dice_exists(redis_url: str) -> int:
 def _verified_by_the_cli(stack: Stack, match_id: str) -> bool:
     env = {**os.environ, **GAMES}
     checked = subprocess.run(
-        [sys.executable, "-m", "gateway.client", "verify", match_id, "--json", "--gateway", stack.gateway_addr],
+        [sys.executable, "-m", "cli", "verify", match_id, "--json", "--gateway", stack.gateway_addr],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
     )
     return bool(json.loads(checked.stdout)["ok"])

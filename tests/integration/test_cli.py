@@ -19,7 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 def tabletop(home: pathlib.Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TABLETOP_HOME": str(home)}
     env.pop("TABLETOP_GATEWAY", None)
-    return subprocess.run([sys.executable, "-m", "gateway.client", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -105,8 +105,8 @@ def test_admin_reads_the_store_and_exports_an_archive_that_verify_and_replay_rea
 
     from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 
-    from gateway.client import autoplay
-    from gateway.client.api import Gateway, to_dict
+    from cli import autoplay
+    from cli.api import Gateway, to_dict
 
     async def play() -> tuple[str, str, dict[str, object], int]:
         async with Gateway(stack.gateway_addr) as gateway:

@@ -14,8 +14,8 @@ from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import match_service_pb2 as mpb
 
+from cli.api import Gateway, Seat
 from deploy.stack import Stack
-from gateway.client.api import Gateway, Seat
 from tests.integration.test_platform import HOLD
 from tests.integration.test_undo import refusal_reason, until_hold_is_legal
 

@@ -15,10 +15,10 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from tabletop.match.v1 import match_service_pb2 as mpb
 
+from cli import autoplay
+from cli.api import Gateway
+from cli.queue import queue
 from deploy.stack import UNLIMITED_CALLERS, Stack
-from gateway.client import autoplay
-from gateway.client.api import Gateway
-from gateway.client.queue import queue
 from services.common.redis.keys import match_stream
 from services.common.store.redis_store import RedisEventStore
 from tests.integration.test_platform import play_some

@@ -18,8 +18,8 @@ import pytest
 from google.protobuf import json_format
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 
+from cli.api import Gateway, to_dict
 from deploy.stack import Stack
-from gateway.client.api import Gateway, to_dict
 from services.games.common import words
 from tests.integration.conftest import PIG
 
@@ -110,7 +110,7 @@ def _platform(entry: pb.LogEntry) -> object:
 def tabletop(home: pathlib.Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TABLETOP_HOME": str(home)}
     env.pop("TABLETOP_GATEWAY", None)
-    return subprocess.run([sys.executable, "-m", "gateway.client", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=90)
 
 
@@ -134,7 +134,7 @@ def test_the_cli_lists_views_and_watches_in_words(stack: Stack, tmp_path: pathli
     assert not re.search(r"\bP\d{3}\b|PHASE_|COLOUR_", shown.stdout)
     assert max(len(line) for line in shown.stdout.splitlines()) > 80  # nothing cut to 80 columns
     env = {**os.environ, "TABLETOP_HOME": str(tmp_path)}
-    watching = subprocess.Popen([sys.executable, "-m", "gateway.client", "watch", match_id, *gateway], cwd=ROOT,
+    watching = subprocess.Popen([sys.executable, "-m", "cli", "watch", match_id, *gateway], cwd=ROOT,
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, _ = watching.communicate(timeout=15)

@@ -17,8 +17,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 
+from cli.api import Gateway
 from deploy.stack import Stack
-from gateway.client.api import Gateway
 from services.common.errors import reason_of
 from tests.integration.conftest import PIG
 

@@ -23,9 +23,9 @@ import redis.asyncio as aioredis
 from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
+from cli import autoplay
+from cli.api import Gateway, Seat
 from deploy.stack import UNLIMITED_CALLERS, Stack
-from gateway.client import autoplay
-from gateway.client.api import Gateway, Seat
 from services.common.redis.keys import match_stream
 from services.common.store.redis_store import RedisEventStore
 from services.dice.verify import verify

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as gpb_grpc
 
+from cli.api import bearer
 from deploy.stack import Stack
-from gateway.client.api import bearer
 
 pytestmark = pytest.mark.integration
 

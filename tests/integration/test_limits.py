@@ -15,8 +15,8 @@ import grpc
 import pytest
 from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 
+from cli.api import Gateway
 from deploy.stack import Stack
-from gateway.client.api import Gateway
 from services.common.errors import reason_of
 from tests.integration.conftest import PIG
 from tests.integration.test_drain import gauge, until

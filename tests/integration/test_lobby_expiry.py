@@ -12,8 +12,8 @@ from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import match_service_pb2 as mpb
 
+from cli.api import Gateway
 from deploy.stack import Stack
-from gateway.client.api import Gateway
 from services.common.errors import reason_of
 from tests.integration.conftest import PIG
 

@@ -33,7 +33,7 @@ class Run:
     run_dir: pathlib.Path
 
     def tabletop(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "gateway.client", *args], cwd=ROOT, env=self.env,
+        return subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=self.env,
                               capture_output=True, text=True, timeout=120)
 
 

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 import pytest
 from tabletop.match.v1 import match_service_pb2 as mpb
 
+from cli import autoplay
+from cli.api import Gateway, Seat
+from cli.queue import queue
 from deploy.stack import Stack
-from gateway.client import autoplay
-from gateway.client.api import Gateway, Seat
-from gateway.client.queue import queue
 from services.dice.verify import verify
 from tests.integration.conftest import PIG
 from tests.integration.test_platform import ROLL, started_pig, to_move

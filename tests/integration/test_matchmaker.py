@@ -24,8 +24,8 @@ from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
+from cli.queue import queue
 from deploy.stack import Stack
-from gateway.client.queue import queue
 from services.common.redis import keys
 from services.common.store.redis_store import RedisEventStore
 from services.matchmaker import store as mm
@@ -716,7 +716,7 @@ async def test_the_cli_says_what_it_waits_for_and_ctrl_c_withdraws_the_ticket(
 
     root = pathlib.Path(__file__).resolve().parents[2]
     env = {**os.environ, "TABLETOP_HOME": str(tmp_path)}
-    command = [sys.executable, "-m", "tests.fixtures.at_a_terminal", "gateway.client", "queue",
+    command = [sys.executable, "-m", "tests.fixtures.at_a_terminal", "cli", "queue",
                "--game", "pig", "--players", "4",
                "--option", "target=cli", "--name", "waiter", "--gateway", stack.gateway_addr]
     waiting = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -739,7 +739,7 @@ async def test_ticket_calls_served_in_the_gateway_place_every_ticket_once_with_w
     # TABLETOP_MATCHMAKER_TRANSPORT=inprocess: the gateway serves FindMatch/WatchTicket on Redis,
     # the two replicas only group and form; assignments reach the watchers from the events stream
     # with the seat's tenure, and the token minted from it is accepted by the match.
-    from gateway.client.api import Gateway, Seat
+    from cli.api import Gateway, Seat
 
     env = {**PIG, "TABLETOP_MATCHMAKER_TRANSPORT": "inprocess"}
     running = Stack(games=("pig",), extra_env=env, matchmakers=2)

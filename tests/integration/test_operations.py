@@ -13,8 +13,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
 
+from cli import autoplay
 from deploy.stack import Stack
-from gateway.client import autoplay
 from services.common.rpc.server import LIVENESS_SERVICE
 
 pytestmark = pytest.mark.integration

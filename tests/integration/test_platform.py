@@ -18,9 +18,9 @@ from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.testing.v1 import pig_pb2
 
+from cli import autoplay
+from cli.api import Gateway, Seat
 from deploy.stack import ROOT, Stack
-from gateway.client import autoplay
-from gateway.client.api import Gateway, Seat
 from services.common.redis.keys import match_stream
 from services.common.store.redis_store import RedisEventStore
 from services.dice.verify import verify
@@ -257,7 +257,7 @@ async def test_cli_bots_and_verify(stack):
         [
             sys.executable,
             "-m",
-            "gateway.client",
+            "cli",
             "bots",
             "--game",
             "pig",
@@ -277,7 +277,7 @@ async def test_cli_bots_and_verify(stack):
     report = json.loads(played.stdout.strip().splitlines()[-1])
     assert report["game"] == "pig" and report["actions"] > 0 and len(report["result"]["ranking"]) == 2
     checked = subprocess.run(
-        [sys.executable, "-m", "gateway.client", "verify", report["match_id"], "--json", *env_args],
+        [sys.executable, "-m", "cli", "verify", report["match_id"], "--json", *env_args],
         cwd=ROOT,
         capture_output=True,
         text=True,

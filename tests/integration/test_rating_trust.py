@@ -24,9 +24,9 @@ from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.testing.v1 import pig_pb2
 
+from cli.api import Gateway, Player, Seat
+from cli.queue import queue
 from deploy.stack import Stack
-from gateway.client.api import Gateway, Player, Seat
-from gateway.client.queue import queue
 from services.common.redis import keys
 from services.common.security import authz
 from services.common.store.redis_store import RedisEventStore

@@ -22,11 +22,11 @@ import redis
 import redis.exceptions
 from tabletop.match.v1 import match_service_pb2 as mpb
 
+from cli import autoplay
+from cli.api import Gateway, Seat
+from cli.queue import queue
 from deploy.stack import Stack
 from gateway import identity
-from gateway.client import autoplay
-from gateway.client.api import Gateway, Seat
-from gateway.client.queue import queue
 from services.common import players
 from services.common.redis import keys
 from services.common.redis import server as redis_server

@@ -20,8 +20,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.testing.v1 import pig_pb2
 
+from cli.api import Gateway, Seat
 from deploy.stack import IDENTITY, Stack
-from gateway.client.api import Gateway, Seat
 from services.common.redis import server as redis_server
 from services.common.rpc.server import LIVENESS_SERVICE
 from services.common.security import tls

@@ -20,8 +20,8 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 from tabletop.common.v1 import common_pb2
 from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 
+from cli.api import Gateway, Seat
 from deploy.stack import Stack
-from gateway.client.api import Gateway, Seat
 from services.common.table_options import TABLE_OPTIONS
 from services.games import registry
 

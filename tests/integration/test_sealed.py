@@ -26,9 +26,9 @@ from tabletop.matchmaker.v1 import matchmaker_service_pb2_grpc as mm_grpc
 from tabletop.rules.v1 import rules_service_pb2 as rules_pb
 from tabletop.rules.v1 import rules_service_pb2_grpc as rules_grpc
 
+from cli import autoplay
+from cli.api import Gateway
 from deploy.stack import IDENTITY, ROOT, Stack
-from gateway.client import autoplay
-from gateway.client.api import Gateway
 from services.common.errors import reason_of
 from services.common.security import keyring, pki, tls
 from services.common.security.grants import GrantSigner

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from tabletop.match.v1 import match_service_pb2 as mpb
 
+from cli import autoplay
+from cli.api import Gateway
 from deploy.stack import Stack
-from gateway.client import autoplay
-from gateway.client.api import Gateway
 from services.common.config import SHAPES, Transport
 from services.dice.verify import verify
 from tests.integration.conftest import PIG

@@ -12,9 +12,9 @@ import grpc
 import pytest
 from tabletop.match.v1 import match_service_pb2 as mpb
 
+from cli import autoplay
+from cli.api import Gateway
 from deploy.stack import Stack
-from gateway.client import autoplay
-from gateway.client.api import Gateway
 from services.common.redis.keys import match_stream
 from services.common.store.redis_store import RedisEventStore
 from services.dice.verify import verify

@@ -28,9 +28,9 @@ from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
+from cli.api import Gateway, Seat
+from cli.queue import queue
 from deploy.stack import ROOT, Stack
-from gateway.client.api import Gateway, Seat
-from gateway.client.queue import queue
 from services.matchmaker import store as mm
 from services.matchmaker.pool import Group, Ticket
 from services.matchmaker.tables import matchmade_defaults
@@ -138,7 +138,7 @@ async def test_a_watch_reopened_within_the_grace_gets_the_ticket_back(
 
 def _cli_queue(stack: Stack, home: pathlib.Path, name: str, target: str) -> subprocess.Popen[str]:
     env = {**os.environ, "TABLETOP_HOME": str(home)}
-    command = [sys.executable, "-m", "tests.fixtures.at_a_terminal", "gateway.client", "queue",
+    command = [sys.executable, "-m", "tests.fixtures.at_a_terminal", "cli", "queue",
                "--game", "pig", "--players", "2",
                "--option", f"target={target}", "--name", name, "--gateway", stack.gateway_addr]
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

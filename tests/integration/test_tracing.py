@@ -16,9 +16,9 @@ from collections.abc import Iterator
 import pytest
 
 from bench.tracing import Sink, Span
+from cli import autoplay
+from cli.api import Gateway, Seat
 from deploy.stack import Stack
-from gateway.client import autoplay
-from gateway.client.api import Gateway, Seat
 from services.common.security import authz
 
 pytestmark = pytest.mark.integration

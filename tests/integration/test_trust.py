@@ -20,8 +20,8 @@ from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.testing.v1 import pig_pb2
 
+from cli.api import Gateway, Seat, bearer
 from deploy.stack import Stack
-from gateway.client.api import Gateway, Seat, bearer
 from services.common.security import keyring
 from services.common.security.tokens import Lifetimes, TokenAuthority
 

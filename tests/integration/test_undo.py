@@ -13,8 +13,8 @@ from google.rpc import error_details_pb2, status_pb2
 from tabletop.games.la_isla.v1 import events_pb2 as isla_events
 from tabletop.match.v1 import events_pb2 as ev
 
+from cli.api import Gateway, Seat
 from deploy.stack import Stack
-from gateway.client.api import Gateway, Seat
 from tests.integration.conftest import PIG
 from tests.integration.test_cli import tabletop
 from tests.integration.test_platform import HOLD, ROLL, started_pig

@@ -13,8 +13,8 @@ from deploy import ports
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SAVE = """
 import sys
-from gateway.client import cli
-from gateway.client.api import Seat
+from cli import main as cli
+from cli.api import Seat
 for i in range(20):
     cli._save_seat(Seat("m-" + sys.argv[1], i, "token-%s-%d" % (sys.argv[1], i)))
     cli._profile("player-" + sys.argv[1])
@@ -54,7 +54,7 @@ def test_long_runs_report_progress_and_elapsed_time(monkeypatch) -> None:  # typ
 
     from rich.console import Console
 
-    from gateway.client import cli
+    from cli import main as cli
 
     out = io.StringIO()
     monkeypatch.setattr(cli, "notes", Console(file=out, force_terminal=False, soft_wrap=True))
@@ -76,16 +76,17 @@ def test_long_runs_report_progress_and_elapsed_time(monkeypatch) -> None:  # typ
 
 
 def test_admin_finds_make_runs_embedded_server_where_the_launcher_records_it(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from cli import stack_record
     from deploy import local
     from deploy.stack import Stack
-    from gateway.client import admin
+    from ops import admin
 
     stack = Stack(layout=ports.Layout(base=23050), data_dir=tmp_path, cluster_nodes=3)
     monkeypatch.setattr(local, "record", lambda _: {"mode": "cluster", "redis_ports": [23070, 23071, 23072],
                                                     "gateway": "127.0.0.1:23051"})
-    assert local.write_record(stack) == tmp_path / admin.STACK_RECORD
+    assert local.write_record(stack) == tmp_path / stack_record.STACK_RECORD
     (tmp_path / "redis-passwords.json").write_text('{"admin": "pw"}')
     monkeypatch.setenv("TABLETOP_DATA_DIR", str(tmp_path))
     found = admin.target("", cluster=False)
     assert found.cluster and ":23070" in found.url and "pw" in found.url
-    assert admin.recorded_gateway() == "127.0.0.1:23051"
+    assert stack_record.recorded_gateway() == "127.0.0.1:23051"

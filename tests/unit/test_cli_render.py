@@ -9,7 +9,7 @@ import pathlib
 import pytest
 from rich.console import Console
 
-from gateway.client import render
+from cli import render
 
 FIXTURES = sorted(p for p in (pathlib.Path(__file__).resolve().parents[2] / "web" / "fixtures").glob("*-*.json"))
 
@@ -50,7 +50,7 @@ def test_clocks_show_each_seats_time_left_a_running_one_counted_down_to_its_dead
 def test_a_payload_of_a_game_this_client_lacks_is_named_not_a_crash() -> None:
     from google.protobuf import any_pb2
 
-    from gateway.client.api import to_dict
+    from cli.api import to_dict
 
     packed = any_pb2.Any(type_url="type.googleapis.com/tabletop.elsewhere.v1.Action", value=b"")
     assert to_dict(packed, "a-game-this-build-lacks") == {"type": "tabletop.elsewhere.v1.Action"}

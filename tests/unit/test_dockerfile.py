@@ -187,7 +187,7 @@ def test_hadolint_finds_nothing_to_say() -> None:
 
 
 def test_every_package_the_project_installs_is_copied_into_the_image() -> None:
-    """A top-level package pyproject.toml installs (services, gateway, bots, bootstrap) but
+    """A top-level package pyproject.toml installs (services, gateway, contract, cli, ops, bots, bootstrap) but
     the image lacks would fail the first process that imports it, not the build."""
     found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
     packages = [pattern.rstrip("*") for pattern in found["include"]]

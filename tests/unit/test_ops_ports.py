@@ -17,7 +17,7 @@ import pytest
 
 from deploy import local, ports
 from deploy.stack import Proc, ProcessFailed, Stack
-from gateway.client import admin
+from ops import admin
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""gateway/payloads.py: every payload an Any carries resolves in its JSON mapping."""
+"""contract/payloads.py: every payload an Any carries resolves in its JSON mapping."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from google.protobuf import any_pb2, json_format
 from tabletop.gateway.v1 import gateway_service_pb2 as gpb
 from tabletop.match.v1 import events_pb2
 
-from gateway import payloads
+from contract import payloads
+from contract.payloads import PLATFORM_EVENTS
 from services.dice.playout import play
 from services.games import registry
-from services.match.lifecycle import PLATFORM_EVENTS
 
 
 def packed(message: object) -> any_pb2.Any:

@@ -26,8 +26,8 @@ import redis.asyncio as aioredis
 from tabletop.match.v1 import events_pb2 as ev
 
 from gateway import views
-from gateway.client import archive
-from gateway.client.cli import log_entries
+from ops import archive
+from ops.verify import log_entries
 from services.common.audience import Audience
 from services.common.errors import FailedPrecondition
 from services.common.redis import keys
@@ -515,7 +515,7 @@ def test_tabletop_verify_reads_an_archive_and_exits_by_the_verdict(logs: Logs, t
 
 def _tabletop(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TABLETOP_EXTRA_GAMES": "pig=tests.fixtures.pig"}
-    return subprocess.run([sys.executable, "-m", "gateway.client", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120, check=False)
 
 

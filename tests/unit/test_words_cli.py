@@ -12,8 +12,9 @@ import pytest
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
-from gateway.client import cli, render, say
-from gateway.describe import from_message, game_words, to_message
+from cli import main as cli
+from cli import render, say
+from contract.words import from_message, game_words, to_message
 
 
 class _Refusal(grpc.aio.AioRpcError):

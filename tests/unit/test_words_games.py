@@ -13,7 +13,7 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
-from gateway.describe import game_words
+from contract.words import game_words
 from services.dice.playout import LocalChance
 from services.games import registry
 from services.games.common import chance, words

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gateway.describe import dump, game_words
+from contract.words import dump, game_words
 from services.games.common import words
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -64,5 +64,5 @@ def test_the_browser_renders_every_game_template_as_python_does(tmp_path: pathli
 def test_the_web_tables_copy_of_the_words_is_current() -> None:
     shipped = json.loads((ROOT / "web" / "dist" / "data" / "words.json").read_text())
     assert shipped == json.loads(json.dumps(dump())), (
-        "web/dist/data/words.json is stale: python -m gateway.describe > web/dist/data/words.json"
+        "web/dist/data/words.json is stale: python -m contract.words > web/dist/data/words.json"
     )

@@ -13,7 +13,7 @@ def write_private(path: pathlib.Path, data: bytes | str) -> None:
 
     Each write has a temporary file of its own (mkstemp: mode 0600, a fresh name), so two
     writers at once never clobber each other's half-written file; the last rename wins
-    whole. (Read-modify-write callers lock around it: see gateway/client/cli.py.)"""
+    whole. (Read-modify-write callers lock around it: see cli/main.py.)"""
     raw = data.encode() if isinstance(data, str) else data
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

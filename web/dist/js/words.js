@@ -187,7 +187,7 @@ export function eventText(words, entry) {
 
 // ---- loading: once per game per page ----
 // DescribeGame through the edge (the page's origin, or ?api=); a page served without a
-// gateway (fixture mode) reads the same words from data/words.json (python -m gateway.describe).
+// gateway (fixture mode) reads the same words from data/words.json (python -m contract.words).
 const loaded = new Map(); // game -> described words (the DescribeGame JSON), once arrived
 const pending = new Map(); // game -> Promise
 const waiting = new Map(); // game -> callbacks to run when the words arrive

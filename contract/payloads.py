@@ -4,8 +4,10 @@ and the JSON mapping that resolves them.
 Views, legal actions, submitted actions, log entries and watch updates carry
 game payloads as Any: each game's `Action`, `Event` and `View` messages (named
 by its codec in the game registry, services/games/registry.py) and the
-platform's own events (services/match/lifecycle.py PLATFORM_EVENTS). This
-module is the one list of them; nothing else spells it out.
+platform's own events (`PLATFORM_EVENTS` below, which the match's lifecycle logs). This
+module is the one list of them; nothing else spells it out. It needs only the
+generated protos and the game registry, so clients of the public API (the `tabletop`
+command) read payloads with it as the gateway does.
 
 * `payload_types(games)`: full name -> descriptor of every payload.
 * `descriptor_pool(games)`: a pool holding exactly the payload files (and what
@@ -35,9 +37,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, Unpack
 from google.protobuf import descriptor, descriptor_pb2, json_format
 from google.protobuf import descriptor_pool as _pool
 from google.protobuf.message import Message
+from tabletop.match.v1 import events_pb2 as ev
 
 from services.games import registry
-from services.match.lifecycle import PLATFORM_EVENTS
 
 if TYPE_CHECKING:
     from google._upb import _message as upb
@@ -47,6 +49,26 @@ if TYPE_CHECKING:
     FileShape: TypeAlias = descriptor.FileDescriptor | upb.FileDescriptor
 
 TYPE_URL_PREFIX = "type.googleapis.com/"
+
+# The platform's events, which every match's log holds whatever its game
+# (services/match/lifecycle.py applies them).
+PLATFORM_EVENTS: dict[str, type[Message]] = {
+    cls.DESCRIPTOR.full_name: cls
+    for cls in (
+        ev.MatchCreated,
+        ev.PlayerJoined,
+        ev.PlayerLeft,
+        ev.MatchStarted,
+        ev.ChanceResolved,
+        ev.MatchEnded,
+        ev.SeedRevealed,
+        ev.ClockSet,
+        ev.ClockExpired,
+        ev.UndoPoint,
+        ev.ActionsUndone,
+        ev.LobbyExpired,
+    )
+}
 
 # Any: a JSON value of any type, as json_format's MessageToDict types it (and its readers index into it).
 JsonObject: TypeAlias = dict[str, Any]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import grpc
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 
-from gateway.client.api import Gateway
-from gateway.describe import from_message, game_words
-from services.common.errors import from_rpc_error
+from cli.api import Gateway
+from contract.errors import error_info
+from contract.words import from_message, game_words
 from services.games import registry
 from services.games.common.words import GameWords
 
@@ -51,7 +51,7 @@ def explain(error: grpc.aio.AioRpcError, gateway: str) -> tuple[str, str]:
                 "expired or from another server",
                 "take the seat again with `tabletop join MATCH --name NAME` (or remove that match "
                 "from ~/.tabletop/seats.json); a session is renewed by signing in again")
-    reason = from_rpc_error(error).reason
+    reason, _ = error_info(error)
     step = RULE_STEPS.get(reason) or STEPS.get(code, "")
     if reason and reason != code.name and reason not in RULE_STEPS:
         details = f"{details} (rule {reason})"

@@ -18,10 +18,16 @@ from google.protobuf.message import Message
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 
-from gateway import payloads
-from services.common.rpc.transport import CHANNEL_OPTIONS
+from contract import payloads
 from services.games import registry
 
+# The client's channel: keepalive pings hold a long watch open through idle NATs and
+# proxies; a view or log of a long match may exceed gRPC's default 4 MiB.
+CHANNEL_OPTIONS: list[tuple[str, int]] = [
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.max_receive_message_length", 8 * 1024 * 1024),
+    ("grpc.enable_retries", 1),
+]
 DEFAULT_GATEWAY = "127.0.0.1:50051"
 # Reopenings of a watch in a row that may fail UNAVAILABLE before giving up.
 RESUME_ATTEMPTS = 5

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import pathlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypeVar
 
 import redis.exceptions
 import typer
@@ -25,7 +24,8 @@ from google.protobuf import json_format
 from rich.console import Console
 from rich.table import Table
 
-from gateway.client import archive
+from cli.stack_record import data_dir, recorded
+from ops import archive
 from services.common.redis import credentials as redis_credentials
 from services.common.redis import server as redis_server
 from services.common.redis.keys import match_stream
@@ -37,9 +37,6 @@ from services.match.records import summary
 admin = typer.Typer(help="Operator commands: read matches straight from the event store.", no_args_is_help=True)
 console = Console()
 T = TypeVar("T")
-# Where `make run` (deploy/local.py) records the running stack, in its data directory.
-STACK_RECORD = "stack.json"
-REPO = pathlib.Path(__file__).resolve().parents[2]
 RedisOpt = Annotated[str, typer.Option("--redis-url", envvar="REDIS_URL", help="the event store, as its admin")]
 ClusterOpt = Annotated[bool, typer.Option("--cluster", envvar="REDIS_CLUSTER", help="the store is a Redis Cluster")]
 
@@ -51,32 +48,6 @@ class Target:
     url: str
     cluster: bool
     found: str
-
-
-def data_dir() -> pathlib.Path:
-    """`make run`'s data directory: TABLETOP_DATA_DIR, else ./.data, else the repository's."""
-    configured = os.environ.get("TABLETOP_DATA_DIR")
-    if configured:
-        return pathlib.Path(configured)
-    here = pathlib.Path(".data")
-    return here if here.is_dir() else REPO / ".data"
-
-
-def recorded(data: pathlib.Path | None = None) -> dict[str, Any] | None:
-    """What `make run` last wrote about its stack in `data` (no secret in it), or None."""
-    path = (data or data_dir()) / STACK_RECORD
-    try:
-        found = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    return found if isinstance(found, dict) else None
-
-
-def recorded_gateway() -> str | None:
-    """The gateway address of the last `make run` of the data directory, if it recorded one."""
-    found = recorded()
-    gateway = found.get("gateway") if found else None
-    return gateway if isinstance(gateway, str) and gateway else None
 
 
 def target(given: str, cluster: bool) -> Target:

@@ -24,7 +24,7 @@ from tabletop.match.v1 import match_service_pb2 as mpb
 from bots import wire
 from bots.policies import Policy, make_policy
 from bots.search import Budget
-from gateway.client.api import Gateway, Seat, WatchCall
+from cli.api import Gateway, Seat, WatchCall
 from services.games import registry
 
 # Refusals a bot may meet when its view of the match is a step behind.

@@ -20,8 +20,7 @@ from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
-from gateway.client.api import bearer
-from services.common.rpc.transport import CHANNEL_OPTIONS
+from cli.api import CHANNEL_OPTIONS, bearer
 
 RECONNECTS = 5
 Metadata = tuple[tuple[str, str], ...]

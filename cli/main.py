@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import fcntl
 import json
 import os
@@ -12,7 +11,7 @@ import pathlib
 import random
 import sys
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated, TypeVar
 
 import grpc
@@ -27,18 +26,14 @@ from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
 from bots.policies import KINDS, parse_budget
 from bots.search import DEFAULT_BUDGET
-from gateway.client import admin, archive, autoplay, render, say
-from gateway.client.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
-from services.common.audience import from_wire
-from services.common.errors import ServiceError
+from cli import autoplay, plugins, render, say
+from cli.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
+from cli.stack_record import recorded_gateway
+from contract.payloads import PLATFORM_EVENTS
 from services.common.security.private_files import write_private
-from services.common.store.event_store import StoredEvent
 from services.games import registry
-from services.match import audit
-from services.match.records import summary as summary_of
 
 app = typer.Typer(help="Tabletop command-line client.", no_args_is_help=True, add_completion=False)
-app.add_typer(admin.admin, name="admin")
 
 
 @app.callback()
@@ -50,7 +45,7 @@ def _everywhere(
     # own --gateway reads TABLETOP_GATEWAY, and its options are read after this runs.
     if gateway:
         os.environ["TABLETOP_GATEWAY"] = gateway
-    elif not os.environ.get("TABLETOP_GATEWAY") and (recorded := admin.recorded_gateway()):
+    elif not os.environ.get("TABLETOP_GATEWAY") and (recorded := recorded_gateway()):
         os.environ["TABLETOP_GATEWAY"] = recorded  # where `make run` of the data directory put it
     # Games beyond the built-in ones, as the servers are told (TABLETOP_EXTRA_GAMES=name=package,...):
     # the client decodes their views and replays their archives with the same engines.
@@ -62,8 +57,6 @@ console = Console()
 # Progress and waiting notes: stderr, so stdout stays the answer (and --json stays parseable).
 notes = Console(stderr=True, soft_wrap=True)
 NOTE_EVERY = 15.0
-# Differences `verify` prints (--json gives them all).
-SHOWN_PROBLEMS = 10
 T = TypeVar("T")
 GatewayOpt = Annotated[str, typer.Option("--gateway", envvar="TABLETOP_GATEWAY", help="gateway host:port")]
 SeatOpt = Annotated[int | None, typer.Option("--seat", help="which of your seats in this match")]
@@ -147,7 +140,7 @@ def _options(options: list[str] | None) -> dict[str, str]:
     return {k: v for k, v in pairs}
 
 
-def _run(gateway: str, work: Callable[[Gateway], Awaitable[T]]) -> T:
+def call_gateway(gateway: str, work: Callable[[Gateway], Awaitable[T]]) -> T:
     async def main() -> T:
         async with Gateway(gateway) as client:
             return await work(client)
@@ -167,23 +160,14 @@ def _refused(error: grpc.aio.AioRpcError, gateway: str) -> None:
         notes.print(f"  next: {step}", markup=False, highlight=False)
 
 
-def _archive(file: pathlib.Path) -> tuple[str, list[StoredEvent]]:
-    """A match archive, or a one-line refusal."""
-    try:
-        return archive.load(file)
-    except archive.ArchiveError as error:
-        notes.print(f"[red]refused[/red]: {error}")
-        raise typer.Exit(2) from None
-
-
-def _print(data: object, as_json: bool = True) -> None:
+def print_json(data: object, as_json: bool = True) -> None:
     print(json.dumps(data, indent=None if as_json else 2, sort_keys=True))
 
 
 @app.command()
 def games(gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
     """List the games this server hosts."""
-    reply = _run(gateway, lambda g: g.stub.ListGames(gateway_pb.ListGamesRequest()))
+    reply = call_gateway(gateway, lambda g: g.stub.ListGames(gateway_pb.ListGamesRequest()))
     for info in reply.games:
         console.print(f"{info.game}  ({info.min_seats}-{info.max_seats} players)")
         for option in info.options:
@@ -212,7 +196,7 @@ def create(
     async def work(g: Gateway) -> gateway_pb.CreateMatchResponse:
         return await g.create(game, players, _options(option), by=await _signed_in(g, name))
 
-    reply = _run(gateway, work)
+    reply = call_gateway(gateway, work)
     print(reply.match.match_id)
 
 
@@ -228,7 +212,7 @@ def join(
     async def work(g: Gateway) -> Seat:
         return await g.join(match_id, await _signed_in(g, name), seat)
 
-    taken = _run(gateway, work)
+    taken = call_gateway(gateway, work)
     _save_seat(taken)
     print(f"seat {taken.seat}")
 
@@ -239,7 +223,7 @@ def leave(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GAT
     mine = _seat(match_id, seat)
     assert mine is not None
     request = gateway_pb.LeaveMatchRequest(match_id=match_id, command_id=uuid.uuid4().hex)
-    _run(gateway, lambda g: g.stub.LeaveMatch(request, metadata=mine.metadata))
+    call_gateway(gateway, lambda g: g.stub.LeaveMatch(request, metadata=mine.metadata))
     _forget_seat(mine)
     print(f"left seat {mine.seat} of {match_id}")
 
@@ -265,7 +249,7 @@ def cancel(
         player = await _signed_in(g, name)
         await g.stub.CancelTicket(gateway_pb.CancelTicketRequest(ticket_id=ticket_id), metadata=player.metadata)
 
-    _run(gateway, work)
+    call_gateway(gateway, work)
     print(f"ticket {ticket_id} withdrawn")
 
 
@@ -296,9 +280,9 @@ def matches(
                 rows.append((mpb.MatchSummary(match_id=match_id), seats))  # gone, or a token past its time
         return rows
 
-    rows = _run(gateway, work)
+    rows = call_gateway(gateway, work)
     if as_json:
-        _print([{"match": message_dict(summary), "seats": seats} for summary, seats in rows])
+        print_json([{"match": message_dict(summary), "seats": seats} for summary, seats in rows])
         return
     if not rows:
         mine = " of yours here (join, create or queue first; --all lists the server's)"
@@ -319,7 +303,7 @@ def matches(
 @app.command()
 def whoami(name: Annotated[str, typer.Option("--name")] = "", gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
     """Sign the local player `--name` in and print its player id (what ratings are kept under)."""
-    player = _run(gateway, lambda g: _signed_in(g, name))
+    player = call_gateway(gateway, lambda g: _signed_in(g, name))
     print(player.player_id)
 
 
@@ -327,7 +311,7 @@ def whoami(name: Annotated[str, typer.Option("--name")] = "", gateway: GatewayOp
 def start(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
     """Start a full match."""
     mine = _seat(match_id, seat)
-    print(f"version {_run(gateway, lambda g: g.start(mine))}")  # type: ignore[arg-type]
+    print(f"version {call_gateway(gateway, lambda g: g.start(mine))}")  # type: ignore[arg-type]
 
 
 @app.command()
@@ -339,8 +323,8 @@ def view(match_id: str, seat: SeatOpt = None, as_json: JsonOpt = False, gateway:
         reply = await g.view(match_id, mine)
         return reply, None if as_json else await _said(g, reply.match)
 
-    reply, words = _run(gateway, work)
-    _show(reply.match, reply.view, as_json, words=words)
+    reply, words = call_gateway(gateway, work)
+    show_match(reply.match, reply.view, as_json, words=words)
 
 
 async def _said(g: Gateway, summary: mpb.MatchSummary) -> render.Said | None:
@@ -353,7 +337,7 @@ async def _said(g: Gateway, summary: mpb.MatchSummary) -> render.Said | None:
         raise
 
 
-def _show(
+def show_match(
     match: mpb.MatchSummary, view: any_pb2.Any | None, as_json: bool, said: str = "",
     words: render.Said | None = None,
 ) -> None:
@@ -363,7 +347,7 @@ def _show(
     if view is not None and view.type_url:
         data["view"] = to_dict(view, match.game)
     if as_json:
-        _print(data)
+        print_json(data)
         return
     if said:
         notes.print(said)
@@ -390,7 +374,7 @@ def replay(
     if version < 1:
         raise typer.BadParameter("give --version N (1 up to the match's version)")
     if file is not None:
-        _replay_offline(file, version, seat, as_json)
+        plugins.load(plugins.ARCHIVES, "replay")(file, version, seat, as_json)
         return
     if not match_id:
         raise typer.BadParameter("give a match id, or --file")
@@ -403,20 +387,9 @@ def replay(
         reply: gateway_pb.GetViewResponse = await g.stub.GetView(request, metadata=mine.metadata if mine else None)
         return reply
 
-    reply = _run(gateway, work)
+    reply = call_gateway(gateway, work)
     who = f"seat {reply.seat}" if reply.HasField("seat") else "a spectator"
-    _show(reply.match, reply.view, as_json, f"as {who} saw it at version {version}")
-
-
-def _replay_offline(file: pathlib.Path, version: int, seat: int | None, as_json: bool) -> None:
-    match_id, events = _archive(file)
-    try:
-        past, view = asyncio.run(archive.view_at(match_id, events, version, seat))
-    except ServiceError as error:
-        notes.print(f"[red]refused[/red]: {error.message}")
-        raise typer.Exit(2) from None
-    who = f"seat {seat}" if seat is not None else "a spectator"
-    _show(summary_of(past), view, as_json, f"as {who} saw it at version {version} (offline)")
+    show_match(reply.match, reply.view, as_json, f"as {who} saw it at version {version}")
 
 
 @app.command()
@@ -435,7 +408,7 @@ def actions(
         summary = (await g.view(match_id, mine)).match
         return summary, await g.legal_actions(mine), None if as_json else await _said(g, summary)
 
-    summary, reply, words = _run(gateway, work)
+    summary, reply, words = call_gateway(gateway, work)
     if not reply.actions:
         notes.print(f"no actions for seat {mine.seat}: {_why_no_action(summary, mine.seat)}")
     for index, action in enumerate(reply.actions):
@@ -486,7 +459,7 @@ def act(
         return await g.submit(mine, packed)
 
     try:
-        print(f"version {_run(gateway, work).version}")
+        print(f"version {call_gateway(gateway, work).version}")
     except _Refused as refused:
         notes.print(f"[red]refused[/red]: {refused}")
         raise typer.Exit(2) from None
@@ -507,7 +480,7 @@ def undo(
     async def work(g: Gateway) -> gateway_pb.UndoActionsResponse:
         return await g.undo(mine, count)
 
-    reply = _run(gateway, work)
+    reply = call_gateway(gateway, work)
     print(f"version {reply.version}: took back {count} action(s); seat {mine.seat} to move again"
           if mine.seat in reply.match.to_move else f"version {reply.version}")
 
@@ -557,7 +530,7 @@ def watch(
                     flush=True,
                 )
 
-    _run(gateway, work)
+    call_gateway(gateway, work)
 
 
 def _entry_dict(entry: gateway_pb.LogEntry, game: str) -> dict[str, object]:
@@ -566,8 +539,6 @@ def _entry_dict(entry: gateway_pb.LogEntry, game: str) -> dict[str, object]:
         return {}
     if entry.type.startswith("tabletop.games."):
         return to_dict(entry.event, game)
-    from services.match.lifecycle import PLATFORM_EVENTS
-
     known = PLATFORM_EVENTS.get(entry.type)
     if known is None:
         return {}
@@ -596,7 +567,7 @@ def log(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEW
                 )
             )
 
-    _run(gateway, work)
+    call_gateway(gateway, work)
 
 
 # Why a match ended, from its outcome's detail["reason"]; any other reason is printed as it is.
@@ -655,7 +626,7 @@ def bots_command(
         now = live[0]
         return f"match {now.match_id[:8]} ({game}, {bot} bots): {now.actions} actions, version {now.summary.version}"
 
-    result = _run(gateway, lambda g: _with_progress(
+    result = call_gateway(gateway, lambda g: _with_progress(
         progress, as_json,
         autoplay.play_match(g, game, players, seed, config, bot=bot, budget=limit, started=live.append),
     ))
@@ -667,101 +638,11 @@ def bots_command(
         ended["cooperative_win"] = outcome.cooperative_win
     report = {"match_id": result.match_id, "game": game, "actions": result.actions, "result": ended}
     if as_json:
-        _print(report)
+        print_json(report)
     else:
         console.print(f"match {result.match_id} ({game}) ended after {result.actions} actions")
         console.print(f"ended: {_end_reason(dict(outcome.detail))}")
         console.print(f"ranking {list(outcome.ranking)} scores {list(outcome.scores)}")
-
-
-@app.command()
-def verify(
-    match_id: Annotated[str, typer.Argument(help="the match (or, with --file, nothing)")] = "",
-    file: Annotated[pathlib.Path | None, typer.Option("--file", help="an archive from `tabletop admin export`")]
-    = None,
-    as_json: JsonOpt = False,
-    gateway: GatewayOpt = DEFAULT_GATEWAY,
-) -> None:
-    """Re-derive a finished match from its log: every roll and shuffle from the revealed seed,
-    every game event with the game's own engine (in process), every platform event by its rule.
-    Exit 0 if it is honest, 1 if not (each difference with its version), 3 if not finished."""
-
-    async def work(g: Gateway) -> list[audit.Entry]:
-        return log_entries(await g.log(match_id))
-
-    if file is not None:
-        match_id, stored = _archive(file)
-        entries = audit.from_store(stored)
-    elif match_id:
-        entries = _run(gateway, work)
-    else:
-        raise typer.BadParameter("give a match id, or --file")
-    kinds = {e.type for e in entries}
-    if "tabletop.match.v1.MatchEnded" not in kinds:
-        # The seed is revealed only at the end: there is nothing to check against yet (and
-        # a lobby closed for idleness was never played: there never will be).
-        if as_json:
-            _print({"ok": None, "finished": False, "problems": []})
-        elif "tabletop.match.v1.LobbyExpired" in kinds:
-            notes.print(f"match {match_id} expired in the lobby: it was never played, so there is nothing to verify")
-        else:
-            notes.print(f"match {match_id} has not finished (version {len(entries)}): its seed is revealed at "
-                        "the end, so it can be verified only then")
-        raise typer.Exit(3)
-    verdict = audit.verify(entries, match_id)
-    if as_json:
-        _print(_verdict_dict(verdict))
-    else:
-        chance, game = verdict.chance, verdict.game
-        status = "[green]ok[/green]" if verdict.ok else "[red]FAILED[/red]"
-        console.print(
-            f"{status}: {chance.rolls} rolls, {chance.shuffles} shuffles, {chance.deals} deals, "
-            f"{chance.permutations} permutations; {game.game_events} game events re-derived from "
-            f"{game.moves} moves and {game.chance_outcomes} chance outcomes "
-            f"({game.undos} undos, {game.timeouts} timeouts)",
-            soft_wrap=True,
-        )
-        # The first differences say what went wrong; later ones often follow from it.
-        for problem in verdict.problems[:SHOWN_PROBLEMS]:
-            console.print(f"  {problem}", markup=False, highlight=False, soft_wrap=True)
-        if len(verdict.problems) > SHOWN_PROBLEMS:
-            console.print(f"  ... and {len(verdict.problems) - SHOWN_PROBLEMS} more (--json lists every one)",
-                          soft_wrap=True)
-    if not verdict.ok:
-        raise typer.Exit(1)
-
-
-def log_entries(entries: Sequence[gateway_pb.LogEntry]) -> list[audit.Entry]:
-    """A finished match's log as GetMatchLog answers it, as the verifier reads it: every
-    seat's events whole, a server-only one in its redacted form, or not at all (a gap)."""
-    return audit.with_gaps(
-        audit.Entry(
-            e.version, e.type, e.event.value, from_wire(e.visibility.audience),
-            e.visibility.seat if e.visibility.HasField("seat") else -1,
-            audit.REDACTED if e.redacted else audit.WHOLE,
-        )
-        for e in entries
-    )
-
-
-def _verdict_dict(verdict: audit.Verdict) -> dict[str, object]:
-    chance, game = verdict.chance, verdict.game
-    return {
-        "ok": verdict.ok,
-        "rolls": chance.rolls,
-        "shuffles": chance.shuffles,
-        "deals": chance.deals,
-        "permutations": chance.permutations,
-        "puts": chance.puts,
-        "moves": game.moves,
-        "chance_outcomes": game.chance_outcomes,
-        "game_events": game.game_events,
-        "undos": game.undos,
-        "timeouts": game.timeouts,
-        "problems": verdict.problems,
-        # The game's differences, each with its version, event, field and both values.
-        "differences": [dataclasses.asdict(d) for d in game.differences],
-    }
 
 
 @app.command()
@@ -775,8 +656,8 @@ def queue(
     gateway: GatewayOpt = DEFAULT_GATEWAY,
 ) -> None:
     """Ask the matchmaker for a match and wait for the assignment (Ctrl-C withdraws the ticket)."""
-    from gateway.client.queue import Interrupted, TicketExpired
-    from gateway.client.queue import queue as find
+    from cli.queue import Interrupted, TicketExpired
+    from cli.queue import queue as find
 
     profile, device = _profile(name)
     high = max_players or players
@@ -798,7 +679,7 @@ def queue(
         raise typer.Exit(1) from None
     _save_seat(Seat(found["match_id"], int(found["seat"]), found["token"]))
     if as_json:
-        _print({"ticket_id": found["ticket_id"], "match_id": found["match_id"], "seat": found["seat"]})
+        print_json({"ticket_id": found["ticket_id"], "match_id": found["match_id"], "seat": found["seat"]})
     else:
         console.print(f"match {found['match_id']} seat {found['seat']} (ticket {found['ticket_id']})")
 
@@ -873,8 +754,8 @@ async def _waiting(
 @app.command()
 def rating(player: str, game: Annotated[str, typer.Option("--game")], gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
     """A player's rating in one game (openskill mu, sigma and ordinal)."""
-    reply = _run(gateway, lambda g: g.stub.GetRating(gateway_pb.GetRatingRequest(player_id=player, game=game)))
-    _print(message_dict(reply.rating))
+    reply = call_gateway(gateway, lambda g: g.stub.GetRating(gateway_pb.GetRatingRequest(player_id=player, game=game)))
+    print_json(message_dict(reply.rating))
 
 
 @app.command()
@@ -891,7 +772,7 @@ def leaderboard(
         reply: gateway_pb.ListLeaderboardResponse = await g.stub.ListLeaderboard(request)
         return reply
 
-    reply = _run(gateway, work)
+    reply = call_gateway(gateway, work)
     if not reply.entries:
         notes.print(f"nobody is rated in {game} yet (ratings come from matchmade tables: `tabletop queue`)")
     for entry in reply.entries:
@@ -903,5 +784,6 @@ def leaderboard(
 
 
 def main() -> None:
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "gen"))
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "gen"))
+    plugins.add_to(app, sys.argv[1:])
     app()

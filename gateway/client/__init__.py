@@ -1,1 +1,0 @@
-"""Clients of the gateway: the `tabletop` CLI, random bots, log verification."""

@@ -1,5 +1,0 @@
-"""`python -m gateway.client` is the `tabletop` command."""
-
-from gateway.client.cli import main
-
-main()
