@@ -62,7 +62,7 @@ bots-eval: $(GEN) ## search bots against random bots in process, every game: win
 bench: $(GEN) ## Both shapes, every game, 1/16/64 matches, 3 interleaved repetitions: CPU/action, p50/p99, actions/s as ratios to boardgame.io and the in-run floor, store calls/action, issue 28's targets (~10 min; BENCH_QUICK=1: shorter)
 	$(PY) -m bench
 
-scale: $(GEN) ## K=1,2,4 replicas of every stateless tier on the embedded 3-master cluster, each capped at SCALE_CPU of a core (cgroups): actions/s, tickets/s (hot pool, 8 pools), efficiency, CPU/op, idle check; each rate the median of SCALE_REPEATS (3) runs; last line JSON (SCALE_SECONDS, SCALE_KS, SCALE_CPU; SCALE_FAULTS=1: kill -9 one replica per tier at K=4; root for caps)
+scale: $(GEN) ## K=1,2,4 replicas of every stateless tier on the embedded 3-master cluster, each capped at SCALE_CPU of a core (cgroups): actions/s, tickets/s (hot pool, 8 pools), efficiency, CPU/op, idle check; each rate the median of SCALE_REPEATS (3) runs; last line JSON (SCALE_SECONDS, SCALE_KS, SCALE_CPU, SCALE_LANES, SCALE_WORKLOADS; SCALE_FAULTS=1: kill -9 one replica per tier at K=4; root for caps)
 	$(PY) -m bench.scale
 
 golden: $(GEN) ## regenerate golden seeded playthroughs

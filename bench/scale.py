@@ -62,6 +62,7 @@ class Settings:
     fault_every: float = 8.0  # seconds between the fault run's kills
     verify: int = 5
     repeats: int = 3  # runs of each workload at each K, interleaved; the median run counts
+    workloads: tuple[str, ...] = WORKLOADS  # SCALE_WORKLOADS narrows them (a comma list)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -80,7 +81,17 @@ class Settings:
             fault_every=float(env.get("SCALE_FAULT_EVERY", d.fault_every)),
             verify=int(env.get("SCALE_VERIFY", d.verify)),
             repeats=max(1, int(env.get("SCALE_REPEATS", d.repeats))),
+            workloads=_workloads(env.get("SCALE_WORKLOADS", "")),
         )
+
+
+def _workloads(listed: str) -> tuple[str, ...]:
+    """The workloads SCALE_WORKLOADS names (all of them when empty), in their usual order."""
+    wanted = {name.strip() for name in listed.split(",") if name.strip()}
+    unknown = wanted - set(WORKLOADS)
+    if unknown:
+        raise SystemExit(f"SCALE_WORKLOADS: no workload {sorted(unknown)}; they are {', '.join(WORKLOADS)}")
+    return tuple(name for name in WORKLOADS if not wanted or name in wanted)
 
 
 @dataclass
@@ -239,7 +250,7 @@ def run_k(k: int, settings: Settings) -> tuple[list[Measured], scale_floor.Basel
         results = [
             asyncio.run(_workload(name, stack, settings, groups, repeat))
             for repeat in range(settings.repeats)
-            for name in WORKLOADS
+            for name in settings.workloads
         ]
     finally:
         stack.stop()
@@ -252,7 +263,8 @@ def report(results: Sequence[Measured], baselines: Mapping[int, scale_floor.Base
     """The one-line summary: per workload and K its rate and efficiency, and the rest."""
     summary: dict[str, Any] = {}
     worst = 0.0
-    for name in WORKLOADS:
+    measured = [name for name in WORKLOADS if any(m.workload == name for m in results)]
+    for name in measured:
         runs: dict[int, list[Measured]] = {}
         for m in results:
             if m.workload == name:
@@ -278,7 +290,7 @@ def report(results: Sequence[Measured], baselines: Mapping[int, scale_floor.Base
     summary["capped"] = bool(results) and all(m.capped and m.caps_held for m in results)
     summary["valid"] = bool(results) and all(m.valid for m in results)
     summary["targets_met"] = {
-        "efficiency_k4_0.85": {n: summary[n].get("4", {}).get("efficiency", 0.0) >= 0.85 for n in WORKLOADS},
+        "efficiency_k4_0.85": {n: summary[n].get("4", {}).get("efficiency", 0.0) >= 0.85 for n in measured},
         "ticket_cpu_x_baseline_6": 0 < worst <= 6,
     }
     if faults is not None:
@@ -295,7 +307,7 @@ def main() -> int:
         results += found
     faults = scale_faults.run(settings, verify_match) if settings.faults else None
     summary = report(results, baselines, faults)
-    for name in WORKLOADS:
+    for name in settings.workloads:
         line = ", ".join(f"K={k} {r['per_s']}/s eff {r['efficiency']}" for k, r in summary[name].items())
         print(f"[scale] {name}: {line}", file=sys.stderr)
     print(json.dumps(summary, separators=(",", ":")), flush=True)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pathlib
 
+import pytest
+
 from bench import scale, scale_floor
 from bench.scale_cgroup import Idle, detect, held, idle_share, quota_lines
 from bench.scale_load import Placed, Tickets, placement_problems
@@ -75,3 +77,15 @@ def test_each_rate_is_the_median_of_its_runs_and_the_efficiency_is_taken_from_th
     assert summary["actions"]["4"]["efficiency"] == 0.95
     assert scale.Settings.from_env({"SCALE_REPEATS": "5"}).repeats == 5
     assert scale.Settings.from_env({}).repeats == 3
+
+
+def test_scale_workloads_narrows_the_run_and_the_summary_names_only_what_ran():
+    assert scale.Settings.from_env({}).workloads == scale.WORKLOADS
+    assert scale.Settings.from_env({"SCALE_WORKLOADS": "tickets_pools, actions"}).workloads == (
+        "actions", "tickets_pools")
+    with pytest.raises(SystemExit, match="no workload"):
+        scale.Settings.from_env({"SCALE_WORKLOADS": "action"})
+    runs = [scale.Measured("actions", k, n, 1.0, {"match-0": 0.1}, 0.5, True, True) for k, n in ((1, 10), (4, 36))]
+    baselines = {1: scale_floor.Baseline(1000, 1.0, 0.5), 4: scale_floor.Baseline(1000, 1.0, 0.5)}
+    summary = scale.report(runs, baselines)
+    assert "tickets_pools" not in summary and summary["targets_met"]["efficiency_k4_0.85"] == {"actions": True}
