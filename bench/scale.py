@@ -211,7 +211,7 @@ async def _workload(name: str, stack: ScaleStack, settings: Settings, groups: Cp
 def verify_match(addr: str) -> Callable[[str], Any]:
     """`tabletop verify` of a finished match, in process: its differences, if any."""
     from cli.api import Gateway
-    from cli.main import log_entries
+    from ops.verify import log_entries
     from services.games import registry
     from services.match import audit
 
