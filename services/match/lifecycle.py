@@ -15,7 +15,7 @@ snapshot and wire form (services/match/records.py).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import IntEnum
 from types import MappingProxyType
 from typing import TypeVar
@@ -28,6 +28,7 @@ from contract.payloads import PLATFORM_EVENTS
 from services.common import draws
 from services.common.draws import Pile
 from services.common.errors import FailedPrecondition, InvalidArgument, PermissionDenied
+from services.games.common.values import replace
 from services.match.clocks import Clock, folded
 from services.match.undo import CLEAR, UndoTrack
 
@@ -191,16 +192,7 @@ def chance_resolved(match: Match, events: Iterable[ev.ChanceResolved]) -> Match:
     counter, moved = draws.advanced(match.next_counter, match.piles, events)
     if counter == match.next_counter and moved == match.piles:
         return match
-    return _changed(match, next_counter=counter, piles=moved)
-
-
-def _changed(match: Match, **changes: object) -> Match:
-    """`replace` without its per-call walk of the fields and __init__: a rebuild folds
-    a chance event per roll or deal, hundreds per match. Match has no __post_init__
-    and no slots, so a copy of its attributes with `changes` is the same value."""
-    fresh = object.__new__(Match)
-    fresh.__dict__.update(match.__dict__, **changes)
-    return fresh
+    return replace(match, next_counter=counter, piles=moved)
 
 
 # ------------------------------------------------------------------ decide

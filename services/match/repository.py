@@ -19,7 +19,6 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import replace
 
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import record_pb2
@@ -29,6 +28,7 @@ from services.common.errors import NotFound
 from services.common.lru import LRU
 from services.common.redis.keys import match_stream
 from services.common.store.event_store import AppendResult, EventStore, Payload, Snapshot, VersionConflict
+from services.games.common.values import replace
 from services.match import lifecycle, records, undo
 from services.match.lifecycle import Match
 from services.match.turns import Progress, RulesBook
