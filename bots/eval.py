@@ -35,8 +35,16 @@ S = TypeVar("S")
 A = TypeVar("A")
 E = TypeVar("E")
 
-COMPETITIVE = ("el_dorado", "la_isla")
-COOPERATIVE = ("discover",)
+
+
+def _games(cooperative: bool) -> tuple[str, ...]:
+    """The built-in games, those whose seats play together or those where they play each
+    other, as each game declares it."""
+    return tuple(name for name in sorted(registry.GAMES) if registry.declaration(name).cooperative == cooperative)
+
+
+COMPETITIVE = _games(cooperative=False)
+COOPERATIVE = _games(cooperative=True)
 
 
 @dataclass(eq=False)  # a row is a key by identity while its games come in

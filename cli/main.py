@@ -169,7 +169,12 @@ def games(gateway: GatewayOpt = DEFAULT_GATEWAY) -> None:
     """List the games this server hosts."""
     reply = call_gateway(gateway, lambda g: g.stub.ListGames(gateway_pb.ListGamesRequest()))
     for info in reply.games:
-        console.print(f"{info.game}  ({info.min_seats}-{info.max_seats} players)")
+        together = ", together against the game" if info.cooperative else ""
+        title = f"  {info.title}" if info.title else ""
+        console.print(f"{info.game}{title}  ({info.min_seats}-{info.max_seats} players{together})",
+                      markup=False, highlight=False, soft_wrap=True)
+        if info.summary:
+            console.print(f"  {info.summary}", markup=False, highlight=False, soft_wrap=True)
         for option in info.options:
             console.print(f"  --option {option.name}=...  {_allowed(option)}, default {option.default!r}: "
                           f"{option.description}", markup=False, highlight=False)

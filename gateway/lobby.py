@@ -7,6 +7,7 @@ import hashlib
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
+from contract.words import game_words
 from gateway import validate
 from gateway.callers import CallContext, Callers, client_command, holder
 from gateway.identity import Players
@@ -15,6 +16,7 @@ from gateway.tables import GameCatalog
 from services.common.rpc.ports import MatchPort
 from services.common.security.tokens import TokenAuthority
 from services.common.table_options import table_option_messages
+from services.games import registry
 from services.matchmaker.tables import matchmade_defaults
 
 
@@ -45,9 +47,13 @@ class Lobby:
         games = []
         for name in self._games.names():
             info = await self._games.describe(name)
+            title, summary = _title_and_summary(info.game)
             games.append(
                 pb.GameInfo(
                     game=info.game,
+                    title=title,
+                    summary=summary,
+                    cooperative=info.cooperative,
                     min_seats=info.min_seats,
                     max_seats=info.max_seats,
                     # Each game's own options, then the table's (turn clocks), which every match may set.
@@ -121,3 +127,13 @@ class Lobby:
             )
         )
         return pb.StartMatchResponse(version=reply.version)
+
+
+def _title_and_summary(game: str) -> tuple[str, str]:
+    """The game's name and one-line summary for people, as DescribeGame's words give them
+    (the game's words module, or plain words made from its name)."""
+    try:
+        words = game_words(game)
+    except registry.UnknownGame:  # hosted by its rules, unknown to this build: its name alone
+        return game.replace("_", " ").title(), ""
+    return words.title, words.summary

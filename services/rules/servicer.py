@@ -142,6 +142,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             max_seats=engine.max_seats,
             options=[option_message(spec) for spec in engine.options],
             passes=engine.passes,
+            cooperative=engine.cooperative,
         )
 
     async def Setup(self, request: pb.SetupRequest, context: object) -> pb.SetupResponse:

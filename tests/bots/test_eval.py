@@ -28,3 +28,15 @@ def test_rows_gather_their_games_whatever_the_number_of_workers() -> None:
     alone_two, alone_three, alone = _jobs()
     run(alone, 1, lambda row: None)
     assert _figures(alone_two) == _figures(two) and _figures(alone_three) == _figures(three)
+
+
+def test_the_evaluation_splits_the_games_as_each_declares_how_it_is_won() -> None:
+    """Discover's seats win or lose together (its Outcome's cooperative_win): the
+    evaluation scores it as a team because its declaration says so, not by its name."""
+    from bots import eval as evaluation
+    from services.games import registry
+
+    assert evaluation.COOPERATIVE == ("discover",)
+    assert evaluation.COMPETITIVE == ("el_dorado", "la_isla")
+    assert set(evaluation.COMPETITIVE) | set(evaluation.COOPERATIVE) == set(registry.GAMES)
+    assert registry.declaration("discover").cooperative and not registry.declaration("la_isla").cooperative

@@ -27,6 +27,7 @@ def test_gateway_may_come_before_the_command(stack: Stack, tmp_path: pathlib.Pat
     before = tabletop(tmp_path, "--gateway", stack.gateway_addr, "games")
     assert before.returncode == 0, before.stderr
     assert "pig" in before.stdout
+    assert "discover  Discover: Lands Unknown  (1-4 players, together against the game)" in before.stdout
     after = tabletop(tmp_path, "games", "--gateway", stack.gateway_addr)
     assert after.stdout == before.stdout
 

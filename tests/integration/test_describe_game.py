@@ -40,6 +40,9 @@ async def test_every_hosted_game_describes_itself_without_a_token(stack: Stack) 
         for info in listed.games:
             reply = await g.stub.DescribeGame(pb.DescribeGameRequest(game=info.game))
             assert reply.words.game == info.game and reply.words.title
+            # ListGames names each game for people as its words do, and says how it is won.
+            assert (info.title, info.summary) == (reply.words.title, reply.words.summary)
+            assert info.cooperative == (info.game == "discover")
             assert reply.words.events["undo_point"] == ""  # bookkeeping stays out of the log
         ed = (await g.stub.DescribeGame(pb.DescribeGameRequest(game="el_dorado"))).words
         assert ed.title == "The Quest for El Dorado"

@@ -15,6 +15,13 @@ const OUT = join(WEB, "artifacts");
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".json": "application/json", ".svg": "image/svg+xml" };
 
+// Each game named as ListGames names it: the title and summary of its words (the same
+// words the gateway reads, whose copy web/dist/data/words.json is kept in step by a test).
+async function named(games) {
+  const words = JSON.parse(await readFile(join(WEB, "dist", "data", "words.json"), "utf8"));
+  return games.map((g) => ({ ...g, title: words[g.game].title, summary: words[g.game].summary }));
+}
+
 // What the lobby is shown in place of a gateway: ListGames and ListMatches answers
 // made from the fixtures; every other method answers UNAVAILABLE.
 async function lobbyAnswers() {
@@ -22,7 +29,7 @@ async function lobbyAnswers() {
   const matches = [];
   for (const name of names) matches.push(JSON.parse(await readFile(join(WEB, "fixtures", `${name}.json`), "utf8")).match);
   return {
-    ListGames: { games: [{ game: "el_dorado", minSeats: 2, maxSeats: 4 }, { game: "la_isla", minSeats: 2, maxSeats: 4 }, { game: "discover", minSeats: 1, maxSeats: 4 }] },
+    ListGames: { games: await named([{ game: "el_dorado", minSeats: 2, maxSeats: 4 }, { game: "la_isla", minSeats: 2, maxSeats: 4 }, { game: "discover", minSeats: 1, maxSeats: 4, cooperative: true }]) },
     ListMatches: (body) => ({ matches: matches.filter((m) => !body.status || m.status === body.status) }),
   };
 }

@@ -83,11 +83,14 @@ const GAMES = {
       { name: "clock_seconds", type: "OPTION_TYPE_INT", min: 5, max: 604800, default: "60", description: "seconds per decision" }] },
     { game: "la_isla", minSeats: 2, maxSeats: 4, options: [
       { name: "deck", type: "OPTION_TYPE_CHOICE", allowedValues: ["beginner", "full"], default: "beginner" }] },
-    { game: "discover", minSeats: 1, maxSeats: 4, options: [
+    { game: "discover", minSeats: 1, maxSeats: 4, cooperative: true, options: [
       { name: "scenario", type: "OPTION_TYPE_CHOICE", allowedValues: ["island-1"], default: "island-1" },
       { name: "notes", type: "OPTION_TYPE_STRING", default: "", description: "free text" }] },
   ],
 };
+// Named as ListGames names them: the title and summary of each game's words.
+const WORDS = JSON.parse(await readFile(join(WEB, "dist", "data", "words.json"), "utf8"));
+for (const g of GAMES.games) Object.assign(g, { title: WORDS[g.game].title, summary: WORDS[g.game].summary });
 const LEADERS = { entries: [
   { rank: 1, rating: { playerId: "p-ada-0123456789", displayName: "Ada Lovelace", ordinal: 21.5, matches: 12 } },
   { rank: 2, rating: { playerId: "9f8e7d6c5b4a39281706", ordinal: 12.25, matches: 5 } },

@@ -125,6 +125,8 @@ class Engine(Protocol, Generic[S, A, E]):
     options: tuple[OptionSpec, ...]
     # The action types that pass, most passive first (a timed-out seat's move).
     passes: tuple[str, ...]
+    # The seats play together against the game, not against each other (Outcome.cooperative_win).
+    cooperative: bool
 
     def setup(self, config: Mapping[str, str], seats: int) -> S:
         """The initial state; raises InvalidConfig for an unknown or unacceptable option

@@ -122,6 +122,9 @@ class GameDeclaration(Generic[S, A, E]):
     # The action types (class names, as the codec names their messages) that pass, most
     # passive first: what a seat whose turn clock ran out plays under the `pass` policy.
     passes: tuple[str, ...] = ()
+    # The seats win or lose together against the game (its Outcome says `cooperative_win`),
+    # as ListGames tells clients and the bots' evaluation reads it.
+    cooperative: bool = False
     # A full state consistent with a seat's view (the game's View, as its codec decodes
     # it), every unknown sampled from what that seat cannot tell apart. Bots search with
     # it (bots, docs/bots.md), and the undo verdict replays a move in the worlds
@@ -188,6 +191,7 @@ class HostedEngine(Generic[S, A, E]):
         self.max_seats = declaration.max_seats
         self.options = declaration.options
         self.passes = declaration.passes
+        self.cooperative = declaration.cooperative
         # The game's own functions where the host adds no check: a fold or a search calls
         # them thousands of times, and a forwarding method would double each call.
         self.to_move: Callable[[S], ToMove] = declaration.to_move

@@ -18,6 +18,7 @@ GAME = GameDeclaration(
     name="discover",
     min_seats=1,
     max_seats=4,
+    cooperative=True,
     options=setup.OPTIONS,
     # A timed-out survivor ends its turn and declines what it may decline.
     passes=("EndTurn", "SkipGather", "DeclineKeyItem", "DeclineSupport", "DeclineTrade", "EndTrade", "KeepRewards"),

@@ -1,7 +1,7 @@
 // The lobby: the games and their options, open and running matches, create, join,
 // quick match through the matchmaker, spectate and replay.
 import { h, s, toast } from "./dom.js";
-import { GAME_NAMES, statusText, statusClass, shortId } from "./table.js";
+import { statusText, statusClass, shortId } from "./table.js";
 
 // Used when ListGames does not (yet) describe the options itself.
 const KNOWN_OPTIONS = {
@@ -93,11 +93,9 @@ function optionsForm(options) {
   return { el, config };
 }
 
-const BLURB = {
-  el_dorado: "Build a deck of explorers and race through jungle, rivers and villages to the golden city.",
-  la_isla: "Draft cards, place explorers on the island and help rare animals survive.",
-  discover: "Survive together on an unknown island: explore, gather, craft and fight through day and night.",
-};
+// Each game's name for people, as ListGames gives it (from the game's own words).
+let titles = {};
+const titleOf = (game) => titles[game] || game;
 
 function art(game) {
   const svg = s("svg", { viewBox: "0 0 300 110", preserveAspectRatio: "xMidYMid slice", width: "100%", height: "110" });
@@ -123,6 +121,7 @@ function art(game) {
 export async function renderLobby(root, deps) {
   const { api, signIn, store, open, errorText, rename, displayName } = deps;
   const games = (await api.listGames()).games || [];
+  titles = Object.fromEntries(games.map((g) => [g.game, g.title || g.game]));
   const gamesEl = h("div", { class: "lobby", id: "games" });
   for (const g of games) gamesEl.append(gameCard(g, deps));
 
@@ -208,8 +207,8 @@ function gameCard(g, { api, signIn, store, open, errorText }) {
   });
   return h("div", { class: "panel game-card", "data-game": g.game },
     h("div", { class: "art" }, art(g.game)),
-    h("h3", {}, GAME_NAMES[g.game] || g.game),
-    h("div", { class: "secret-note" }, BLURB[g.game] || ""),
+    h("h3", {}, titleOf(g.game)),
+    h("div", { class: "secret-note" }, g.summary || ""),
     form.el,
     h("div", { class: "opts" }, h("label", {}, "players", seats)),
     h("div", { class: "row" }, h("button", { onclick: create, "data-action": "create" }, "Create match"), quickBtn, cancelBtn),
@@ -237,7 +236,7 @@ async function matchList(matchesEl, deps, root) {
     else action = h("button", { class: "secondary", onclick: go }, "Watch");
     const who = held.map((x) => x.displayName || `player ${shortId(x.playerId)}`).join(", ") || "nobody yet";
     table.append(h("tr", { "data-match": m.matchId, title: `match ${m.matchId}` },
-      h("td", {}, GAME_NAMES[m.game] || m.game), h("td", { class: "who" }, who),
+      h("td", {}, titleOf(m.game)), h("td", { class: "who" }, who),
       h("td", {}, `${held.length}/${m.seatCount}`), h("td", {}, h("span", { class: "badge " + statusClass(m.status) }, st)),
       h("td", {}, action)));
   }
@@ -252,11 +251,11 @@ async function leaderboard(el, games, { api, errorText }) {
   for (const g of games) {
     let entries = [];
     try { entries = (await api.listLeaderboard(g.game, 10)).entries || []; } catch (e) {
-      if (e.code !== "unimplemented") sections.push(h("p", { class: "secret-note" }, `${GAME_NAMES[g.game] || g.game}: ${errorText(e)}`));
+      if (e.code !== "unimplemented") sections.push(h("p", { class: "secret-note" }, `${titleOf(g.game)}: ${errorText(e)}`));
       continue;
     }
     if (!entries.length) continue;
-    sections.push(h("h3", {}, GAME_NAMES[g.game] || g.game), h("table", { class: "matches", "data-leaderboard": g.game },
+    sections.push(h("h3", {}, titleOf(g.game)), h("table", { class: "matches", "data-leaderboard": g.game },
       h("tr", {}, ["#", "Player", "Rating", "Matches"].map((t) => h("th", {}, t))),
       entries.map((e) => {
         const r = e.rating || {};

@@ -3,7 +3,7 @@
 import { Api, Intents } from "./api.js";
 import { h, toast } from "./dom.js";
 import { errorText } from "./errors.js";
-import { renderTable, GAME_NAMES } from "./table.js";
+import { renderTable, gameTitle } from "./table.js";
 import { renderLobby } from "./lobby.js";
 
 const params = new URLSearchParams(location.search);
@@ -152,7 +152,8 @@ class LiveTable {
       throw e;
     }
     await this.refreshLegal();
-    crumbs(`${GAME_NAMES[this.state.match.game] || this.state.match.game} · ${this.matchId}`);
+    const game = this.state.match.game, id = this.matchId;
+    crumbs(`${gameTitle(game, () => crumbs(`${gameTitle(game)} · ${id}`))} · ${id}`);
   }
 
   async refreshLegal() {

@@ -7,7 +7,12 @@ import * as discover from "./games/discover.js";
 import { wordsFor, wordsOf, actionText, eventText as saidEvent, legendPanel } from "./words.js";
 
 export const GAMES = { el_dorado, la_isla, discover };
-export const GAME_NAMES = { el_dorado: "The Quest for El Dorado", la_isla: "La Isla", discover: "Discover: Lands Unknown" };
+// A game's name for people: its words' title once they have arrived, its id until then
+// (`then` runs when they arrive).
+export function gameTitle(game, then) {
+  const described = wordsFor(game, then);
+  return (described && described.title) || game;
+}
 
 // state: {match, view, legal, entries, seat, names, live, connection, history, replayAt}
 // handlers: {act(action), start(), leave(), join(seat), replayTo(version)}
@@ -68,7 +73,7 @@ export function renderTable(root, state, handlers, boards) {
   const myTurn = state.seat != null && toMove.has(state.seat) && !over;
 
   const header = h("div", { class: "status-line" },
-    h("strong", {}, GAME_NAMES[summary.game] || summary.game),
+    h("strong", {}, (words && words.title) || gameTitle(summary.game)),
     h("span", { class: "badge " + statusClass(summary.status) }, statusText(summary.status)),
     h("span", {}, status),
     state.replayAt != null ? h("span", { class: "badge waiting" }, `replay at version ${state.replayAt}`) :
@@ -97,7 +102,7 @@ export function renderTable(root, state, handlers, boards) {
   if (over || state.replayAt != null) side.append(replayPanel(state, handlers));
   side.append(logPanel(state, game, words));
 
-  document.title = `${myTurn ? "● Your move · " : ""}${GAME_NAMES[summary.game] || summary.game} · Tabletop`;
+  document.title = `${myTurn ? "● Your move · " : ""}${(words && words.title) || gameTitle(summary.game)} · Tabletop`;
   const main = waiting ? [below[0], board, ...below.slice(1)] : [board, ...below];
   root.replaceChildren(header, h("div", { class: "table-layout" }, h("div", {}, ...main), side));
 }
