@@ -36,7 +36,6 @@ A = TypeVar("A")
 E = TypeVar("E")
 
 
-
 def _games(cooperative: bool) -> tuple[str, ...]:
     """The built-in games, those whose seats play together or those where they play each
     other, as each game declares it."""

@@ -39,6 +39,20 @@ def _game_words(name: str) -> GameWords:
     return words
 
 
+def title_and_summary(name: str) -> tuple[str, str]:
+    """The game's name and one-line summary for people (ListGames' title and summary): its
+    words', or for a game this build lacks (hosted by its rules alone) its plain title."""
+    try:
+        words = game_words(name)
+    except registry.UnknownGame:
+        return _plain_title(name), ""
+    return words.title, words.summary
+
+
+def _plain_title(name: str) -> str:
+    return name.replace("_", " ").title()
+
+
 def _plain_words(name: str) -> GameWords:
     """Words for a game that ships none: each kind named after itself."""
     codec = registry.game(name).codec
@@ -50,7 +64,7 @@ def _plain_words(name: str) -> GameWords:
     declared = registry.declaration(name)
     return GameWords(
         game=name,
-        title=name.replace("_", " ").title(),
+        title=_plain_title(name),
         tables={"seat": seat_table(declared.engine.max_seats)},
         actions=kinds(codec.action_message),
         events={**kinds(codec.event_message), **PLATFORM_EVENTS},

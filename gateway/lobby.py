@@ -7,7 +7,7 @@ import hashlib
 from tabletop.gateway.v1 import gateway_service_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
-from contract.words import game_words
+from contract.words import title_and_summary
 from gateway import validate
 from gateway.callers import CallContext, Callers, client_command, holder
 from gateway.identity import Players
@@ -16,7 +16,6 @@ from gateway.tables import GameCatalog
 from services.common.rpc.ports import MatchPort
 from services.common.security.tokens import TokenAuthority
 from services.common.table_options import table_option_messages
-from services.games import registry
 from services.matchmaker.tables import matchmade_defaults
 
 
@@ -47,7 +46,7 @@ class Lobby:
         games = []
         for name in self._games.names():
             info = await self._games.describe(name)
-            title, summary = _title_and_summary(info.game)
+            title, summary = title_and_summary(info.game)
             games.append(
                 pb.GameInfo(
                     game=info.game,
@@ -127,13 +126,3 @@ class Lobby:
             )
         )
         return pb.StartMatchResponse(version=reply.version)
-
-
-def _title_and_summary(game: str) -> tuple[str, str]:
-    """The game's name and one-line summary for people, as DescribeGame's words give them
-    (the game's words module, or plain words made from its name)."""
-    try:
-        words = game_words(game)
-    except registry.UnknownGame:  # hosted by its rules, unknown to this build: its name alone
-        return game.replace("_", " ").title(), ""
-    return words.title, words.summary

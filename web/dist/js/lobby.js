@@ -121,7 +121,7 @@ function art(game) {
 export async function renderLobby(root, deps) {
   const { api, signIn, store, open, errorText, rename, displayName } = deps;
   const games = (await api.listGames()).games || [];
-  titles = Object.fromEntries(games.map((g) => [g.game, g.title || g.game]));
+  titles = Object.fromEntries(games.map((g) => [g.game, g.title]));
   const gamesEl = h("div", { class: "lobby", id: "games" });
   for (const g of games) gamesEl.append(gameCard(g, deps));
 

@@ -3,7 +3,8 @@
 import { Api, Intents } from "./api.js";
 import { h, toast } from "./dom.js";
 import { errorText } from "./errors.js";
-import { renderTable, gameTitle } from "./table.js";
+import { renderTable } from "./table.js";
+import { gameTitle } from "./words.js";
 import { renderLobby } from "./lobby.js";
 
 const params = new URLSearchParams(location.search);

@@ -4,15 +4,9 @@ import { h, s, toast, seatColour, oneof, humanKind, enumName } from "./dom.js";
 import * as el_dorado from "./games/el_dorado.js";
 import * as la_isla from "./games/la_isla.js";
 import * as discover from "./games/discover.js";
-import { wordsFor, wordsOf, actionText, eventText as saidEvent, legendPanel } from "./words.js";
+import { wordsFor, wordsOf, actionText, eventText as saidEvent, legendPanel, gameTitle } from "./words.js";
 
 export const GAMES = { el_dorado, la_isla, discover };
-// A game's name for people: its words' title once they have arrived, its id until then
-// (`then` runs when they arrive).
-export function gameTitle(game, then) {
-  const described = wordsFor(game, then);
-  return (described && described.title) || game;
-}
 
 // state: {match, view, legal, entries, seat, names, live, connection, history, replayAt}
 // handlers: {act(action), start(), leave(), join(seat), replayTo(version)}
@@ -73,7 +67,7 @@ export function renderTable(root, state, handlers, boards) {
   const myTurn = state.seat != null && toMove.has(state.seat) && !over;
 
   const header = h("div", { class: "status-line" },
-    h("strong", {}, (words && words.title) || gameTitle(summary.game)),
+    h("strong", {}, gameTitle(summary.game)),
     h("span", { class: "badge " + statusClass(summary.status) }, statusText(summary.status)),
     h("span", {}, status),
     state.replayAt != null ? h("span", { class: "badge waiting" }, `replay at version ${state.replayAt}`) :
@@ -102,7 +96,7 @@ export function renderTable(root, state, handlers, boards) {
   if (over || state.replayAt != null) side.append(replayPanel(state, handlers));
   side.append(logPanel(state, game, words));
 
-  document.title = `${myTurn ? "● Your move · " : ""}${(words && words.title) || gameTitle(summary.game)} · Tabletop`;
+  document.title = `${myTurn ? "● Your move · " : ""}${gameTitle(summary.game)} · Tabletop`;
   const main = waiting ? [below[0], board, ...below.slice(1)] : [board, ...below];
   root.replaceChildren(header, h("div", { class: "table-layout" }, h("div", {}, ...main), side));
 }

@@ -210,6 +210,13 @@ async function fetchWords(game) {
   return (await res.json())[game] || null;
 }
 
+// A game's name for people: its words' title once they have arrived, its id until then
+// (`then` runs when they arrive).
+export function gameTitle(game, then) {
+  const described = wordsFor(game, then);
+  return (described && described.title) || game;
+}
+
 // The words of `game` if they have arrived, else null (and `then` runs once they do).
 export function wordsFor(game, then) {
   if (loaded.has(game)) return loaded.get(game);
