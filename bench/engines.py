@@ -8,13 +8,12 @@ from typing import Any
 from services.dice.playout import play
 from services.games import registry
 
-DEFAULT_PLAYERS = {"el_dorado": 3, "la_isla": 3, "discover": 2}
-
 
 def games_per_second(game: str, seconds: float = 6.0, players: int | None = None) -> dict[str, Any]:
     """Play seeded random games for about `seconds`; games/s, actions/s and engine time per action."""
-    engine = registry.game(game).engine
-    seats = players or DEFAULT_PLAYERS.get(game, engine.min_seats)
+    entry = registry.game(game)
+    engine = entry.engine
+    seats = players or entry.declaration.usual_seats or engine.min_seats
     games = steps = 0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds or games == 0:

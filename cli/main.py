@@ -30,6 +30,7 @@ from cli import autoplay, plugins, render, say
 from cli.api import DEFAULT_GATEWAY, Gateway, Player, Seat, message_dict, to_dict
 from cli.stack_record import recorded_gateway
 from contract.payloads import PLATFORM_EVENTS
+from contract.words import game_words
 from services.common.security.private_files import write_private
 from services.games import registry
 
@@ -575,18 +576,15 @@ def log(match_id: str, seat: SeatOpt = None, gateway: GatewayOpt = DEFAULT_GATEW
     call_gateway(gateway, work)
 
 
-# Why a match ended, from its outcome's detail["reason"]; any other reason is printed as it is.
-END_REASONS = {
-    "el_dorado": "reached El Dorado",
-    "max_rounds": "round cap",
-    "end_threshold": "the animal markers reached the end threshold",
-    "cards_ran_out": "the cards ran out",
-}
-
-
-def _end_reason(detail: dict[str, str]) -> str:
+def _end_reason(game: str, detail: dict[str, str]) -> str:
+    """Why a match ended, from its outcome's detail["reason"], in the game's own words
+    (their `reason` table); a reason they do not name is printed as it is."""
     reason = detail.get("reason", "")
-    return END_REASONS.get(reason, reason.replace("_", " ")) or "(no reason given)"
+    try:
+        named = game_words(game).tables.get("reason", {}).get(reason)
+    except registry.UnknownGame:
+        named = None
+    return named.name if named else reason.replace("_", " ") or "(no reason given)"
 
 
 def _has_search_bot(game: str) -> bool:
@@ -646,7 +644,7 @@ def bots_command(
         print_json(report)
     else:
         console.print(f"match {result.match_id} ({game}) ended after {result.actions} actions")
-        console.print(f"ended: {_end_reason(dict(outcome.detail))}")
+        console.print(f"ended: {_end_reason(game, dict(outcome.detail))}")
         console.print(f"ranking {list(outcome.ranking)} scores {list(outcome.scores)}")
 
 

@@ -27,8 +27,8 @@ def game_words(name: str) -> GameWords:
 
 @cache
 def _game_words(name: str) -> GameWords:
-    declared = registry.declaration(name)
-    package = declared.codec.rsplit(".", 1)[0]
+    registry.declaration(name)  # an unknown game raises here, not as a missing words module
+    package = registry.package(name)
     try:
         module = importlib.import_module(f"{package}.words")
     except ModuleNotFoundError as missing:

@@ -7,11 +7,11 @@ are the wire contract derived from them: never edit them by hand, change the
 dataclasses and run `make proto` (the `gen/.generated` rule runs this script
 before protoc too).
 
-* Each game declares its wire schema once, in a `schema.py` beside its
-  `codec.py` (`SCHEMA`, a `GameSchema` of services/games/common/gamecodec.py):
-  proto package, proto file stems and the roots they declare, the union type
-  aliases (`Action = PlayCard | Move | ...`) and any union used as a field type.
-  The codec takes its union options from the same declaration.
+* Each game declares its wire schema once, in its `GameDeclaration` (`schema`,
+  a `GameSchema` of services/games/common/schema.py): proto package, proto file
+  stems and the roots they declare, the union type aliases
+  (`Action = PlayCard | Move | ...`) and any union used as a field type. The
+  registry builds the game's codec from the same declaration.
 * Types follow the conventions of services/games/common/protocodec.py: fields
   keep their names; int/str/bool are int32/string/bool; `X | None` is a proto3
   `optional` scalar or enum, or a plain message field; tuples and frozensets
@@ -30,7 +30,7 @@ before protoc too).
 * Comments come from the dataclasses: a class's docstring goes above its
   message or enum; the `# comment` lines just above a field or enum member, and
   the comment trailing it, go above its line.
-* Each game and Pig (tests/fixtures/pig) are checked the same way:
+* Each game and the test games (tests/fixtures: Pig, dice-and-hand, the dropped-in Nim) are checked the same way:
   tests/games/test_schema.py renders them all and names any stale file.
 
 `python tools/gen_game_protos.py` writes what changed; `--check` writes nothing
@@ -58,11 +58,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # run as a script from tools/: the project's packages import
 
-from services.games.common.gamecodec import GameSchema, OneOf  # noqa: E402
+from services.games import registry  # noqa: E402
+from services.games.common.host import GameDeclaration  # noqa: E402
 from services.games.common.protocodec import enum_prefix, snake  # noqa: E402
+from services.games.common.schema import GameSchema, OneOf  # noqa: E402
 
 PROTO = ROOT / "proto"
-SCHEMA_MODULES = ("services/games/*/schema.py", "tests/fixtures/*/schema.py")
+TEST_GAMES = "tests/fixtures"  # packages declaring a `GAME` of the platform's tests, at any depth
 LOCK_FILE = "schema.lock.json"
 SCALARS: Mapping[Any, str] = {int: "int32", str: "string", bool: "bool"}
 
@@ -414,12 +416,13 @@ def render(schema: GameSchema, lock: Lock) -> dict[Path, str]:
 
 
 def schemas() -> list[GameSchema]:
-    """The `SCHEMA` of every schema.py beside a game's codec (the built-in games, then test games)."""
-    found = []
-    for pattern in SCHEMA_MODULES:
-        for path in sorted(ROOT.glob(pattern)):
-            module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
-            found.append(importlib.import_module(module).SCHEMA)
+    """The schema of every declared game: the built-in games, then the test games."""
+    found = [registry.declaration(name).schema for name in registry.GAMES]
+    for path in sorted((ROOT / TEST_GAMES).rglob("__init__.py")):
+        package = importlib.import_module(".".join(path.parent.relative_to(ROOT).parts))
+        declared = getattr(package, "GAME", None)
+        if isinstance(declared, GameDeclaration):
+            found.append(declared.schema)
     return found
 
 

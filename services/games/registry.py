@@ -85,13 +85,18 @@ def _import(name: str, module: str) -> ModuleType:
         raise
 
 
+def package(name: str) -> str:
+    """The package that declares `name` (its modules sit beside `GAME`); raises UnknownGame."""
+    found = _packages.get(name)
+    if found is None:
+        raise UnknownGame(name)
+    return found
+
+
 @cache
 def declaration(name: str) -> SomeDeclaration:
     """The declaration of `name`; raises UnknownGame."""
-    package_name = _packages.get(name)
-    if package_name is None:
-        raise UnknownGame(name)
-    declared = getattr(_import(name, package_name), "GAME", None)
+    declared = getattr(_import(name, package(name)), "GAME", None)
     if not isinstance(declared, GameDeclaration):
         raise UnknownGame(name)
     return declared
@@ -101,8 +106,15 @@ def declaration(name: str) -> SomeDeclaration:
 def game(name: str) -> GameEntry:
     """The declaration, hosted engine and codec of `name`; raises UnknownGame."""
     declared = declaration(name)
-    codec = _import(name, declared.codec).CODEC
-    return GameEntry(name, declared, declared.engine, codec)
+    return GameEntry(name, declared, declared.engine, codec_of(declared))
+
+
+def codec_of(declared: SomeDeclaration) -> SomeCodec:
+    """A declared game's codec: built from its schema, or the `CODEC` of the module it names."""
+    if declared.codec is not None:
+        codec: SomeCodec = _import(declared.name, declared.codec).CODEC
+        return codec
+    return GameCodec.by_convention(declared.schema, declared.state_types)
 
 
 def available() -> tuple[str, ...]:

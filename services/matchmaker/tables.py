@@ -14,18 +14,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-# Every game's matchmade table: 60 s per decision, then a bot's move for the seat.
+from services.games import registry
+
+# Every game's matchmade table: a clock per decision, then a bot's move for the seat;
+# the seconds are the game's own pace (`GameDeclaration.decision_seconds`).
 DEFAULT_TABLE: Mapping[str, str] = {"clock": "move", "clock_seconds": "60", "clock_timeout": "bot"}
-# Games whose decisions take longer (Discover: Lands Unknown's combat and map choices).
-BY_GAME: Mapping[str, Mapping[str, str]] = {
-    "discover": {**DEFAULT_TABLE, "clock_seconds": "90"},
-}
 _CLOCK_KEYS = ("clock_seconds", "clock_increment", "clock_timeout")
 
 
 def matchmade_defaults(game: str) -> dict[str, str]:
-    """The table options a matchmade table of `game` gets when its tickets do not set them."""
-    return dict(BY_GAME.get(game, DEFAULT_TABLE))
+    """The table options a matchmade table of `game` gets when its tickets do not set them
+    (a game this build lacks, hosted by its rules alone, gets the common pace)."""
+    try:
+        seconds = registry.declaration(game).decision_seconds
+    except registry.UnknownGame:
+        return dict(DEFAULT_TABLE)
+    return {**DEFAULT_TABLE, "clock_seconds": str(seconds)}
 
 
 def matchmade_options(game: str, options: Mapping[str, str]) -> dict[str, str]:

@@ -15,13 +15,15 @@ from services.common.security import authz
 from services.common.security.tls import KnownPeer
 from services.common.store.event_store import MemoryEventStore
 from services.dice.playout import LocalChance
+from services.games import registry
 from services.games.common.chance import CHANCE_SEAT
 from services.games.la_isla import GAME
-from services.games.la_isla.codec import CODEC
 from services.match.servicer import MatchServicer
 from services.matchmaker import config as mm_config
 from services.matchmaker.backfill import BotPlayer
 from tests.unit.test_match_app import Table
+
+CODEC = registry.game("la_isla").codec
 
 GET_VIEW = f"/{authz.MATCH}/GetView"
 

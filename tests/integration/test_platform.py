@@ -182,14 +182,13 @@ async def test_twenty_racing_clients_leave_one_linear_log_that_replays(gateway, 
 
 def replay_pig(log):
     """Fold a Pig match log with the engine alone: no dice, no deck."""
-    from tests.fixtures.pig.codec import CODEC
-
+    codec = registry.codec_of(pig.GAME)
     created = ev.MatchCreated.FromString(log[0].data)
     state = pig.ENGINE.setup(dict(created.config), created.seat_count)
     for stored in log:
         if stored.type not in PLATFORM_EVENTS:
             message = pig_pb2.Event.FromString(stored.data)
-            state = pig.ENGINE.evolve(state, CODEC.decode_event(message))
+            state = pig.ENGINE.evolve(state, codec.decode_event(message))
     return state
 
 

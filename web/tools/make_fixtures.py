@@ -48,7 +48,8 @@ def anything(view: Message, legal: list[dict[str, Any]]) -> bool:
     return True
 
 
-# (game, players, config, seed, least actions before stopping, viewer seat, where to stop)
+# (game, players, config, seed, least actions before stopping, viewer seat, where to stop):
+# positions chosen to show each game's table at its telling moments.
 Want = Callable[[Message, list[dict[str, Any]]], bool]
 POSITIONS: list[tuple[str, int, dict[str, str], int, int, int | None, Want]] = [
     ("el_dorado", 2, {"course": "first_game"}, 1, 12, 0, kind("moveTo")),
@@ -62,6 +63,18 @@ POSITIONS: list[tuple[str, int, dict[str, str], int, int, int | None, Want]] = [
     ("discover", 2, {}, 5, 10_000, 0, anything),
     ("discover", 2, {}, 1, 5, 0, at_night),
 ]
+
+
+def positions() -> list[tuple[str, int, dict[str, str], int, int, int | None, Want]]:
+    """The curated positions, then, for a game without any, one of each of its samples a
+    few moves in: a new game gets fixtures with no edit here."""
+    curated = {game for game, *_ in POSITIONS}
+    found = list(POSITIONS)
+    for game in registry.GAMES:
+        if game not in curated:
+            for sample in registry.declaration(game).samples:
+                found.append((game, sample.seats, dict(sample.config), sample.seed, 6, 0, anything))
+    return found
 
 
 def any_json(message: Message) -> dict[str, Any]:
@@ -189,7 +202,7 @@ def main() -> None:
     out.mkdir(exist_ok=True)
     counters: dict[str, int] = {}
     names = []
-    for game, players, config, seed, limit, viewer, want in POSITIONS:
+    for game, players, config, seed, limit, viewer, want in positions():
         counters[game] = counters.get(game, 0) + 1
         fixture = play_to(game, players, config, seed, limit, viewer, want, counters[game])
         fixture["config"] = config

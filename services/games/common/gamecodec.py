@@ -1,78 +1,34 @@
 """One game's wire format: its typed protos for actions, events and views, and
 its opaque state blob.
 
-Each game declares its schema once (`GameSchema`, in its `schema.py`, pure
-Python): the proto package, the proto files and the root unions. The proto
-generator (tools/gen_game_protos.py) renders the protos from it, and the game's
-`codec.py` builds its `GameCodec` from the same declaration, so the union
-options the codec decodes are the ones the protos were rendered with.
+A game declares its wire schema once, in its `GameDeclaration` (`schema`, a
+`GameSchema` of services/games/common/schema.py) with the types its state is
+made of (`state_types`). The proto generator (tools/gen_game_protos.py) renders
+the protos from the schema, and `GameCodec.by_convention` builds the codec from
+the same declaration, its messages imported from the generated modules the
+generator's names lead to (`<package>.<file>_pb2`): a game writes no codec of
+its own unless it needs code of its own.
 """
 
 from __future__ import annotations
 
+import importlib
 import typing
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Generic, TypeVar
 
 from google.protobuf.message import Message
 
 from services.games.common import protocodec
-from services.games.common.serde import StateCodec
+from services.games.common.schema import GameSchema
+from services.games.common.serde import StateCodec, state_codec
 
 A = TypeVar("A")
 E = TypeVar("E")
 V = TypeVar("V")
 S = TypeVar("S")
-
-
-@dataclass(frozen=True)
-class OneOf:
-    """A union of dataclasses on the wire: the message `name` with `oneof kind`."""
-
-    name: str
-    # A `A | B | C` type alias; its options are its arguments, in order. Typed
-    # object because a type alias of a union has no static type of its own.
-    alias: object
-    doc: str = ""
-
-    @property
-    def options(self) -> tuple[type, ...]:
-        # A union of one is the class itself: its only option.
-        options = typing.get_args(self.alias) or (self.alias,)
-        if not all(isinstance(option, type) for option in options):
-            raise TypeError(f"{self.name}: the options of a union must be classes")
-        return options
-
-
-ROLES = ("action", "event", "view")
-STANDARD_FILES: Mapping[str, tuple[str, ...]] = {"actions": ("action",), "events": ("event",), "views": ("view",)}
-
-
-@dataclass(frozen=True)
-class GameSchema:
-    """Everything the proto generator and the codec need to know about one game's wire format."""
-
-    game: str
-    package: str  # e.g. "tabletop.games.el_dorado.v1"; the folder under proto/ follows it
-    action: OneOf
-    event: OneOf
-    view: type
-    # Proto file stem -> the roots ("action", "event", "view") it declares. Each
-    # type a root reaches goes in the first file (in this order) that reaches it.
-    files: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: STANDARD_FILES)
-    # Unions used as field types (their messages need a name); the roots need none here.
-    unions: tuple[OneOf, ...] = ()
-
-    def __post_init__(self) -> None:
-        declared = sorted(role for roles in self.files.values() for role in roles)
-        if declared != sorted(ROLES):
-            raise ValueError(f"{self.game}: the files must declare each of {ROLES} once, not {declared}")
-
-    def roots(self) -> dict[str, OneOf | type]:
-        """Role ("action", "event", "view") -> its union or its view dataclass."""
-        return {"action": self.action, "event": self.event, "view": self.view}
 
 
 def _message(generated: Iterable[ModuleType], name: str) -> type[Message]:
@@ -115,6 +71,14 @@ class GameCodec(Generic[A, E, V, S]):
             view_type=schema.view,
             state=state,
         )
+
+    @classmethod
+    def by_convention(cls, schema: GameSchema, state_types: Iterable[ModuleType | type]) -> GameCodec[A, E, V, S]:
+        """The codec of a declared game: its messages from the modules the proto
+        generator writes for `schema` (`<package>.<file>_pb2`, one per proto file), its
+        state blob over `state_types` (see `serde.state_codec`)."""
+        generated = (importlib.import_module(f"{schema.package}.{stem}_pb2") for stem in schema.files)
+        return cls.from_schema(schema, generated, state_codec(*state_types))
 
     def encode_action(self, action: A) -> Message:
         return protocodec.encode_union(action, self.action_message)

@@ -1,7 +1,7 @@
 """The generic engine host: the rules every game shares, checked once for all.
 
 A game declares itself with one `GameDeclaration` (its package's `GAME`): its
-name, seat range, options, pure functions, the module of its codec and the
+name, seat range, options, pure functions, its wire schema and the
 sample setups its golden playthroughs use. `HostedEngine` turns a declaration
 into the `Engine` the platform runs. Before a game's `decide` is called the host
 has made sure that the move is one the position asks for, so `decide` handles
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Generic, Protocol, TypeVar
 
 from services.games.common import disclosure
@@ -50,6 +51,7 @@ from services.games.common.chance import (
 )
 from services.games.common.engine import IllegalAction, InvalidConfig, Outcome, ToMove, Visibility
 from services.games.common.options import OptionSpec
+from services.games.common.schema import GameSchema
 
 S = TypeVar("S")
 A = TypeVar("A")
@@ -97,9 +99,11 @@ class Determinization(Generic[S]):
 class GameDeclaration(Generic[S, A, E]):
     """Everything the platform needs to know of one game, declared once.
 
-    `decide` is only ever called through the host (see the module docstring);
-    `codec` names the module whose `CODEC` is the game's wire format (imported on
-    first use, so the rules stay importable without the generated protos).
+    `decide` is only ever called through the host (see the module docstring).
+    The registry builds the game's codec from `schema` and `state_types` on first
+    use (`GameCodec.by_convention`), so the rules stay importable without the
+    generated protos; `codec` names a module whose `CODEC` replaces it, for a game
+    whose wire format needs code of its own.
     """
 
     name: str
@@ -117,8 +121,16 @@ class GameDeclaration(Generic[S, A, E]):
     # A game's view is its own dataclass; its codec knows the type.
     view: Callable[[S, int | None], object]
     result: Callable[[S], Outcome | None]
-    codec: str
+    # The wire schema the protos are rendered from (tools/gen_game_protos.py).
+    schema: GameSchema
+    # What the opaque state blob holds: each module's own dataclasses and enums, and
+    # each type listed (services/games/common/serde.py `state_codec`).
+    state_types: tuple[ModuleType | type, ...]
     samples: tuple[Sample, ...] = ()
+    # The table size most played: what the benchmarks and a client offer first.
+    usual_seats: int | None = None
+    # Seconds a matchmade table's clock gives each decision: the game's pace.
+    decision_seconds: int = 60
     # The action types (class names, as the codec names their messages) that pass, most
     # passive first: what a seat whose turn clock ran out plays under the `pass` policy.
     passes: tuple[str, ...] = ()
@@ -133,10 +145,19 @@ class GameDeclaration(Generic[S, A, E]):
     # undoable by its events' audiences alone, which holds only for a game whose every
     # secret is dealt by chance into private events (the platform's test games).
     determinize: Callable[[Any, int, Rng], Determinization[S]] | None = None
+    # A module whose `CODEC` is the game's wire format, where the one built by
+    # convention does not fit; None for every game so far.
+    codec: str | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_seats <= self.max_seats:
             raise ValueError(f"{self.name}: seats must be 1 <= min_seats <= max_seats")
+        if self.schema.game != self.name:
+            raise ValueError(f"{self.name}: its schema is {self.schema.game}'s")
+        if self.usual_seats is not None and not self.min_seats <= self.usual_seats <= self.max_seats:
+            raise ValueError(f"{self.name}: usual_seats {self.usual_seats} is out of its seat range")
+        if self.decision_seconds < 1:
+            raise ValueError(f"{self.name}: decision_seconds must be positive")
         for sample in self.samples:
             if not self.min_seats <= sample.seats <= self.max_seats:
                 raise ValueError(f"{self.name}: a sample with {sample.seats} seats")

@@ -194,12 +194,15 @@ def _json_key(value: Plain) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def codec_for_modules(*modules: ModuleType) -> StateCodec:
-    """A codec for every dataclass and Enum defined in the given modules."""
+def state_codec(*sources: ModuleType | type) -> StateCodec:
+    """A codec for the given types and for every dataclass and Enum defined in the given modules."""
     types: list[type] = []
-    for module in modules:
-        for obj in vars(module).values():
-            ours = isinstance(obj, type) and obj.__module__ == module.__name__
+    for source in sources:
+        if isinstance(source, type):
+            types.append(source)
+            continue
+        for obj in vars(source).values():
+            ours = isinstance(obj, type) and obj.__module__ == source.__name__
             if ours and (dataclasses.is_dataclass(obj) or issubclass(obj, Enum)):
                 types.append(obj)
     return StateCodec(types)

@@ -2,7 +2,22 @@
 a pure rules engine (see RULES.md), declared to the platform once as `GAME`."""
 
 from services.games.common.host import GameDeclaration, Sample
-from services.games.el_dorado import decide, determinize, evolve, flow, legal, result, setup, view, visibility
+from services.games.common.schema import GameSchema, OneOf
+from services.games.el_dorado import (
+    actions,
+    content,
+    decide,
+    determinize,
+    events,
+    evolve,
+    flow,
+    legal,
+    result,
+    setup,
+    state,
+    view,
+    visibility,
+)
 
 GAME = GameDeclaration(
     name="el_dorado",
@@ -20,7 +35,15 @@ GAME = GameDeclaration(
     redact=visibility.redact,
     view=view.view,
     result=result.result,
-    codec="services.games.el_dorado.codec",
+    schema=GameSchema(
+        game="el_dorado",
+        package="tabletop.games.el_dorado.v1",
+        action=OneOf("Action", actions.Action, "One player action."),
+        event=OneOf("Event", events.Event, "One game event."),
+        view=view.View,
+    ),
+    state_types=(state, content),
+    usual_seats=3,
     determinize=determinize.determinize,
     samples=(
         Sample(seats=2, seed=1),

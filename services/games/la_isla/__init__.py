@@ -2,7 +2,22 @@
 (see RULES.md), declared to the platform once as `GAME`."""
 
 from services.games.common.host import GameDeclaration, Sample
-from services.games.la_isla import decide, determinize, evolve, flow, legal, result, setup, view, visibility
+from services.games.common.schema import GameSchema, OneOf
+from services.games.la_isla import (
+    actions,
+    content,
+    decide,
+    determinize,
+    events,
+    evolve,
+    flow,
+    legal,
+    result,
+    setup,
+    state,
+    view,
+    visibility,
+)
 
 GAME = GameDeclaration(
     name="la_isla",
@@ -20,7 +35,15 @@ GAME = GameDeclaration(
     redact=visibility.redact,
     view=view.view,
     result=result.result,
-    codec="services.games.la_isla.codec",
+    schema=GameSchema(
+        game="la_isla",
+        package="tabletop.games.la_isla.v1",
+        action=OneOf("Action", actions.Action, "One seat's action."),
+        event=OneOf("Event", events.Event, "One game event."),
+        view=view.View,
+    ),
+    state_types=(state, actions, content),
+    usual_seats=3,
     determinize=determinize.determinize,
     samples=(Sample(seats=2, seed=1), Sample(seats=4, seed=2, config={"deck": "full"})),
 )

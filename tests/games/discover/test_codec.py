@@ -7,8 +7,10 @@ import random
 import pytest
 
 from services.dice.playout import play
+from services.games import registry
 from services.games.discover import ENGINE
-from services.games.discover.codec import CODEC
+
+CODEC = registry.game("discover").codec
 
 
 @pytest.mark.parametrize("seats", [1, 2, 3, 4])

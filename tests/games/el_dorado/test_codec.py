@@ -6,9 +6,11 @@ import random
 from typing import Any
 
 from services.dice.playout import play
+from services.games import registry
 from services.games.el_dorado import ENGINE
-from services.games.el_dorado.codec import CODEC
 from tests.games.el_dorado.builders import racing_policy
+
+CODEC = registry.game("el_dorado").codec
 
 
 def test_actions_events_views_and_state_round_trip() -> None:

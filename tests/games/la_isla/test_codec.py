@@ -8,10 +8,12 @@ import pytest
 from tabletop.games.la_isla.v1 import actions_pb2
 
 from services.dice.playout import play
+from services.games import registry
 from services.games.common.protocodec import ProtoMismatch
 from services.games.la_isla import ENGINE
-from services.games.la_isla.codec import CODEC
 from services.games.la_isla.state import Phase
+
+CODEC = registry.game("la_isla").codec
 
 
 @pytest.mark.parametrize(("seats", "deck", "seed"), [(2, "beginner", 3), (4, "full", 8)])

@@ -76,13 +76,13 @@ const BY_REASON = {
   "config": ["One of the game options isn't accepted.", "Check the options and try again."],
   "store.too_large": ["The match has grown too large to save.", LOBBY],
 };
+const MOVE_REFUSED = ["That move isn't allowed at this point.", PICK];
 const BY_PREFIX = [
   ["store.", ["The server is busy.", AGAIN]],
   ["matchmaker.", ["Quick match is busy.", AGAIN]],
   ["auth.", ["This browser's sign-in isn't valid any more.", RELOAD]],
-  // a game's own rules (the move was legal a moment ago, or the board changed)
-  ...["turn.", "action.", "movement.", "market.", "blockade.", "caves.", "cards.", "el_dorado.", "la_isla.", "discover.", "chance."]
-    .map((p) => [p, ["That move isn't allowed at this point.", PICK]]),
+  // the host's rules of every game (the move was legal a moment ago, or the board changed)
+  ...["turn.", "action.", "chance."].map((p) => [p, MOVE_REFUSED]),
 ];
 
 // {text, next}: the sentence and the next step.
@@ -91,6 +91,8 @@ export function explain(e) {
   const found = BY_REASON[reason] || (BY_PREFIX.find(([p]) => reason.startsWith(p)) || [])[1];
   if (found) return { text: found[0], next: found[1] };
   const code = e && e.code;
+  // a game's own rule (its dotted id, whatever the game): the move, not the call, was refused
+  if (code === "failed_precondition" && /^[a-z_]+(\.[a-z_]+)+$/.test(reason)) return { text: MOVE_REFUSED[0], next: MOVE_REFUSED[1] };
   if (code && BY_CODE[code]) return { text: BY_CODE[code][0], next: BY_CODE[code][1] };
   // not a call's failure at all: a script error, or a fetch that did not reach anything
   if (e instanceof TypeError || (e && e.name === "TimeoutError")) return { text: BY_CODE.unavailable[0], next: AGAIN };

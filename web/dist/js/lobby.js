@@ -2,17 +2,8 @@
 // quick match through the matchmaker, spectate and replay.
 import { h, s, toast } from "./dom.js";
 import { statusText, statusClass, shortId } from "./table.js";
+import { loadRenderer, artOf } from "./renderers.js";
 
-// Used when ListGames does not (yet) describe the options itself.
-const KNOWN_OPTIONS = {
-  el_dorado: [
-    { name: "course", type: "OPTION_TYPE_CHOICE", allowedValues: ["first_game", "hills_of_gold", "home_stretch", "winding_paths", "serpentine", "swamplands", "witchs_cauldron"], default: "first_game", description: "which course to race on" },
-    { name: "caves", type: "OPTION_TYPE_BOOL", default: "false", description: "the caves variant" },
-    { name: "max_rounds", type: "OPTION_TYPE_INT", min: 1, max: 1000, default: "200", description: "rounds before the match ends anyway" },
-  ],
-  la_isla: [{ name: "deck", type: "OPTION_TYPE_CHOICE", allowedValues: ["beginner", "full"], default: "beginner", description: "which cards are in the deck" }],
-  discover: [{ name: "scenario", type: "OPTION_TYPE_CHOICE", allowedValues: ["island-1"], default: "island-1", description: "the scenario" }],
-};
 // Options every table has (turn clocks): folded away under their own heading.
 const TABLE_OPTIONS = new Set(["clock", "clock_seconds", "clock_increment", "clock_timeout"]);
 
@@ -97,33 +88,13 @@ function optionsForm(options) {
 let titles = {};
 const titleOf = (game) => titles[game] || game;
 
-function art(game) {
-  const svg = s("svg", { viewBox: "0 0 300 110", preserveAspectRatio: "xMidYMid slice", width: "100%", height: "110" });
-  if (game === "el_dorado") {
-    svg.append(s("rect", { width: 300, height: 110, fill: "#1f4d5e" }));
-    const cols = ["#4f9a45", "#3d8fd1", "#e8c547", "#4f9a45", "#8c7b6a", "#4f9a45", "#f5c542"];
-    for (let i = 0; i < 14; i++) {
-      const x = 20 + i * 21, y = 55 + (i % 2 ? 18 : -18);
-      const pts = [...Array(6)].map((_, k) => { const a = Math.PI / 180 * (60 * k - 30); return `${x + 13 * Math.cos(a)},${y + 13 * Math.sin(a)}`; }).join(" ");
-      svg.append(s("polygon", { points: pts, fill: cols[i % cols.length], stroke: "#222" }));
-    }
-  } else if (game === "la_isla") {
-    svg.append(s("rect", { width: 300, height: 110, fill: "#2c8fb0" }), s("ellipse", { cx: 150, cy: 60, rx: 120, ry: 42, fill: "#e6d39a" }), s("ellipse", { cx: 150, cy: 60, rx: 108, ry: 34, fill: "#5d9a45" }));
-    ["#f4f1ea", "#f2cb3a", "#5fae4f", "#9b6a3f", "#9a9a9a"].forEach((c, i) => svg.append(s("circle", { cx: 80 + i * 35, cy: 60, r: 11, fill: c, stroke: "#3b2a14", "stroke-width": 2 })));
-  } else {
-    svg.append(s("rect", { width: 300, height: 110, fill: "#0b1224" }), s("circle", { cx: 250, cy: 30, r: 14, fill: "#f3efd2" }), s("circle", { cx: 257, cy: 26, r: 12, fill: "#0b1224" }));
-    svg.append(s("path", { d: "M0,110 L40,70 L80,90 L130,50 L180,85 L230,65 L300,100 L300,110 Z", fill: "#2f5a2a" }));
-    svg.append(s("path", { d: "M150,92 q-9,-8 0,-20 q3,8 7,9 q4,6 -7,11z", fill: "#ff8c1a" }));
-  }
-  return svg;
-}
-
 export async function renderLobby(root, deps) {
   const { api, signIn, store, open, errorText, rename, displayName } = deps;
   const games = (await api.listGames()).games || [];
   titles = Object.fromEntries(games.map((g) => [g.game, g.title]));
   const gamesEl = h("div", { class: "lobby", id: "games" });
-  for (const g of games) gamesEl.append(gameCard(g, deps));
+  const renderers = await Promise.all(games.map((g) => loadRenderer(g.game)));
+  games.forEach((g, i) => gamesEl.append(gameCard(g, deps, renderers[i])));
 
   const nameInput = h("input", { id: "display-name", value: displayName(), maxlength: 32, autocomplete: "nickname",
     onchange: (e) => { rename(e.target.value); e.target.value = displayName(); } });
@@ -141,8 +112,8 @@ export async function renderLobby(root, deps) {
   await Promise.all([matchList(matchesEl, deps, root), leaderboard(boardEl, games, deps)]);
 }
 
-function gameCard(g, { api, signIn, store, open, errorText }) {
-  const form = optionsForm(g.options && g.options.length ? g.options : KNOWN_OPTIONS[g.game] || []);
+function gameCard(g, { api, signIn, store, open, errorText }, renderer) {
+  const form = optionsForm(g.options || []);
   const seats = h("select", { name: "seats" });
   for (let n = Number(g.minSeats || 1); n <= Number(g.maxSeats || 1); n++) seats.append(h("option", { value: n }, n === 1 ? "solo" : `${n} players`));
   const note = h("div", { class: "secret-note", "aria-live": "polite" });
@@ -206,7 +177,7 @@ function gameCard(g, { api, signIn, store, open, errorText }) {
     try { await api.cancelTicket(ticket); } catch (e) { if (e.code !== "not_found") toast(errorText(e)); }
   });
   return h("div", { class: "panel game-card", "data-game": g.game },
-    h("div", { class: "art" }, art(g.game)),
+    h("div", { class: "art" }, artOf(renderer)),
     h("h3", {}, titleOf(g.game)),
     h("div", { class: "secret-note" }, g.summary || ""),
     form.el,

@@ -4,6 +4,7 @@ import { Api, Intents } from "./api.js";
 import { h, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { renderTable } from "./table.js";
+import { loadRenderer } from "./renderers.js";
 import { gameTitle } from "./words.js";
 import { renderLobby } from "./lobby.js";
 
@@ -73,6 +74,7 @@ async function showFixture(name) {
   await loadBoards();
   const base = params.get("fixtures") || "../fixtures/";
   const fx = await (await fetch(new URL(`${name}.json`, new URL(base, document.baseURI)))).json();
+  await loadRenderer(fx.match.game);
   crumbs(`fixture ${fx.name}`);
   const state = {
     match: fx.match, view: fx.view, legal: fx.legalActions, entries: fx.entries,
@@ -122,6 +124,7 @@ class LiveTable {
   async open() {
     await loadBoards();
     await this.refresh();
+    if (this.state.match) await loadRenderer(this.state.match.game);
     await this.loadLog();
     this.draw();
     this.watch();

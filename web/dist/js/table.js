@@ -1,17 +1,16 @@
 // The table of one match: the game's SVG board, the seat's hand, players, legal
 // actions (on the board and in a list), the log, and replay of a finished match.
 import { h, s, toast, seatColour, oneof, humanKind, enumName } from "./dom.js";
-import * as el_dorado from "./games/el_dorado.js";
-import * as la_isla from "./games/la_isla.js";
-import * as discover from "./games/discover.js";
+import { rendererOf } from "./renderers.js";
 import { wordsFor, wordsOf, actionText, eventText as saidEvent, legendPanel, gameTitle } from "./words.js";
-
-export const GAMES = { el_dorado, la_isla, discover };
 
 // state: {match, view, legal, entries, seat, names, live, connection, history, replayAt}
 // handlers: {act(action), start(), leave(), join(seat), replayTo(version)}
 export function renderTable(root, state, handlers, boards) {
-  const game = GAMES[state.match.game];
+  root.__tableState = state;
+  // the game's renderer (renderers.js); the first table of a game waits for its module
+  const game = rendererOf(state.match.game, () => { if (root.__tableState === state) renderTable(root, state, handlers, boards); });
+  if (!game) return root.replaceChildren(h("p", { class: "loading" }, "Setting the table…"));
   const viewing = state.replayAt != null && state.replayView ? state.replayView : state.view;
   const words = tableWords(root, state, handlers, boards, game, viewing);
   const legal = state.replayAt != null ? [] : state.legal || [];
@@ -108,7 +107,6 @@ function describe(game, action, view, words) {
 // The game's words (DescribeGame, fetched once per game), its seats named as this table
 // names them; null until they arrive, when the table is drawn again if it still shows `state`.
 function tableWords(root, state, handlers, boards, game, view) {
-  root.__tableState = state;
   const described = wordsFor(state.match.game, () => { if (root.__tableState === state) renderTable(root, state, handlers, boards); });
   if (!described) return null;
   const seats = Math.max(Number(state.match.seatCount || 0), (state.names || []).length);

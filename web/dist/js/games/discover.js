@@ -236,3 +236,12 @@ export function players(ctx, toMove) {
       res.length ? h("div", { class: "stats" }, res.join(" · ")) : null);
   }));
 }
+
+// The game's picture on its lobby card.
+export function art() {
+  const svg = s("svg", { viewBox: "0 0 300 110", preserveAspectRatio: "xMidYMid slice", width: "100%", height: "110" });
+  svg.append(s("rect", { width: 300, height: 110, fill: "#0b1224" }), s("circle", { cx: 250, cy: 30, r: 14, fill: "#f3efd2" }), s("circle", { cx: 257, cy: 26, r: 12, fill: "#0b1224" }));
+  svg.append(s("path", { d: "M0,110 L40,70 L80,90 L130,50 L180,85 L230,65 L300,100 L300,110 Z", fill: "#2f5a2a" }));
+  svg.append(s("path", { d: "M150,92 q-9,-8 0,-20 q3,8 7,9 q4,6 -7,11z", fill: "#ff8c1a" }));
+  return svg;
+}

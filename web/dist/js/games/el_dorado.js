@@ -240,3 +240,16 @@ function cardTitle(name) {
 
 // How many copies a market pile has left: readable on any card colour.
 const LEFT_STYLE = { fontWeight: "bold", background: "rgba(0,0,0,.72)", color: "#fff", borderRadius: "4px", padding: "0 .35em", fontSize: ".75rem", alignSelf: "flex-start" };
+
+// The game's picture on its lobby card.
+export function art() {
+  const svg = s("svg", { viewBox: "0 0 300 110", preserveAspectRatio: "xMidYMid slice", width: "100%", height: "110" });
+  svg.append(s("rect", { width: 300, height: 110, fill: "#1f4d5e" }));
+  const cols = ["#4f9a45", "#3d8fd1", "#e8c547", "#4f9a45", "#8c7b6a", "#4f9a45", "#f5c542"];
+  for (let i = 0; i < 14; i++) {
+    const x = 20 + i * 21, y = 55 + (i % 2 ? 18 : -18);
+    const pts = [...Array(6)].map((_, k) => { const a = Math.PI / 180 * (60 * k - 30); return `${x + 13 * Math.cos(a)},${y + 13 * Math.sin(a)}`; }).join(" ");
+    svg.append(s("polygon", { points: pts, fill: cols[i % cols.length], stroke: "#222" }));
+  }
+  return svg;
+}

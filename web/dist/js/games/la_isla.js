@@ -240,3 +240,11 @@ function pickLabel(ctx, role, id) {
   if (role === "d") return `${nameIn(ctx.words, "card_animal", id, "")} (${name})`;
   return name;
 }
+
+// The game's picture on its lobby card.
+export function art() {
+  const svg = s("svg", { viewBox: "0 0 300 110", preserveAspectRatio: "xMidYMid slice", width: "100%", height: "110" });
+  svg.append(s("rect", { width: 300, height: 110, fill: "#2c8fb0" }), s("ellipse", { cx: 150, cy: 60, rx: 120, ry: 42, fill: "#e6d39a" }), s("ellipse", { cx: 150, cy: 60, rx: 108, ry: 34, fill: "#5d9a45" }));
+  ["#f4f1ea", "#f2cb3a", "#5fae4f", "#9b6a3f", "#9a9a9a"].forEach((c, i) => svg.append(s("circle", { cx: 80 + i * 35, cy: 60, r: 11, fill: c, stroke: "#3b2a14", "stroke-width": 2 })));
+  return svg;
+}
