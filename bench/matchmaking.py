@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
-from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from tabletop.gateway.v1 import gateway_pb2 as pb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
 from bench import cpu
+from contract.gateway import GatewayStub
 from deploy.stack import UNLIMITED_CALLERS, Stack
 from services.common.rpc.transport import CHANNEL_OPTIONS
 
@@ -77,7 +77,7 @@ async def _load(
     slots = asyncio.Semaphore(PARALLEL)
     total = 16 + count + 2 * PAIRS
     async with grpc.aio.insecure_channel(addr, options=CHANNEL_OPTIONS) as channel:
-        stub = pb_grpc.GatewayServiceStub(channel)
+        stub = GatewayStub(channel)
 
         async def signed_in(n: int) -> Metadata:
             async with slots:

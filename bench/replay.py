@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from prometheus_client.parser import text_string_to_metric_families
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
 
 from bench import cpu
 from bench.streams import play_seats

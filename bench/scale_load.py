@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
-from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from tabletop.gateway.v1 import gateway_pb2 as pb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
 from bench.arrivals import Arrivals
@@ -34,6 +33,7 @@ from bench.arrivals import Arrivals
 from bench.streams import Player, Table
 from cli import autoplay
 from cli.api import Gateway, Seat
+from contract.gateway import GatewayStub
 from services.common.rpc.transport import CHANNEL_OPTIONS
 
 # Seconds a workload runs before its window opens (connections, caches, consumer groups).
@@ -244,7 +244,7 @@ async def queue(addrs: Sequence[str], players: int, pools: int, window: Window, 
     run = run or uuid.uuid4().hex[:8]
     found = Tickets()
     channels = [grpc.aio.insecure_channel(a, options=CHANNEL_OPTIONS) for a in addrs]
-    stubs = [pb_grpc.GatewayServiceStub(c) for c in channels]
+    stubs = [GatewayStub(c) for c in channels]
     try:
         sessions = await _sign_in(stubs, players, run)
 

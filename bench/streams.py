@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import grpc
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from bench.arrivals import Arrivals

@@ -18,14 +18,13 @@ from bootstrap.match import embedded_match
 from bootstrap.tickets import embedded_tickets
 from contract import payloads
 from gateway.callers import Callers
-from gateway.describe import Describe
 from gateway.forwarded import caller_address
 from gateway.identity import ExternalConfig, ExternalIdentities, Players
 from gateway.limits import CallerLimits, RateLimiter
 from gateway.lobby import Lobby
 from gateway.matchmaking import Matchmaking
 from gateway.play import Moves
-from gateway.servicer import GatewayService, register
+from gateway.servicer import GatewayParts, register
 from gateway.signin import SeatTokens, SignIn
 from gateway.subscriptions import Subscriptions
 from gateway.tables import GameCatalog
@@ -98,7 +97,7 @@ def matchmaker_client(
 
 @dataclass(frozen=True)
 class Gateway:
-    service: GatewayService
+    parts: GatewayParts
     games: list[str]  # the games offered, for server reflection
     close: Callable[[], Awaitable[None]]
 
@@ -119,13 +118,12 @@ def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.R
     # (Per caller address, the server's admission hook applies gateway.limits.CallerLimits.)
     per_player = RateLimiter(settings.create_rate, settings.create_burst)
     moves = Moves(match, callers, RateLimiter(settings.seat_action_rate, settings.seat_action_burst), feeds=feeds)
-    service = GatewayService(
+    parts = GatewayParts(
         SignIn(players, tokens, callers, seats),
         Lobby(match, games, callers, tokens, players, per_player),
         moves,
         Watching(match, store, feeds, callers, moves),
         Matchmaking(matchmaker, games, callers, seats, players, per_player),
-        Describe(games.names),
     )
 
     async def close() -> None:
@@ -139,7 +137,7 @@ def build_gateway(settings: Settings, tokens: TokenAuthority, client: aioredis.R
         if listener is not client:
             await listener.aclose()
 
-    return Gateway(service, list(rules), close)
+    return Gateway(parts, list(rules), close)
 
 
 async def main() -> None:
@@ -158,7 +156,7 @@ async def main() -> None:
     await serve(
         "gateway",
         settings,
-        lambda server: register(server, built.service),
+        lambda server: register(server, built.parts),
         on_stop=stop,
         public=True,
         redis=client,

@@ -15,10 +15,10 @@ from typing import Protocol
 import grpc
 from google.protobuf import any_pb2, json_format
 from google.protobuf.message import Message
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
-from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from tabletop.gateway.v1 import gateway_pb2 as pb
 
 from contract import payloads
+from contract.gateway import GatewayStub
 from services.games import registry
 
 # The client's channel: keepalive pings hold a long watch open through idle NATs and
@@ -80,13 +80,13 @@ class WatchCall(Protocol):
 class Gateway:
     addr: str = DEFAULT_GATEWAY
     channel: grpc.aio.Channel = field(init=False)
-    stub: pb_grpc.GatewayServiceStub = field(init=False)
+    stub: GatewayStub = field(init=False)
     # Signed-in players by name.
     players: dict[str, Player] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.channel = grpc.aio.insecure_channel(self.addr, options=CHANNEL_OPTIONS)
-        self.stub = pb_grpc.GatewayServiceStub(self.channel)
+        self.stub = GatewayStub(self.channel)
 
     async def close(self) -> None:
         await self.channel.close()

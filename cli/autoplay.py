@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import grpc
 from google.protobuf import any_pb2
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from bots import wire

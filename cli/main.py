@@ -20,7 +20,7 @@ from google.protobuf import any_pb2, json_format
 from rich.console import Console
 from rich.table import Table
 from tabletop.common.v1 import common_pb2 as common_pb
-from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
+from tabletop.gateway.v1 import gateway_pb2 as gateway_pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 

@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterator
 from typing import TypedDict
 
 import grpc
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
-from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from tabletop.gateway.v1 import gateway_pb2 as pb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
 from cli.api import CHANNEL_OPTIONS, bearer
+from contract.gateway import GatewayStub
 
 RECONNECTS = 5
 Metadata = tuple[tuple[str, str], ...]
@@ -69,7 +69,7 @@ async def queue(
     (Ctrl-C; SIGTERM or SIGHUP raise `Interrupted` once it is withdrawn) before an assignment.
     """
     async with grpc.aio.insecure_channel(gateway_addr, options=CHANNEL_OPTIONS) as channel:
-        stub = pb_grpc.GatewayServiceStub(channel)
+        stub = GatewayStub(channel)
         signed = await stub.Authenticate(
             pb.AuthenticateRequest(device_id=device_id, display_name=display_name), wait_for_ready=True
         )
@@ -106,7 +106,7 @@ class TicketExpired(RuntimeError):
 
 
 async def _wait(
-    stub: pb_grpc.GatewayServiceStub,
+    stub: GatewayStub,
     request: pb.QueueRequest,
     session: Metadata,
     heard: list[pb.QueueResponse],
@@ -165,7 +165,7 @@ def _uncancel() -> None:
         task.uncancel()
 
 
-async def _withdraw(stub: pb_grpc.GatewayServiceStub, ticket_id: str, session: Metadata) -> None:
+async def _withdraw(stub: GatewayStub, ticket_id: str, session: Metadata) -> None:
     # Already placed, or the gateway is gone: nothing more to do.
     with contextlib.suppress(grpc.aio.AioRpcError):
         await stub.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket_id), metadata=session, timeout=5)

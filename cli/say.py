@@ -5,7 +5,7 @@ each game's words (DescribeGame), fetched once per command.
 from __future__ import annotations
 
 import grpc
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
 
 from cli.api import Gateway
 from contract.errors import error_info

@@ -14,7 +14,7 @@ import importlib
 from collections.abc import Iterable
 from functools import cache
 
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
 
 from services.games import registry
 from services.games.common.words import PLATFORM_EVENTS, GameWords, LegendEntry, Term, seat_table

@@ -1,15 +1,18 @@
-"""Lobby endpoints: the games offered, and making, finding, joining, leaving and starting matches."""
+"""The lobby service: the games offered and how each speaks, and making, finding, joining,
+leaving and starting matches."""
 
 from __future__ import annotations
 
 import hashlib
 
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
+from tabletop.gateway.v1 import lobby_service_pb2_grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from contract.words import title_and_summary
 from gateway import validate
 from gateway.callers import CallContext, Callers, client_command, holder
+from gateway.describe import described
 from gateway.identity import Players
 from gateway.limits import RateLimiter
 from gateway.tables import GameCatalog
@@ -25,7 +28,7 @@ def match_id_for(player_id: str, command_id: str) -> str:
     return hashlib.sha256(f"{player_id}\x1f{command_id}".encode()).hexdigest()[:32]
 
 
-class Lobby:
+class Lobby(lobby_service_pb2_grpc.LobbyServiceServicer):
     def __init__(
         self,
         match: MatchPort,
@@ -41,6 +44,9 @@ class Lobby:
         self._tokens = tokens
         self._players = players
         self._create_limiter = create_limiter
+
+    async def DescribeGame(self, request: pb.DescribeGameRequest, context: CallContext) -> pb.DescribeGameResponse:
+        return described(request.game, self._games.names())
 
     async def ListGames(self, request: pb.ListGamesRequest, context: CallContext) -> pb.ListGamesResponse:
         games = []

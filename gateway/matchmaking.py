@@ -14,7 +14,8 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TypedDict, TypeVar
 
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
+from tabletop.gateway.v1 import matchmaking_service_pb2_grpc
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
 from gateway import validate
@@ -41,7 +42,7 @@ class _Ticket(TypedDict):
     options: dict[str, str]
 
 
-class Matchmaking:
+class Matchmaking(matchmaking_service_pb2_grpc.MatchmakingServiceServicer):
     """FindMatch, WatchTicket, Queue (the two in one stream), CancelTicket, GetRating and ListLeaderboard."""
 
     def __init__(

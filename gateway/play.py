@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from gateway import validate, views

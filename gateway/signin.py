@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
+from tabletop.gateway.v1 import sign_in_service_pb2_grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from gateway import validate
@@ -37,7 +38,7 @@ class SeatTokens:
         return self._tokens.issue_seat(match_id, held[0].seat, player_id, held[0].tenure)
 
 
-class SignIn:
+class SignIn(sign_in_service_pb2_grpc.SignInServiceServicer):
     """Authenticate, RefreshSession and GetSeatToken."""
 
     def __init__(self, players: Players, tokens: TokenAuthority, callers: Callers, seats: SeatTokens) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from google.protobuf import any_pb2
 from tabletop.common.v1 import common_pb2
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 
 from services.common.audience import entitled, to_wire

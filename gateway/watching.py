@@ -11,7 +11,8 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import TypeVar
 
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
+from tabletop.gateway.v1 import watch_service_pb2_grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from gateway import validate, views
@@ -37,8 +38,9 @@ Update = pb.WatchMatchResponse
 M = TypeVar("M", pb.WatchMatchResponse, pb.PlayResponse)
 
 
-class Watching:
-    """GetView, GetMatchLog, WatchMatch and Play."""
+class Watching(watch_service_pb2_grpc.WatchServiceServicer):
+    """The watch service (GetView, GetMatchLog, WatchMatch), and the Play stream the play
+    service serves (gateway/servicer.py): its updates are a watch's."""
 
     def __init__(
         self, match: MatchPort, store: EventStore, feeds: Subscriptions, callers: Callers, moves: Moves
@@ -210,7 +212,7 @@ class Watching:
                 if task is not None:
                     task.cancel()
 
-    @tracing.traced("/tabletop.gateway.v1.GatewayService/Play.submit")  # a trace per submit, not per stream
+    @tracing.traced("/tabletop.gateway.v1.PlayService/Play.submit")  # a trace per submit, not per stream
     async def _play_submit(
         self, claim: SeatClaim | None, request: pb.SubmitActionRequest, answers: Answers | None
     ) -> pb.PlayResponse | None:

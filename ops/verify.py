@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Annotated
 
 import typer
-from tabletop.gateway.v1 import gateway_service_pb2 as gateway_pb
+from tabletop.gateway.v1 import gateway_pb2 as gateway_pb
 
 from cli import main
 from cli.api import DEFAULT_GATEWAY, Gateway

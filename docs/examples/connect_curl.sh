@@ -8,14 +8,24 @@
 set -euo pipefail
 EDGE=${EDGE:-http://127.0.0.1:8080}
 GAME=${GAME:-la_isla}
-API="$EDGE/tabletop.gateway.v1.GatewayService"
+
+# The API is five services by concern; a method's path names its service.
+path() {
+  case $1 in
+    Authenticate|RefreshSession|GetSeatToken) echo "/tabletop.gateway.v1.SignInService/$1" ;;
+    ListLegalActions|SubmitAction|UndoActions|Play) echo "/tabletop.gateway.v1.PlayService/$1" ;;
+    GetView|WatchMatch|GetMatchLog) echo "/tabletop.gateway.v1.WatchService/$1" ;;
+    FindMatch|WatchTicket|Queue|CancelTicket|GetRating|ListLeaderboard) echo "/tabletop.gateway.v1.MatchmakingService/$1" ;;
+    *) echo "/tabletop.gateway.v1.LobbyService/$1" ;;
+  esac
+}
 
 # One unary call: POST JSON to /<service>/<Method>. A second argument is the
 # bearer token. A refusal is an HTTP error status with a JSON body
 # {"code": "...", "message": "...", "details": [...]}; --fail-with-body stops here on one.
 call() {
   local method=$1 body=$2 token=${3:-}
-  curl -sS --fail-with-body -X POST "$API/$method" \
+  curl -sS --fail-with-body -X POST "$EDGE$(path "$method")" \
     -H 'Content-Type: application/json' \
     ${token:+-H "Authorization: Bearer $token"} \
     -d "$body"
@@ -70,6 +80,6 @@ envelope() {
 }
 echo "== watching as a spectator for 2 s (a live stream; a browser keeps it open)"
 envelope "{\"matchId\": \"$MATCH\"}" |
-  curl -sS -N --max-time 2 -X POST "$API/WatchMatch" \
+  curl -sS -N --max-time 2 -X POST "$EDGE$(path WatchMatch)" \
     -H 'Content-Type: application/connect+json' --data-binary @- 2>/dev/null |
   tr -c '[:print:]\n' '\n' | grep -o '{".*' | jq -c '{version, status: .match.status, toMove: .match.toMove}' || true

@@ -11,12 +11,23 @@
 
 const EDGE = process.env.EDGE ?? "http://127.0.0.1:8080";
 const GAME = process.env.GAME ?? "la_isla";
-const API = `${EDGE}/tabletop.gateway.v1.GatewayService`;
+// The API is five services by concern; a method's path names its service.
+const SERVICE_OF = {
+  SignIn: ["Authenticate", "RefreshSession", "GetSeatToken"],
+  Lobby: ["ListGames", "DescribeGame", "CreateMatch", "ListMatches", "JoinMatch", "LeaveMatch", "StartMatch"],
+  Play: ["ListLegalActions", "SubmitAction", "UndoActions", "Play"],
+  Watch: ["GetView", "WatchMatch", "GetMatchLog"],
+  Matchmaking: ["FindMatch", "WatchTicket", "Queue", "CancelTicket", "GetRating", "ListLeaderboard"],
+};
+const url = (method) => {
+  const [service] = Object.entries(SERVICE_OF).find(([, methods]) => methods.includes(method));
+  return `${EDGE}/tabletop.gateway.v1.${service}Service/${method}`;
+};
 
 async function call(method, body, token) {
   const headers = { "Content-Type": "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const reply = await fetch(`${API}/${method}`, { method: "POST", headers, body: JSON.stringify(body) });
+  const reply = await fetch(url(method), { method: "POST", headers, body: JSON.stringify(body) });
   const json = await reply.json();
   if (!reply.ok) throw Object.assign(new Error(`${method}: ${json.code}: ${json.message}`), { code: json.code });
   return json;
@@ -34,7 +45,7 @@ function envelope(message) {
 async function* stream(method, body, token) {
   const headers = { "Content-Type": "application/connect+json" };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const reply = await fetch(`${API}/${method}`, { method: "POST", headers, body: envelope(body) });
+  const reply = await fetch(url(method), { method: "POST", headers, body: envelope(body) });
   let buffered = new Uint8Array(0);
   for await (const chunk of reply.body) {
     buffered = new Uint8Array([...buffered, ...chunk]);

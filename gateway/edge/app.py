@@ -1,4 +1,4 @@
-"""The edge's ASGI application: the API under its service path, health, files at /.
+"""The edge's ASGI application: the API's five services under their paths, health, files at /.
 
 Health is `/healthz` (200 "SERVING" while the gateway behind answers SERVING,
 503 otherwise); a path that is neither the API, health nor a file is a 404.
@@ -15,13 +15,20 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
-from tabletop.gateway.v1.gateway_service_connect import GatewayService, GatewayServiceASGIApplication
+from tabletop.gateway.v1 import lobby_service_connect as lobby
+from tabletop.gateway.v1 import matchmaking_service_connect as matchmaking
+from tabletop.gateway.v1 import play_service_connect as play
+from tabletop.gateway.v1 import sign_in_service_connect as sign_in
+from tabletop.gateway.v1 import watch_service_connect as watch
 
+from contract.gateway import SERVICES, GatewayStub
 from gateway.edge import codec, cors, observe, proxies, static
-from gateway.edge.relay import SERVICE, Relay
+from gateway.edge.relay import Relay
 from services.common import tracing
 
-API_PREFIX = "/tabletop.gateway.v1.GatewayService/"
+# Every path of the API starts so: /tabletop.gateway.v1.<Service>/<Method>.
+API_PREFIX = "/tabletop.gateway.v1."
+API_PATHS = frozenset(f"/{service.full_name}/{method.name}" for service in SERVICES for method in service.methods)
 HEALTH_PATH = "/healthz"
 # The gateway's own bound on a request (services/common/rpc/server.py): the same here.
 MAX_REQUEST_BYTES = 1024 * 1024
@@ -38,12 +45,45 @@ class EdgeConfig:
 
 
 def api(channel: grpc.aio.Channel) -> ASGIApp:
-    # The relay sets one method per rpc of the descriptor at run time, which mypy
-    # cannot see: it meets the generated GatewayService protocol by construction.
-    relay = cast(GatewayService, Relay(channel))
-    return GatewayServiceASGIApplication(  # type: ignore[return-value]
-        relay, codecs=codec.codecs(), read_max_bytes=MAX_REQUEST_BYTES
-    )
+    """One application for the five services, each the generated Connect application of
+    its service over a relay to the gateway; a path of no service is its own 404."""
+    stub = GatewayStub(channel)
+    relays = {service.name: Relay(stub, service) for service in SERVICES}
+    codecs, limit = codec.codecs(), MAX_REQUEST_BYTES
+    # A relay sets one method per rpc of the descriptor at run time, which mypy cannot
+    # see: it meets the generated service protocol by construction.
+    applications = [
+        sign_in.SignInServiceASGIApplication(
+            cast(sign_in.SignInService, relays["SignInService"]), codecs=codecs, read_max_bytes=limit
+        ),
+        lobby.LobbyServiceASGIApplication(
+            cast(lobby.LobbyService, relays["LobbyService"]), codecs=codecs, read_max_bytes=limit
+        ),
+        play.PlayServiceASGIApplication(
+            cast(play.PlayService, relays["PlayService"]), codecs=codecs, read_max_bytes=limit
+        ),
+        watch.WatchServiceASGIApplication(
+            cast(watch.WatchService, relays["WatchService"]), codecs=codecs, read_max_bytes=limit
+        ),
+        matchmaking.MatchmakingServiceASGIApplication(
+            cast(matchmaking.MatchmakingService, relays["MatchmakingService"]), codecs=codecs, read_max_bytes=limit
+        ),
+    ]
+    served: dict[str, ASGIApp] = {
+        # connectrpc types its application by its own scope types, Starlette's ASGIApp by its own.
+        service.full_name: application  # type: ignore[misc]
+        for service, application in zip(SERVICES, applications, strict=True)
+    }
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        service = scope.get("path", "")[1:].partition("/")[0]
+        found = served.get(service)
+        if found is None:
+            await PlainTextResponse("no such service", status_code=404)(scope, receive, send)
+            return
+        await found(scope, receive, send)
+
+    return app
 
 
 def health(channel: grpc.aio.Channel) -> ASGIApp:
@@ -83,12 +123,9 @@ def build(channel: grpc.aio.Channel, config: EdgeConfig) -> ASGIApp:
     return tracing.asgi(observe.wrap(served, route, observe.security_headers(config.connect_to)))
 
 
-API_METHODS = frozenset(method.name for method in SERVICE.methods)
-
-
 def route(path: str) -> str:
     """The metrics' route of a path: a closed set (observe.py)."""
-    return observe.route_of(path, API_PREFIX, API_METHODS, HEALTH_PATH)
+    return observe.route_of(path, API_PREFIX, API_PATHS, HEALTH_PATH)
 
 
 GRPC_REFUSED = "this is the HTTP edge (Connect, gRPC-Web): send gRPC to the gateway's port"

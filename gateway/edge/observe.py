@@ -49,10 +49,9 @@ def security_headers(connect_to: Iterable[str] = ()) -> list[tuple[bytes, bytes]
     ]
 
 
-def route_of(path: str, api_prefix: str, api_methods: frozenset[str], health_path: str) -> str:
+def route_of(path: str, api_prefix: str, api_paths: frozenset[str], health_path: str) -> str:
     if path.startswith(api_prefix):
-        method = path[len(api_prefix):]
-        return path if method in api_methods else "api_unknown"
+        return path if path in api_paths else "api_unknown"
     return "healthz" if path == health_path else "static"
 
 

@@ -1,4 +1,4 @@
-"""Every GatewayService method, relayed to the gateway's gRPC port.
+"""Every method of the gateway's five services, relayed to the gateway's gRPC port.
 
 The edge holds no game logic and no secrets: the gateway authenticates each
 call from the `authorization` header passed through, applies its limits to the
@@ -14,13 +14,12 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
-import grpc
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 from google.protobuf.message import Message
-from tabletop.gateway.v1 import gateway_service_pb2, gateway_service_pb2_grpc
 
+from contract.gateway import GatewayStub
 from gateway import forwarded
 from gateway.edge.errors import mapped
 
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
 
     # An rpc's descriptor comes from the pure-Python or the upb runtime.
     Method: TypeAlias = descriptor.MethodDescriptor | upb.MethodDescriptor
+    Service: TypeAlias = descriptor.ServiceDescriptor | upb.ServiceDescriptor
 
 Context: TypeAlias = RequestContext[Message, Message]
 
@@ -52,7 +52,6 @@ ClientStreaming: TypeAlias = Callable[[AsyncIterator[Message], Context], AsyncIt
 # Headers a browser may send that mean something to the gateway. Anything else
 # (cookies, the forwarded address) stays at the edge.
 PASSED_HEADERS = ("authorization",)
-SERVICE = gateway_service_pb2.DESCRIPTOR.services_by_name["GatewayService"]
 PLAY_REFUSED = (
     "Play is a bidirectional stream, which HTTP/1.1 cannot carry: use WatchMatch and "
     "SubmitAction here, or Play over gRPC to the gateway"
@@ -79,11 +78,11 @@ def timeout(ctx: Context) -> float | None:
 
 
 class Relay:
-    """The Connect service: `relay.<method>(request, ctx)` for every GatewayService method."""
+    """One Connect service: `relay.<method>(request, ctx)` for every method of `service`."""
 
-    def __init__(self, channel: grpc.aio.Channel) -> None:
-        self._stub = gateway_service_pb2_grpc.GatewayServiceStub(channel)
-        for method in SERVICE.methods:
+    def __init__(self, stub: GatewayStub, service: Service) -> None:
+        self._stub = stub
+        for method in service.methods:
             setattr(self, snake(method.name), self._relay(method))
 
     def _relay(self, method: Method) -> Unary | Streaming | ClientStreaming:

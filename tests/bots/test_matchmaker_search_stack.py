@@ -7,10 +7,10 @@ import random
 
 import grpc
 import pytest
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
-from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from tabletop.gateway.v1 import gateway_pb2 as pb
 
 from cli.queue import queue
+from contract.gateway import GatewayStub
 from deploy.stack import Stack
 from tests.integration.test_matchmaker import _bearer, _device, _play_out
 
@@ -24,7 +24,7 @@ async def test_search_bots_backfill_a_la_isla_match_and_play_it_to_the_end(redis
     try:
         found = await queue(running.gateway_addr, "la_isla", 2, 2, {}, _device("lonely"))
         async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
-            gateway = pb_grpc.GatewayServiceStub(channel)
+            gateway = GatewayStub(channel)
             seen = await gateway.GetView(pb.GetViewRequest(match_id=str(found["match_id"])),
                                          metadata=_bearer(str(found["token"])))
             assert [s.player_id.startswith("bot-") for s in seen.match.seats].count(True) == 1

@@ -9,7 +9,7 @@ import grpc
 import pytest
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
-from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+from tabletop.gateway.v1 import gateway_pb2 as gpb
 
 from cli.api import Gateway
 

@@ -104,7 +104,7 @@ def test_admin_reads_the_store_and_exports_an_archive_that_verify_and_replay_rea
 ) -> None:
     import asyncio
 
-    from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+    from tabletop.gateway.v1 import gateway_pb2 as gpb
 
     from cli import autoplay
     from cli.api import Gateway, to_dict

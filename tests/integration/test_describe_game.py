@@ -16,15 +16,15 @@ import grpc
 import httpx
 import pytest
 from google.protobuf import json_format
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
 
 from cli.api import Gateway, to_dict
+from contract.gateway import PATHS
 from deploy.stack import Stack
 from services.games.common import words
 from tests.integration.conftest import PIG
 
 pytestmark = pytest.mark.integration
-SERVICE = "/tabletop.gateway.v1.GatewayService/"
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
@@ -69,13 +69,13 @@ async def test_unknown_and_malformed_games_are_refused_in_words(stack: Stack) ->
 
 def test_the_edge_relays_it_as_connect_json(stack: Stack) -> None:
     with httpx.Client(base_url=stack.edge_url, timeout=30.0) as http:
-        answer = http.post(SERVICE + "DescribeGame", json={"game": "la_isla"})
+        answer = http.post(PATHS["DescribeGame"], json={"game": "la_isla"})
         assert answer.status_code == 200, answer.text
         said = answer.json()["words"]
         assert said["title"] == "La Isla"
         assert said["tables"]["card"]["entries"]["P001"]["name"] == "3 points on white"
         assert said["actions"]["assign_cards"].startswith("{a:card}")  # map keys stay as they are
-        missing = http.post(SERVICE + "DescribeGame", json={"game": "nosuchgame"})
+        missing = http.post(PATHS["DescribeGame"], json={"game": "nosuchgame"})
         assert missing.status_code == 404 and missing.json()["code"] == "not_found"
 
 

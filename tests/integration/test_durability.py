@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import grpc
 import pytest
 import redis.asyncio as aioredis
-from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+from tabletop.gateway.v1 import gateway_pb2 as gpb
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from cli import autoplay

@@ -15,10 +15,12 @@ from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 from connectrpc.protocol import ProtocolType
 from google.rpc import error_details_pb2
-from tabletop.gateway.v1 import gateway_service_pb2 as gw
-from tabletop.gateway.v1 import gateway_service_pb2_grpc
-from tabletop.gateway.v1.gateway_service_connect import GatewayServiceClient
+from tabletop.gateway.v1 import gateway_pb2 as gw
+from tabletop.gateway.v1.lobby_service_connect import LobbyServiceClient
+from tabletop.gateway.v1.sign_in_service_connect import SignInServiceClient
+from tabletop.gateway.v1.watch_service_connect import WatchServiceClient
 
+from contract.gateway import PATHS, GatewayStub
 from deploy.stack import Stack
 from services.common.errors import from_rpc_error
 from tests.integration.conftest import PIG
@@ -26,7 +28,6 @@ from tests.integration.connect_wire import END_STREAM, envelope, frames
 
 pytestmark = pytest.mark.integration
 
-SERVICE = "/tabletop.gateway.v1.GatewayService/"
 ALLOWED_ORIGIN = "http://table.example"
 
 
@@ -48,7 +49,7 @@ def call(http: httpx.Client, method: str, body: dict[str, Any], token: str = "")
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    return http.post(SERVICE + method, json=body, headers=headers)
+    return http.post(PATHS[method], json=body, headers=headers)
 
 
 def ok(answer: httpx.Response) -> dict[str, Any]:
@@ -61,7 +62,7 @@ def sign_in(http: httpx.Client) -> str:
 
 
 def test_the_curl_of_the_issue_lists_the_games(stack: Stack) -> None:
-    url = f"{stack.edge_url}{SERVICE}ListGames"
+    url = stack.edge_url + PATHS["ListGames"]
     command = ["curl", "-sS", "--fail-with-body", "-X", "POST", url, "-H", "Content-Type: application/json", "-d", "{}"]
     answer = subprocess.run(command, capture_output=True, text=True, timeout=30, check=True)
     games = {game["game"] for game in httpx.Response(200, content=answer.stdout).json()["games"]}
@@ -99,7 +100,7 @@ def watch_to_the_end(http: httpx.Client, match_id: str, token: str) -> dict[str,
     """WatchMatch as a Connect server stream over HTTP/1.1: updates until the finished one."""
     headers = {"Content-Type": "application/connect+json", "Authorization": f"Bearer {token}"}
     body = envelope({"matchId": match_id, "withView": True})
-    with http.stream("POST", SERVICE + "WatchMatch", content=body, headers=headers) as answer:
+    with http.stream("POST", PATHS["WatchMatch"], content=body, headers=headers) as answer:
         assert answer.status_code == 200
         for flags, message in frames(answer.iter_raw()):
             assert not flags & END_STREAM, message
@@ -112,7 +113,7 @@ def grpc_failure(stack: Stack, method: str, request: Any, token: str = "") -> gr
     """The same call straight to the gateway's gRPC port, which must fail."""
     metadata = (("authorization", f"Bearer {token}"),) if token else ()
     with grpc.insecure_channel(stack.gateway_addr) as channel:
-        stub = gateway_service_pb2_grpc.GatewayServiceStub(channel)
+        stub = GatewayStub(channel)
         with pytest.raises(grpc.RpcError) as failed:
             getattr(stub, method)(request, metadata=metadata, timeout=30)
     return failed.value  # type: ignore[return-value]
@@ -147,7 +148,7 @@ def test_watch_ticket_streams_over_connect_json(http: httpx.Client) -> None:
     ticket = ok(call(http, "FindMatch", {"game": "pig", "playersMin": 2}, token))["ticketId"]
     headers = {"Content-Type": "application/connect+json", "Authorization": f"Bearer {token}"}
     body = envelope({"ticketId": ticket})
-    with http.stream("POST", SERVICE + "WatchTicket", content=body, headers=headers) as answer:
+    with http.stream("POST", PATHS["WatchTicket"], content=body, headers=headers) as answer:
         flags, first = next(frames(answer.iter_raw()))
     assert not flags & END_STREAM, first
     assert first["ticketId"] == ticket and first["status"].startswith("TICKET_STATUS_")
@@ -155,7 +156,7 @@ def test_watch_ticket_streams_over_connect_json(http: httpx.Client) -> None:
 
 def test_play_is_refused_over_http_1_1_with_a_clear_status(http: httpx.Client) -> None:
     headers = {"Content-Type": "application/connect+json"}
-    answer = http.post(SERVICE + "Play", content=envelope({"watch": {"matchId": "m"}}), headers=headers)
+    answer = http.post(PATHS["Play"], content=envelope({"watch": {"matchId": "m"}}), headers=headers)
     ((flags, end),) = list(frames(iter([answer.content])))
     assert flags & END_STREAM
     assert end["error"]["code"] == "unimplemented"
@@ -164,29 +165,33 @@ def test_play_is_refused_over_http_1_1_with_a_clear_status(http: httpx.Client) -
 
 @pytest.mark.parametrize("protocol", [ProtocolType.GRPC_WEB, ProtocolType.CONNECT], ids=["grpc-web", "connect-proto"])
 async def test_binary_unary_and_streaming_with_the_generated_client(stack: Stack, protocol: ProtocolType) -> None:
-    async with GatewayServiceClient(stack.edge_url, protocol=protocol) as client:
-        games = await client.list_games(gw.ListGamesRequest())
+    async with (
+        LobbyServiceClient(stack.edge_url, protocol=protocol) as lobby,
+        SignInServiceClient(stack.edge_url, protocol=protocol) as signin,
+        WatchServiceClient(stack.edge_url, protocol=protocol) as watch,
+    ):
+        games = await lobby.list_games(gw.ListGamesRequest())
         assert "pig" in {game.game for game in games.games}
-        session = (await client.authenticate(gw.AuthenticateRequest(device_id=f"web-{uuid.uuid4()}"))).session_token
+        session = (await signin.authenticate(gw.AuthenticateRequest(device_id=f"web-{uuid.uuid4()}"))).session_token
         bearer = {"authorization": f"Bearer {session}"}
-        created = await client.create_match(gw.CreateMatchRequest(game="pig", seat_count=1), headers=bearer)
+        created = await lobby.create_match(gw.CreateMatchRequest(game="pig", seat_count=1), headers=bearer)
         match_id = created.match.match_id
-        seat = await client.join_match(gw.JoinMatchRequest(match_id=match_id), headers=bearer)
+        seat = await lobby.join_match(gw.JoinMatchRequest(match_id=match_id), headers=bearer)
         seated = {"authorization": f"Bearer {seat.token}"}
-        await client.start_match(gw.StartMatchRequest(match_id=match_id), headers=seated)
-        updates = client.watch_match(gw.WatchMatchRequest(match_id=match_id, with_view=True))
+        await lobby.start_match(gw.StartMatchRequest(match_id=match_id), headers=seated)
+        updates = watch.watch_match(gw.WatchMatchRequest(match_id=match_id, with_view=True))
         first = await anext(aiter(updates))
         assert first.match.match_id == match_id and first.view.TypeName() == "tabletop.testing.v1.View"
         await updates.aclose()
         with pytest.raises(ConnectError) as refused:
-            await client.create_match(gw.CreateMatchRequest(game="pig", seat_count=2))
+            await lobby.create_match(gw.CreateMatchRequest(game="pig", seat_count=2))
         assert refused.value.code == Code.UNAUTHENTICATED
 
 
 def test_cors_preflight_is_allowed_for_the_configured_origin_only(http: httpx.Client) -> None:
     def preflight(origin: str) -> httpx.Response:
         return http.options(
-            SERVICE + "ListGames",
+            PATHS["ListGames"],
             headers={
                 "Origin": origin,
                 "Access-Control-Request-Method": "POST",
@@ -204,7 +209,7 @@ def test_cors_preflight_is_allowed_for_the_configured_origin_only(http: httpx.Cl
 
 
 def call_from(http: httpx.Client, origin: str) -> httpx.Response:
-    return http.post(SERVICE + "ListGames", json={}, headers={"Origin": origin})
+    return http.post(PATHS["ListGames"], json={}, headers={"Origin": origin})
 
 
 def test_files_are_served_at_the_root(http: httpx.Client) -> None:
@@ -214,6 +219,6 @@ def test_files_are_served_at_the_root(http: httpx.Client) -> None:
 
 
 def test_grpc_proper_is_sent_to_the_gateway_with_a_clear_status(http: httpx.Client) -> None:
-    answer = http.post(SERVICE + "ListGames", content=b"", headers={"Content-Type": "application/grpc"})
+    answer = http.post(PATHS["ListGames"], content=b"", headers={"Content-Type": "application/grpc"})
     assert answer.headers["grpc-status"] == str(grpc.StatusCode.UNIMPLEMENTED.value[0])
     assert "gateway" in answer.headers["grpc-message"]

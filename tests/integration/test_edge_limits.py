@@ -13,16 +13,16 @@ from collections.abc import Iterator
 import grpc
 import httpx
 import pytest
-from tabletop.gateway.v1 import gateway_service_pb2 as gw
-from tabletop.gateway.v1 import gateway_service_pb2_grpc
+from tabletop.gateway.v1 import gateway_pb2 as gw
 
+from contract.gateway import GatewayStub
 from deploy.stack import Stack
 from gateway import forwarded
 from tests.integration.conftest import PIG
 
 pytestmark = pytest.mark.integration
 
-SIGN_IN = "/tabletop.gateway.v1.GatewayService/Authenticate"
+SIGN_IN = "/tabletop.gateway.v1.SignInService/Authenticate"
 # One sign-in per address, then none for a very long time.
 ONE_SIGN_IN = {"TABLETOP_CALLER_SIGNIN_RATE": "0.0001", "TABLETOP_CALLER_SIGNIN_BURST": "1"}
 
@@ -54,5 +54,5 @@ def test_each_browser_has_its_own_limits_and_cannot_pick_its_address(stack: Stac
         assert sign_in(second).status_code == 200
     # The edge's own address (where every relayed call comes from) was never counted.
     with grpc.insecure_channel(stack.gateway_addr) as channel:
-        stub = gateway_service_pb2_grpc.GatewayServiceStub(channel)
+        stub = GatewayStub(channel)
         assert stub.Authenticate(gw.AuthenticateRequest(device_id=f"limits-{uuid.uuid4()}"), timeout=30).session_token

@@ -20,7 +20,7 @@ from gateway.edge import errors, observe
 
 pytestmark = pytest.mark.integration
 
-SERVICE = "/tabletop.gateway.v1.GatewayService/"
+SERVICE = "/tabletop.gateway.v1.LobbyService/"
 HEADER_TIMEOUT = 1.5
 PER_ADDRESS = 6
 

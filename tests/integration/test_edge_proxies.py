@@ -20,7 +20,7 @@ from tests.integration.conftest import PIG
 
 pytestmark = pytest.mark.integration
 
-SIGN_IN = "/tabletop.gateway.v1.GatewayService/Authenticate"
+SIGN_IN = "/tabletop.gateway.v1.SignInService/Authenticate"
 # One sign-in per address, then none for a very long time.
 ONE_SIGN_IN = {"TABLETOP_CALLER_SIGNIN_RATE": "0.0001", "TABLETOP_CALLER_SIGNIN_BURST": "1"}
 PROXY = "127.0.0.4"

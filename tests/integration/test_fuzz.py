@@ -17,15 +17,14 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tabletop.gateway.v1 import gateway_service_pb2 as gpb
-from tabletop.gateway.v1 import gateway_service_pb2_grpc as gpb_grpc
+from tabletop.gateway.v1 import gateway_pb2 as gpb
 
 from cli.api import bearer
+from contract.gateway import SERVICES, GatewayStub
 from deploy.stack import Stack
 
 pytestmark = pytest.mark.integration
 
-SERVICE = gpb.DESCRIPTOR.services_by_name["GatewayService"]
 CLIENT_FAULTS = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL}
 CALL_SECONDS = 3.0
 FD = descriptor.FieldDescriptor
@@ -124,7 +123,7 @@ def channel(stack: Stack) -> Any:
 @pytest.fixture(scope="module")
 def credentials(channel: grpc.Channel) -> list[Metadata]:
     """Tokens to attach: none, garbage, a malformed header, a session, a seat token."""
-    stub = gpb_grpc.GatewayServiceStub(channel)
+    stub = GatewayStub(channel)
     signed = stub.Authenticate(gpb.AuthenticateRequest(device_id="fuzzing-device-0001"))
     session = bearer(signed.session_token)
     match_id = stub.CreateMatch(gpb.CreateMatchRequest(game="pig", seat_count=2), metadata=session).match.match_id
@@ -135,7 +134,7 @@ def credentials(channel: grpc.Channel) -> list[Metadata]:
 def _call(
     channel: grpc.Channel, method: descriptor.MethodDescriptor, body: bytes, metadata: Metadata
 ) -> grpc.StatusCode:
-    path = f"/{SERVICE.full_name}/{method.name}"
+    path = f"/{method.containing_service.full_name}/{method.name}"
     try:
         if method.client_streaming:
             for _ in channel.stream_stream(path)(iter([body]), metadata=metadata, timeout=CALL_SECONDS):
@@ -150,7 +149,7 @@ def _call(
     return grpc.StatusCode.OK
 
 
-METHODS = list(SERVICE.methods)
+METHODS = [method for service in SERVICES for method in service.methods]
 
 
 @pytest.mark.parametrize("method", METHODS, ids=[m.name for m in METHODS])

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
-from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+from tabletop.gateway.v1 import gateway_pb2 as gpb
 
 from cli.api import Gateway
 from deploy.stack import Stack

@@ -19,12 +19,12 @@ import pytest
 import redis.asyncio as aioredis
 from openskill.models import PlackettLuce
 from prometheus_client.parser import text_string_to_metric_families
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
-from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from tabletop.gateway.v1 import gateway_pb2 as pb
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
 from cli.queue import queue
+from contract.gateway import GatewayStub
 from deploy.stack import Stack
 from services.common.redis import keys
 from services.common.store.redis_store import RedisEventStore
@@ -58,7 +58,7 @@ def stack() -> Iterator[Stack]:
 @pytest.fixture
 async def gateway(stack: Stack) -> AsyncIterator[Any]:
     async with grpc.aio.insecure_channel(stack.gateway_addr) as channel:
-        yield pb_grpc.GatewayServiceStub(channel)
+        yield GatewayStub(channel)
 
 
 @pytest.fixture
@@ -395,7 +395,7 @@ async def test_a_killed_replicas_claimed_tickets_are_still_assigned(redis_url: s
     try:
         client = aioredis.from_url(running.redis_url, decode_responses=False)
         async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
-            gateway = pb_grpc.GatewayServiceStub(channel)
+            gateway = GatewayStub(channel)
             wanted = {f"k{i}": (f"k{i}", 2, 2, {}) for i in range(400)}
             flood = asyncio.create_task(_flood(gateway, wanted, parallel=8))
             # Kill the replica while it holds formation jobs it has not finished.
@@ -423,7 +423,7 @@ async def test_queue_streams_outlive_the_replica_serving_them(redis_url: str) ->
     running.start()
     try:
         async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
-            gateway = pb_grpc.GatewayServiceStub(channel)
+            gateway = GatewayStub(channel)
             request = pb.QueueRequest(game="pig", players_min=4, options={"target": "outlive"})
 
             async def queued(name: str) -> tuple[str, Any]:
@@ -584,7 +584,7 @@ async def test_bots_backfill_a_waiting_ticket_and_play_to_the_end(redis_url: str
         found = await queue(running.gateway_addr, "pig", 3, 3, {}, _device("solo"))
         client = aioredis.from_url(running.redis_url, decode_responses=False)
         async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
-            gateway = pb_grpc.GatewayServiceStub(channel)
+            gateway = GatewayStub(channel)
             view = await gateway.GetView(pb.GetViewRequest(match_id=str(found["match_id"])),
                                          metadata=_bearer(str(found["token"])))
             players = [s.player_id for s in view.match.seats]
@@ -621,7 +621,7 @@ async def test_a_lone_ticket_expires_and_is_never_matched_later(redis_url: str) 
     try:
         client = aioredis.from_url(running.redis_url, decode_responses=False)
         async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
-            gateway = pb_grpc.GatewayServiceStub(channel)
+            gateway = GatewayStub(channel)
             options = {"target": "ttl"}
             early = await _find(gateway, "early", 2, 2, options)
             session = await _session(gateway, "early")
@@ -658,7 +658,7 @@ async def test_tickets_live_with_their_watchers(redis_url: str) -> None:
     try:
         client = aioredis.from_url(running.redis_url, decode_responses=False)
         async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
-            gateway = pb_grpc.GatewayServiceStub(channel)
+            gateway = GatewayStub(channel)
             options = {"target": "grace"}
             gone = await _find(gateway, "gone", 2, 2, options)  # queued, never watched
             kept = await _find(gateway, "kept", 3, 3, options)  # watched throughout

@@ -63,12 +63,13 @@ def test_the_container_health_check_command_reports_serving(stack: Stack, monkey
     assert probe.main([]) == 2
 
 
-def test_reflection_lists_the_gateway_service(stack: Stack) -> None:
+def test_reflection_lists_the_gateway_services(stack: Stack) -> None:
     with grpc.insecure_channel(stack.gateway_addr) as channel:
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
         replies = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
         names = {s.name for reply in replies for s in reply.list_services_response.service}
-    assert "tabletop.gateway.v1.GatewayService" in names
+    concerns = ("SignIn", "Lobby", "Play", "Watch", "Matchmaking")
+    assert {f"tabletop.gateway.v1.{concern}Service" for concern in concerns} <= names
     assert "grpc.health.v1.Health" in names
 
 

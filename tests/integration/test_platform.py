@@ -13,7 +13,7 @@ import grpc
 import pytest
 from google.protobuf import any_pb2
 from tabletop.common.v1 import common_pb2
-from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+from tabletop.gateway.v1 import gateway_pb2 as gpb
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.testing.v1 import pig_pb2
@@ -370,7 +370,7 @@ async def test_watch_resumes_after_a_given_version(gateway):
 
 
 async def test_play_stream_takes_actions_and_sends_updates(gateway):
-    from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+    from tabletop.gateway.v1 import gateway_pb2 as gpb
 
     seats = await started_pig(gateway, seats=1)
     seat = seats[0]
@@ -409,7 +409,7 @@ async def test_play_stream_takes_actions_and_sends_updates(gateway):
 async def test_a_play_stream_that_watches_for_legal_actions_gets_one_message_per_action(gateway):
     """The watch's update answers the submit (its command id in answered_command_ids), no
     `accepted` beside it; a duplicate and a submit without a command id still get `accepted`."""
-    from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+    from tabletop.gateway.v1 import gateway_pb2 as gpb
 
     seat = (await started_pig(gateway, seats=1))[0]
     outbox: asyncio.Queue = asyncio.Queue()

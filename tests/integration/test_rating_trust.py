@@ -19,7 +19,7 @@ import grpc
 import pytest
 import redis.asyncio as aioredis
 from google.protobuf import any_pb2
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
 from tabletop.match.v1 import events_pb2 as ev
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.testing.v1 import pig_pb2

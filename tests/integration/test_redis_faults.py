@@ -17,7 +17,7 @@ import grpc
 import pytest
 from google.protobuf import any_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+from tabletop.gateway.v1 import gateway_pb2 as gpb
 from tabletop.testing.v1 import pig_pb2
 
 from cli.api import Gateway, Seat

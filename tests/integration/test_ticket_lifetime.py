@@ -23,13 +23,13 @@ from typing import Any
 import grpc
 import pytest
 import redis.asyncio as aioredis
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
-from tabletop.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from tabletop.gateway.v1 import gateway_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
 from cli.api import Gateway, Seat
 from cli.queue import queue
+from contract.gateway import GatewayStub
 from deploy.stack import ROOT, Stack
 from services.matchmaker import store as mm
 from services.matchmaker.pool import Group, Ticket
@@ -50,7 +50,7 @@ def stack() -> Iterator[Stack]:
 @pytest.fixture
 async def gateway(stack: Stack) -> AsyncIterator[Any]:
     async with grpc.aio.insecure_channel(stack.gateway_addr) as channel:
-        yield pb_grpc.GatewayServiceStub(channel)
+        yield GatewayStub(channel)
 
 
 @pytest.fixture
@@ -243,7 +243,7 @@ async def test_a_formation_whose_player_left_before_the_start_forms_nothing_and_
         former = running.procs["matchmaker"].process
         assert former is not None
         async with grpc.aio.insecure_channel(running.gateway_addr) as channel:
-            gateway = pb_grpc.GatewayServiceStub(channel)
+            gateway = GatewayStub(channel)
             options = {"target": "left-before-start"}
             former.send_signal(signal.SIGSTOP)  # the matchmaker neither groups nor forms meanwhile
             try:

@@ -24,7 +24,7 @@ from services.common.security import authz
 pytestmark = pytest.mark.integration
 
 GAMES = {"TABLETOP_EXTRA_GAMES": "dice_hand=tests.fixtures.dice_hand"}
-SUBMIT = "/tabletop.gateway.v1.GatewayService/SubmitAction"
+SUBMIT = "/tabletop.gateway.v1.PlayService/SubmitAction"
 SERVER, CLIENT = 2, 3  # opentelemetry.proto.trace.v1.Span.SpanKind
 OPEN_WINDOW = f"/{authz.DICE}/OpenWindow"
 

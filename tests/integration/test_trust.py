@@ -16,7 +16,7 @@ import grpc
 import jwt
 import pytest
 from google.protobuf import any_pb2
-from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+from tabletop.gateway.v1 import gateway_pb2 as gpb
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.testing.v1 import pig_pb2
 

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from google.protobuf import any_pb2
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
 from tabletop.match.v1 import match_service_pb2 as mpb
 from tabletop.rules.v1 import rules_service_pb2 as rpb
 

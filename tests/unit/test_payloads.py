@@ -6,7 +6,7 @@ import json
 
 import pytest
 from google.protobuf import any_pb2, json_format
-from tabletop.gateway.v1 import gateway_service_pb2 as gpb
+from tabletop.gateway.v1 import gateway_pb2 as gpb
 from tabletop.match.v1 import events_pb2
 
 from contract import payloads

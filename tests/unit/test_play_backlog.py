@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
 
 from gateway import watching
 from gateway.watching import Watching

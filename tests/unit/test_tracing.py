@@ -239,5 +239,5 @@ def test_the_stock_server_interceptor_skips_streams_and_carriers() -> None:
     assert tracing._is_plain_unary(DICE_ROLL)
     assert not tracing._is_plain_unary(f"/{authz.DICE}/Exchange")
     assert not tracing._is_plain_unary(f"/{authz.DICE}/Batch")
-    assert not tracing._is_plain_unary("/tabletop.gateway.v1.GatewayService/Play")
+    assert not tracing._is_plain_unary("/tabletop.gateway.v1.PlayService/Play")
     assert not tracing._is_plain_unary("/grpc.health.v1.Health/Check")

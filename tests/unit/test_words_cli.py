@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import grpc
 import pytest
-from tabletop.gateway.v1 import gateway_service_pb2 as pb
+from tabletop.gateway.v1 import gateway_pb2 as pb
 from tabletop.matchmaker.v1 import matchmaker_service_pb2 as mmpb
 
 from cli import main as cli

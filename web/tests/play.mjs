@@ -8,6 +8,7 @@ import { mkdir } from "node:fs/promises";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { apiPath } from "../dist/js/api.js";
 
 const WEB = join(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = join(WEB, "artifacts");
@@ -15,12 +16,11 @@ const URL_ = process.env.TABLETOP_WEB_URL || "http://127.0.0.1:8080";
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const MAX_STEPS = Number(process.env.PLAY_MAX_STEPS || 1500);
 const OPTIONS = { el_dorado: { max_rounds: "4" }, la_isla: {}, discover: {} };
-const SERVICE = "tabletop.gateway.v1.GatewayService";
 
 async function api(method, body, token) {
   const headers = { "Content-Type": "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const r = await fetch(`${URL_}/${SERVICE}/${method}`, { method: "POST", headers, body: JSON.stringify(body) });
+  const r = await fetch(`${URL_}${apiPath(method)}`, { method: "POST", headers, body: JSON.stringify(body) });
   return r.json();
 }
 

@@ -3,7 +3,23 @@
 // {"@type": ..., fields}). Unary calls are one POST; server streams use Connect's
 // enveloped framing (application/connect+json) read from a fetch body stream.
 
-const SERVICE = "tabletop.gateway.v1.GatewayService";
+// The API is five services by concern; each method's path names its service.
+const SERVICE_OF = {
+  SignIn: ["Authenticate", "RefreshSession", "GetSeatToken"],
+  Lobby: ["ListGames", "DescribeGame", "CreateMatch", "ListMatches", "JoinMatch", "LeaveMatch", "StartMatch"],
+  Play: ["ListLegalActions", "SubmitAction", "UndoActions", "Play"],
+  Watch: ["GetView", "WatchMatch", "GetMatchLog"],
+  Matchmaking: ["FindMatch", "WatchTicket", "Queue", "CancelTicket", "GetRating", "ListLeaderboard"],
+};
+const PATHS = Object.fromEntries(Object.entries(SERVICE_OF).flatMap(([service, methods]) =>
+  methods.map((method) => [method, `/tabletop.gateway.v1.${service}Service/${method}`])));
+
+// "/tabletop.gateway.v1.PlayService/SubmitAction" for "SubmitAction".
+export function apiPath(method) {
+  const path = PATHS[method];
+  if (!path) throw new Error(`no API method ${method}`);
+  return path;
+}
 
 export class ApiError extends Error {
   // code: Connect's code name ("unavailable"); reason: the broken rule's id from the
@@ -105,7 +121,7 @@ export class Api {
   async once(method, body, token) {
     let res, text;
     try {
-      res = await fetch(`${this.base}/${SERVICE}/${method}`, {
+      res = await fetch(`${this.base}${apiPath(method)}`, {
         method: "POST",
         headers: this.headers(token),
         body: JSON.stringify(body),
@@ -132,7 +148,7 @@ export class Api {
     frame.set(json, 5);
     let res;
     try {
-      res = await fetch(`${this.base}/${SERVICE}/${method}`, {
+      res = await fetch(`${this.base}${apiPath(method)}`, {
         method: "POST",
         headers: this.headers(token, true),
         body: frame,
@@ -250,7 +266,7 @@ export class Api {
   cancelTicketOnExit(ticketId) {
     if (!ticketId || !this.session) return;
     try {
-      fetch(`${this.base}/${SERVICE}/CancelTicket`, {
+      fetch(`${this.base}${apiPath("CancelTicket")}`, {
         method: "POST", keepalive: true, headers: this.headers(this.session), body: JSON.stringify({ ticketId }),
       }).catch(() => {});
     } catch { /* the page is going away */ }

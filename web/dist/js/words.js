@@ -5,6 +5,8 @@
 // A missing field is zero (proto3 JSON leaves zero values out); a list joins "a, b and c";
 // an empty template is bookkeeping, left out of the player's log.
 
+import { apiPath } from "./api.js";
+
 export class TemplateError extends Error {}
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -200,7 +202,7 @@ function apiBase() {
 async function fetchWords(game) {
   // Fixture mode (?fixture=) has no gateway behind it: straight to the static copy.
   if (!new URLSearchParams(location.search).has("fixture")) try {
-    const res = await fetch(`${apiBase()}/tabletop.gateway.v1.GatewayService/DescribeGame`, {
+    const res = await fetch(`${apiBase()}${apiPath("DescribeGame")}`, {
       method: "POST", headers: { "Content-Type": "application/json", "Connect-Protocol-Version": "1" },
       body: JSON.stringify({ game }),
     });
