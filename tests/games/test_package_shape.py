@@ -34,6 +34,6 @@ def test_the_declared_functions_come_from_their_role_modules(game: str) -> None:
 
 
 @pytest.mark.parametrize("game", registry.GAMES)
-@pytest.mark.parametrize("module", ["engine", "codec", "schema"])
+@pytest.mark.parametrize("module", ["engine", "codec", "schema", "content_rows"])
 def test_no_game_keeps_a_copy_of_what_the_platform_builds(game: str, module: str) -> None:
     assert importlib.util.find_spec(f"services.games.{game}.{module}") is None

@@ -2,34 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
+from services.games.common.content import Hooks, as_object, from_row, load_rows, read_json, typed
 from services.games.discover import vocab as v
-from services.games.discover.content_rows import (
-    AbilityRow,
-    CardActionRow,
-    CharacterRow,
-    EffectRow,
-    EnemyRow,
-    ExplorationRow,
-    ItemRow,
-    NightRow,
-    ScenarioFile,
-    StageRow,
-    SupportRow,
-    ThreatRow,
-    TileRow,
-)
-from services.games.discover.vocab import Ability, DamageType, Effect, Hex
+from services.games.discover.vocab import Ability, Effect, Hex
 
 CONTENT_DIR = Path(__file__).parent / "content"
 SCENARIOS = ("island-1",)
-Amount = TypeVar("Amount", int, str)
+# Provenance written beside a row's data: kept in the file, read by no rule.
+NOTES = ("stand_in", "reason")
+Row = TypeVar("Row")
+Offsets = dict[str, tuple[int, int]]
+Pairs = tuple[tuple[str, int], ...]  # a JSON object {"food": 1} as its items sorted by key
 
 
 @dataclass(frozen=True)
@@ -165,9 +154,9 @@ class Objective:
     | item_at_landmark(item, landmark)."""
 
     kind: str
-    item: int
-    count: int
-    landmark: int
+    item: int = 0
+    count: int = 0
+    landmark: int = 0
 
 
 @dataclass(frozen=True)
@@ -220,79 +209,122 @@ class Content:
 @cache
 def load(scenario: str) -> Content:
     """The content of `scenario` (cached; content never changes at run time)."""
-    raw: ScenarioFile = json.loads((CONTENT_DIR / f"{scenario}.json").read_text())
-    m = raw["map"]
-    offsets = {k: Hex(*xy) for k, xy in m["tile_offsets"].items()}
-    setup = raw["setup"]
+    file = f"{scenario}.json"
+    raw = read_json(CONTENT_DIR / file)
+    m = as_object(raw["map"], f"{file} map")
+    offsets = {k: Hex(*xy) for k, xy in typed(m["tile_offsets"], Offsets, where=f"{file} map.tile_offsets").items()}
+    directions = typed(m["directions"], list[str], where=f"{file} map.directions")
+    compass = typed(m["compass"], dict[str, str], where=f"{file} map.compass")
+    quest = as_object(raw["quest"], f"{file} quest")
+    setup = as_object(raw["setup"], f"{file} setup")
+
+    def rows(key: str, spec: type[Row], ignore: tuple[str, ...] = NOTES, in_quest: bool = False) -> tuple[Row, ...]:
+        section, at = (quest, f"{file} quest") if in_quest else (raw, file)
+        return load_rows(section[key], spec, where=_at(at, key), ignore=ignore, hooks=HOOKS)
+
+    def counts(key: str) -> dict[int, int]:
+        return typed(setup[key], dict[int, int], where=f"{file} setup.{key}")
+
+    slots = _list(m, "slots", f"{file} map")
     return Content(
         scenario=scenario,
-        terrain_cost={t["id"]: t["move_cost"] for t in raw["terrains"]},
-        resources=tuple(raw["resources"]),
-        features={t["id"]: (t["pool"], t["face"]) for t in raw["feature_tokens"]},
-        directions=tuple(offsets[d] for d in m["directions"]),
-        compass={int(k): m["directions"].index(d) for k, d in m["compass"].items() if k.isdigit()},
-        slots=tuple(Slot(i, s["group"], Hex(*s["centre"])) for i, s in enumerate(m["slots"])),
-        tiles={t["id"]: _tile(t, offsets) for t in m["tiles"]},
-        enemies={e["number"]: _enemy(e) for e in raw["enemies"]},
-        monster_tokens=_monster_tokens(raw["monster_tokens"]),
+        terrain_cost={t.id: t.move_cost for t in rows("terrains", _Terrain)},
+        resources=typed(raw["resources"], tuple[str, ...], where=f"{file} resources"),
+        features={t.id: (t.pool, t.face) for t in rows("feature_tokens", _FeatureToken)},
+        directions=tuple(offsets[d] for d in directions),
+        compass={int(k): directions.index(d) for k, d in compass.items() if k.isdigit()},
+        slots=tuple(_slot(i, s, f"{file} map.slots[{i}]") for i, s in enumerate(slots)),
+        tiles={t.id: t for t in _each(m, "tiles", f"{file} map", lambda row, at: _tile(row, offsets, at))},
+        enemies={e.number: e for e in _each(raw, "enemies", file, _enemy)},
+        monster_tokens=_monster_tokens(as_object(raw["monster_tokens"], f"{file} monster_tokens")),
         special_tokens={
-            int(k): n for k, n in raw["special_monster_tokens"].items() if k.isdigit() and isinstance(n, int)
+            int(k): n
+            for k, n in as_object(raw["special_monster_tokens"], f"{file} special_monster_tokens").items()
+            if k.isdigit() and isinstance(n, int)
         },
-        exploration={c["number"]: _exploration(c) for c in raw["exploration_cards"]},
-        items={i["number"]: _item(i) for i in raw["items"]},
-        projects={p["number"]: ProjectSpec(p["number"], p["makes_item"], _pairs(p["cost"])) for p in raw["projects"]},
-        night={f"N{c['number']:02d}": _night(c) for c in raw["night_cards"]},
-        threats=_threats(raw["threat_cards"]),
-        support={s["id"]: _support(s) for s in raw["support_cards"]},
-        characters={c["number"]: _character(c) for c in raw["characters"]},
-        stages={s["stage"]: _stage(s) for s in raw["quest"]["stages"]},
-        card_actions={a["id"]: _card_action(a) for a in raw["quest"]["card_actions"]},
-        stamina_by_players=_int_keys(setup["stamina_by_players"]),
-        projects_by_players=_int_keys(setup["projects_by_players"]),
-        characters_dealt=_int_keys(setup["characters_dealt"]),
-        starting_resources=_pairs(setup["starting_resources"]),
+        exploration={c.number: c for c in rows("exploration_cards", ExplorationSpec, ignore=(*NOTES, "trigger"))},
+        items={i.number: i for i in rows("items", ItemSpec)},
+        projects={p.number: p for p in rows("projects", ProjectSpec)},
+        night={c.id: c for c in _each(raw, "night_cards", file, _night)},
+        threats={t.id: t for copies in _each(raw, "threat_cards", file, _threats) for t in copies},
+        support={s.id: s for s in rows("support_cards", SupportSpec)},
+        characters={c.number: c for c in rows("characters", CharacterSpec)},
+        stages={s.stage: s for s in rows("stages", StageSpec, in_quest=True)},
+        card_actions={a.id: a for a in rows("card_actions", CardActionSpec, in_quest=True)},
+        stamina_by_players=counts("stamina_by_players"),
+        projects_by_players=counts("projects_by_players"),
+        characters_dealt=counts("characters_dealt"),
+        starting_resources=typed(setup["starting_resources"], Pairs, where=f"{file} setup.starting_resources"),
     )
 
 
-def _int_keys(d: dict[str, int]) -> dict[int, int]:
-    return {int(k): n for k, n in d.items()}
+@dataclass(frozen=True)
+class _Terrain:
+    """A row of "terrains": what a step onto the terrain costs (None: impassable)."""
+
+    id: str
+    move_cost: int | None
 
 
-def _pairs(d: Mapping[str, Amount]) -> tuple[tuple[str, Amount], ...]:
-    return tuple(sorted(d.items()))
+@dataclass(frozen=True)
+class _FeatureToken:
+    """A row of "feature_tokens": the token's pool and face."""
+
+    id: str
+    pool: str
+    face: str
 
 
-def _tile(t: TileRow, offsets: dict[str, Hex]) -> TileSpec:
-    spaces = tuple(
-        SpaceSpec(
-            hex=offsets[s["pos"]],
-            terrain=s["terrain"],
-            camp=bool(s.get("camp")),
-            fire=bool(s.get("fire")),
-            feature_pool=s.get("feature_icon"),
-            water=s.get("water_source"),
-            landmark=s.get("landmark"),
-        )
-        for s in t["spaces"]
-    )
-    return TileSpec(t["id"], t["group"], spaces)
+def _at(where: str, key: str) -> str:
+    """Where `key` of the object at `where` sits: "island-1.json map" then "island-1.json map.tiles"."""
+    return f"{where} {key}" if where.endswith(".json") else f"{where}.{key}"
 
 
-def _enemy(e: EnemyRow) -> EnemySpec:
-    attack = e["attack"] if isinstance(e["attack"], int) else None
-    return EnemySpec(
-        e["number"],
-        e["name"],
-        e["defence"],
-        attack,
-        e["health"],
-        e["lethal"],
-        e["special"],
-        _pairs(e["rewards"]),
-    )
+def _list(section: Mapping[str, object], key: str, where: str) -> list[object]:
+    return typed(section[key], list[object], where=_at(where, key))
 
 
-def _monster_tokens(dist: Mapping[str, int | Mapping[str, object]]) -> dict[str, int]:
+def _each(section: Mapping[str, object], key: str, where: str, build: Callable[[object, str], Row]) -> list[Row]:
+    """`build(row, where)` of every row of the array `section[key]`."""
+    return [build(row, f"{_at(where, key)}[{i}]") for i, row in enumerate(_list(section, key, where))]
+
+
+def _slot(index: int, raw: object, where: str) -> Slot:
+    return from_row(Slot, {"index": index, **as_object(raw, where)}, where=where, hooks=HOOKS)
+
+
+def _tile(raw: object, offsets: Mapping[str, Hex], where: str) -> TileSpec:
+    """A map tile; a space's "pos" names its offset from the tile centre (map.tile_offsets)."""
+    row = as_object(raw, where)
+    spaces = tuple(_each(row, "spaces", where, lambda space, at: _space(space, offsets, at)))
+    tile_id, group = typed(row["id"], int, where=f"{where}.id"), typed(row["group"], str, where=f"{where}.group")
+    return TileSpec(tile_id, group, spaces)
+
+
+_SPACE_KEYS = {"pos": "hex", "feature_icon": "feature_pool", "water_source": "water"}
+
+
+def _space(raw: object, offsets: Mapping[str, Hex], where: str) -> SpaceSpec:
+    """A printed hex: "fire" names the fire's state (any fire counts), absent keys are false or None."""
+    row = {_SPACE_KEYS.get(k, k): val for k, val in as_object(raw, where).items()}
+    pos = typed(row.get("hex"), str, where=f"{where}.pos")
+    if pos not in offsets:
+        raise ValueError(f"{where}.pos: no tile offset {pos!r}")
+    row["fire"] = bool(row.get("fire"))
+    defaults: dict[str, object] = {"camp": False, "feature_pool": None, "water": None, "landmark": None}
+    hooks: Hooks = {Hex: lambda _value, _where: offsets[pos]}
+    return from_row(SpaceSpec, {**defaults, **row}, where=where, hooks=hooks)
+
+
+def _enemy(raw: object, where: str = "enemy") -> EnemySpec:
+    """An enemy; an attack that is not a number ("-") never damages."""
+    row = as_object(raw, where)
+    attack = row.get("attack")
+    row = {**row, "attack": attack if isinstance(attack, int) else None}
+    return from_row(EnemySpec, row, where=where, ignore=NOTES)
+
+
+def _monster_tokens(dist: Mapping[str, object]) -> dict[str, int]:
     tokens: dict[str, int] = {}
     for number, copies in sorted((int(k), n) for k, n in dist.items() if k.isdigit() and isinstance(n, int)):
         for copy in range(copies):
@@ -300,133 +332,101 @@ def _monster_tokens(dist: Mapping[str, int | Mapping[str, object]]) -> dict[str,
     return tokens
 
 
-def _exploration(c: ExplorationRow) -> ExplorationSpec:
-    return ExplorationSpec(
-        c["number"], c["name"], _effects(c["first_time"]), _effects(c["later"]), _effects(c["always"])
-    )
+def _night(raw: object, where: str) -> NightSpec:
+    """A night card, whose id is its number as "N07"."""
+    row = dict(as_object(raw, where))
+    number = typed(row.pop("number", None), int, where=f"{where}.number")
+    return from_row(NightSpec, {"id": f"N{number:02d}", **row}, where=where, ignore=NOTES, hooks=HOOKS)
 
 
-def _item(i: ItemRow) -> ItemSpec:
-    combat = i["combat"]
-    action = i["action"]
-    return ItemSpec(
-        number=i["number"],
-        name=i["name"],
-        key_item=i["key_item"],
-        passive=tuple(ability(a) for a in i["passive"]),
-        combat=CombatUse(combat["grey"], combat["red"], combat["reroll"]) if combat else None,
-        action=(
-            ItemAction(action["stamina"], action["discard"], _effects(action["effects"]), action["near_terrain"])
-            if action
-            else None
-        ),
-        placed=i["placed"],
-        shelter=i["shelter"],
-    )
+def _threats(raw: object, where: str) -> list[ThreatSpec]:
+    """A threat card, one spec per physical copy ("T03a", "T03b"); "ongoing" holds what lasts."""
+    row = dict(as_object(raw, where))
+    number = typed(row.pop("number", None), int, where=f"{where}.number")
+    copies = typed(row.pop("copies", None), int, where=f"{where}.copies")
+    ongoing = as_object(row.pop("ongoing", None) or {}, f"{where}.ongoing")
+    unknown = [k for k in ongoing if k != "explore_extra"]
+    if unknown:
+        raise ValueError(f"{where}.ongoing: unknown field {unknown[0]!r}")
+    row |= {"explore_extra": ongoing.get("explore_extra", 0), "ongoing": bool(ongoing)}
+    ids = [f"T{number:02d}{chr(ord('a') + copy)}" for copy in range(copies)]
+    return [from_row(ThreatSpec, {"id": tid, **row}, where=where, ignore=NOTES, hooks=HOOKS) for tid in ids]
 
 
-def _night(c: NightRow) -> NightSpec:
-    return NightSpec(f"N{c['number']:02d}", c["tier"], c["name"], _effects(c["effects"]))
+_EFFECTS: dict[str, type[Effect]] = {
+    "gain": v.Gain,
+    "spend": v.Spend,
+    "pay_or": v.PayOr,
+    "damage": v.Damage,
+    "heal": v.Heal,
+    "stamina": v.Stamina,
+    "gain_item": v.GainItem,
+    "spawn_monster": v.SpawnMonster,
+    "move_monsters": v.MoveMonsters,
+    "extinguish_fires": v.ExtinguishFires,
+    "place_fire": v.PlaceFire,
+    "clue": v.Clue,
+    "draw_project": v.DrawProject,
+    "advance_quest": v.AdvanceQuest,
+    "resolve_card": v.ResolveCard,
+    "shelter": v.Shelter,
+    "unlock_action": v.UnlockAction,
+    "place_item": v.PlaceItem,
+    "threats": v.Threats,
+}
+_ABILITIES: dict[str, type[Ability]] = {
+    "move_discount": v.MoveDiscount,
+    "combat_bonus": v.CombatBonus,
+    "poison_bonus": v.PoisonBonus,
+    "defeat_bonus": v.DefeatBonus,
+    "gather_bonus": v.GatherBonus,
+    "action_discount": v.ActionDiscount,
+    "recipe_discount": v.RecipeDiscount,
+    "night_heal": v.NightHeal,
+    "clean_water": v.CleanWater,
+    "portable_fire": v.PortableFire,
+    "free_fire": v.FreeFire,
+    "escape": v.EscapeCombat,
+    "alt_exploration": v.AltExploration,
+}
 
 
-def _threats(cards: list[ThreatRow]) -> dict[str, ThreatSpec]:
-    specs: dict[str, ThreatSpec] = {}
-    for c in cards:
-        ongoing = c["ongoing"] or {}
-        for copy in range(c["copies"]):
-            tid = f"T{c['number']:02d}{chr(ord('a') + copy)}"
-            specs[tid] = ThreatSpec(
-                tid,
-                c["name"],
-                _effects(c["effects"]),
-                ongoing.get("explore_extra", 0),
-                bool(ongoing),
-                c["tribal"],
-            )
-    return specs
+def effect(raw: object, where: str = "effect") -> Effect:
+    """One effect from its JSON form {"op": ..., ...}: the op's fields by name; a target
+    defaults to "self", a heal of "any" (or no) damage type heals any, "where": "camp"
+    limits an extinguishing to camp, a count of threats is a formula."""
+    row = dict(as_object(raw, where))
+    op = row.pop("op", None)
+    if not isinstance(op, str) or op not in _EFFECTS:
+        raise ValueError(f"{where}: unknown effect op {op}")
+    spec = _EFFECTS[op]
+    if any(f.name == "target" for f in fields(spec)):
+        row.setdefault("target", v.Target.SELF.value)
+    if op == "heal" and row.get("damage") in (None, "any"):
+        row["damage"] = None
+    if op == "extinguish_fires":
+        row["camp_only"] = row.pop("where", None) == "camp"
+    if op == "threats" and "count" in row:
+        row["count"] = str(row["count"])
+    return from_row(spec, row, where=f"{where} ({op})")
 
 
-def _support(s: SupportRow) -> SupportSpec:
-    return SupportSpec(s["id"], s["colour"], s["name"], s["grey"], s["red"], s["reroll"])
+def ability(raw: object, where: str = "ability") -> Ability:
+    """One ability from its JSON form {"kind": ..., ...}: the kind's fields by name."""
+    row = dict(as_object(raw, where))
+    kind = row.pop("kind", None)
+    if not isinstance(kind, str) or kind not in _ABILITIES:
+        raise ValueError(f"{where}: unknown ability kind {kind}")
+    return from_row(_ABILITIES[kind], row, where=f"{where} ({kind})")
 
 
-def _character(c: CharacterRow) -> CharacterSpec:
-    return CharacterSpec(c["number"], c["name"], tuple(ability(a) for a in c["abilities"]))
+def _hex(raw: object, where: str) -> Hex:
+    return Hex(*typed(raw, tuple[int, int], where=where))
 
 
-def _stage(s: StageRow) -> StageSpec:
-    objectives = tuple(
-        Objective(o["kind"], o.get("item", 0), o.get("count", 0), o.get("landmark", 0)) for o in s["objectives"]
-    )
-    return StageSpec(
-        s["stage"],
-        s["name"],
-        objectives,
-        _effects(s["on_complete"]),
-        s["win_at_landmark"],
-        tuple(s["objective_icons"]),
-    )
-
-
-def _card_action(a: CardActionRow) -> CardActionSpec:
-    return CardActionSpec(a["id"], a["landmark"], a["stamina"], _pairs(a["cost"]), _effects(a["effects"]))
-
-
-def _effects(raw: list[EffectRow]) -> tuple[Effect, ...]:
-    return tuple(effect(e) for e in raw)
-
-
-def effect(e: EffectRow) -> Effect:
-    """One effect from its JSON form {"op": ..., ...}."""
-    op = e["op"]
-    target = v.Target(e.get("target", "self"))
-    dmg = DamageType(e["damage"]) if e.get("damage") not in (None, "any") else None
-    simple: dict[str, Callable[[], Effect]] = {
-        "gain": lambda: v.Gain(e["resource"], e["amount"], target),
-        "spend": lambda: v.Spend(e["resource"], e["amount"], target),
-        "pay_or": lambda: v.PayOr(_pairs(e["pay"]), DamageType(e["damage"]), e["amount"], target),
-        "damage": lambda: v.Damage(DamageType(e["damage"]), e["amount"], target),
-        "heal": lambda: v.Heal(dmg, e["amount"]),
-        "stamina": lambda: v.Stamina(e["amount"], target),
-        "gain_item": lambda: v.GainItem(e["item"]),
-        "spawn_monster": lambda: v.SpawnMonster(e["special"], e["enemy"], v.SpawnAt(e["at"]), e["landmark"]),
-        "move_monsters": lambda: v.MoveMonsters(e["steps"], v.Which(e["which"]), v.Toward(e["toward"])),
-        "extinguish_fires": lambda: v.ExtinguishFires(e["where"] == "camp", e["unless_wood"]),
-        "place_fire": lambda: v.PlaceFire(e["lit"]),
-        "clue": lambda: v.Clue(e["amount"]),
-        "draw_project": lambda: v.DrawProject(e["amount"]),
-        "advance_quest": lambda: v.AdvanceQuest(e["if_stage"], e["to_stage"]),
-        "resolve_card": lambda: v.ResolveCard(e["number"]),
-        "shelter": lambda: v.Shelter(),
-        "unlock_action": lambda: v.UnlockAction(e["action"]),
-        "place_item": lambda: v.PlaceItem(e["item"]),
-        "threats": lambda: v.Threats(str(e["count"])),
-    }
-    if op not in simple:
-        raise ValueError(f"unknown effect op {op}")
-    result: Effect = simple[op]()
-    return result
-
-
-def ability(a: AbilityRow) -> Ability:
-    """One ability from its JSON form {"kind": ..., ...}."""
-    kinds: dict[str, Callable[[], Ability]] = {
-        "move_discount": lambda: v.MoveDiscount(a["terrain"], a["amount"]),
-        "combat_bonus": lambda: v.CombatBonus(a["grey"], a["red"]),
-        "poison_bonus": lambda: v.PoisonBonus(a["amount"]),
-        "defeat_bonus": lambda: v.DefeatBonus(a["resource"], a["amount"]),
-        "gather_bonus": lambda: v.GatherBonus(a["source"], a["resource"], a["amount"]),
-        "action_discount": lambda: v.ActionDiscount(a["action"], a["amount"]),
-        "recipe_discount": lambda: v.RecipeDiscount(a["resource"], a["amount"]),
-        "night_heal": lambda: v.NightHeal(DamageType(a["damage"])),
-        "clean_water": lambda: v.CleanWater(),
-        "portable_fire": lambda: v.PortableFire(),
-        "free_fire": lambda: v.FreeFire(),
-        "escape": lambda: v.EscapeCombat(a["stamina"]),
-        "alt_exploration": lambda: v.AltExploration(a["card"]),
-    }
-    result: Ability = kinds[a["kind"]]()
-    return result
+# Converters of what a type hint alone cannot say: effects and abilities by their op or
+# kind, a hex written [q, r].
+HOOKS: Hooks = {Effect: effect, Ability: ability, Hex: _hex}
 
 
 def m_formula(formula: str, m: int) -> int:

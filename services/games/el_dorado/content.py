@@ -6,21 +6,12 @@ branch on a card's name. Sources are cited inside each JSON file.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from services.games.common.content import as_object, from_row, load_rows, read_json, typed
 from services.games.common.enums import GameEnum
-from services.games.el_dorado.content_rows import (
-    BlockadesFile,
-    CardsFile,
-    CavesFile,
-    CoursesFile,
-    EffectRow,
-    PiecesFile,
-    PlacementRow,
-)
 
 CONTENT = Path(__file__).parent / "content"
 
@@ -129,51 +120,31 @@ class CourseSpec:
 
 @dataclass(frozen=True)
 class HexSpec:
-    """One hex of a map piece in the piece's local frame."""
+    """One hex of a map piece in the piece's local frame (pieces.json leaves out what is 0 or false)."""
 
     q: int
     r: int
     terrain: Terrain
-    power: int
-    cave: bool
-    start: int
-    finish: bool
+    power: int = 0
+    cave: bool = False
+    start: int = 0  # "start_number" in pieces.json
+    finish: bool = False
 
 
-def _text(name: str) -> str:
-    return (CONTENT / name).read_text()
-
-
-def _cards_file() -> CardsFile:
-    file: CardsFile = json.loads(_text("cards.json"))
-    return file
-
-
-def _caves_file() -> CavesFile:
-    file: CavesFile = json.loads(_text("caves.json"))
-    return file
-
-
-def _effects(raw: list[EffectRow]) -> tuple[Effect, ...]:
-    return tuple(Effect(EffectKind(e["kind"]), e.get("n", 0)) for e in raw)
+def _file(name: str) -> dict[str, object]:
+    return read_json(CONTENT / name)
 
 
 @cache
 def cards() -> dict[str, CardSpec]:
     """Every card type by id, in the catalogue's order."""
-    out: dict[str, CardSpec] = {}
-    for c in _cards_file()["cards"]:
-        out[c["id"]] = CardSpec(
-            c["id"], c["name"], Symbol(c["symbol"]), c["power"], c["cost"], c["copies"],
-            c["starting"], c["single_use"], c["market"], _effects(c["effects"]),
-        )
-    return out
+    return {c.id: c for c in load_rows(_file("cards.json")["cards"], CardSpec, where="cards.json cards")}
 
 
 @cache
 def board_slots() -> int:
     """How many piles the market board holds (RB p.4)."""
-    return int(_cards_file()["board_slots"])
+    return typed(_file("cards.json")["board_slots"], int, where="cards.json board_slots")
 
 
 @cache
@@ -191,11 +162,7 @@ def starting_deck() -> tuple[str, ...]:
 @cache
 def tokens() -> dict[str, TokenSpec]:
     """Every cave token type by id."""
-    raw = _caves_file()["tokens"]
-    return {
-        t["id"]: TokenSpec(t["id"], Symbol(t["symbol"]), t["power"], t["count"], _effects(t["effects"]))
-        for t in raw
-    }
+    return {t.id: t for t in load_rows(_file("caves.json")["tokens"], TokenSpec, where="caves.json tokens")}
 
 
 @cache
@@ -207,44 +174,37 @@ def token_pile() -> tuple[str, ...]:
 @cache
 def cave_pile_size() -> int:
     """Tokens stacked on each cave (RB p.7)."""
-    return int(_caves_file()["pile_size"])
+    return typed(_file("caves.json")["pile_size"], int, where="caves.json pile_size")
 
 
 @cache
 def blockades() -> tuple[BlockadeSpec, ...]:
     """The six blockades, in their numbered order."""
-    file: BlockadesFile = json.loads(_text("blockades.json"))
-    raw = file["blockades"]
-    return tuple(BlockadeSpec(b["id"], Terrain(b["terrain"]), b["power"]) for b in raw)
-
-
-def _placement(raw: PlacementRow) -> Placement:
-    return Placement(raw["piece"], raw["rotation"], (raw["at"][0], raw["at"][1]))
+    return load_rows(_file("blockades.json")["blockades"], BlockadeSpec, where="blockades.json blockades")
 
 
 @cache
 def courses() -> dict[str, CourseSpec]:
     """The seven courses by config id; the first is the first-game course."""
-    out: dict[str, CourseSpec] = {}
-    file: CoursesFile = json.loads(_text("courses.json"))
-    for c in file["courses"]:
-        out[c["id"]] = CourseSpec(
-            c["id"], c["name"], tuple(_placement(p) for p in c["pieces"]), _placement(c["end"])
-        )
-    return out
+    return {c.id: c for c in load_rows(_file("courses.json")["courses"], CourseSpec, where="courses.json courses")}
+
+
+def _hex(row: object, where: str) -> HexSpec:
+    """A hex of pieces.json, whose "start_number" is the spec's `start`."""
+    fields = as_object(row, where)
+    if "start_number" in fields:
+        fields = {("start" if k == "start_number" else k): v for k, v in fields.items()}
+    elif "start" in fields:
+        raise ValueError(f"{where}: unknown field 'start' for HexSpec (pieces.json says start_number)")
+    return from_row(HexSpec, fields, where=where)
 
 
 @cache
 def pieces() -> dict[str, tuple[HexSpec, ...]]:
     """Tiles A-N, strips O-R and both El Dorado end tiles, hex by hex."""
     out: dict[str, tuple[HexSpec, ...]] = {}
-    file: PiecesFile = json.loads(_text("pieces.json"))
-    for name, piece in file["pieces"].items():
-        out[name] = tuple(
-            HexSpec(
-                h["q"], h["r"], Terrain(h["terrain"]), h.get("power", 0), bool(h.get("cave")),
-                h.get("start_number", 0), bool(h.get("finish")),
-            )
-            for h in piece["hexes"]
-        )
+    for name, raw in as_object(_file("pieces.json")["pieces"], "pieces.json pieces").items():
+        where = f"pieces.json pieces.{name}"
+        hexes = typed(as_object(raw, where).get("hexes"), list[object], where=f"{where}.hexes")
+        out[name] = tuple(_hex(h, f"{where}.hexes[{i}]") for i, h in enumerate(hexes))
     return out

@@ -7,14 +7,15 @@ printed content without code changes.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from functools import cache
 from pathlib import Path
 
+from services.games.common.content import as_object, from_row, load_rows, read_json, typed
 from services.games.common.enums import GameEnum
-from services.games.la_isla.content_rows import CardsFile, FaceRow, FunctionRow, IslandFile
+
+CONTENT = Path(__file__).parent / "content"
 
 
 class Colour(GameEnum):
@@ -223,63 +224,69 @@ class Content:
         return self.by_id[card_id]
 
 
-def _filter(raw: FunctionRow) -> SpaceFilter:
-    colour, symbol = raw.get("colour"), raw.get("symbol")
-    return SpaceFilter(Colour(colour) if colour else None, Symbol(symbol) if symbol else None)
+FUNCTIONS: dict[str, type[Function]] = {
+    "placement_points": PlacementPoints,
+    "placement_resource": PlacementResource,
+    "placement_discount": PlacementDiscount,
+    "placement_marker": PlacementMarker,
+    "income_resource": IncomeResource,
+    "income_marker": IncomeMarker,
+    "extra_marker_move": ExtraMarkerMove,
+    "joker": Joker,
+    "extra_explorer": ExtraExplorer,
+    "extra_slot": ExtraSlot,
+    "larger_draw": LargerDraw,
+}
+Faces = tuple[tuple[str, Face], ...]
 
 
-def parse_function(raw: FunctionRow) -> Function:
-    """The typed function of a card's A part."""
-    kind = raw["kind"]
-    builders: dict[str, Callable[[], Function]] = {
-        "placement_points": lambda: PlacementPoints(_filter(raw), raw["points"]),
-        "placement_resource": lambda: PlacementResource(_filter(raw), raw["count"]),
-        "placement_discount": lambda: PlacementDiscount(_filter(raw), raw["cost"]),
-        "placement_marker": lambda: PlacementMarker(_filter(raw), raw["steps"]),
-        "income_resource": lambda: IncomeResource(Colour(raw["colour"]) if raw.get("colour") else None, raw["count"]),
-        "income_marker": lambda: IncomeMarker(Animal(raw["animal"]), raw["steps"]),
-        "extra_marker_move": lambda: ExtraMarkerMove(raw["steps"]),
-        "joker": lambda: Joker(Colour(raw["colour"])),
-        "extra_explorer": ExtraExplorer,
-        "extra_slot": ExtraSlot,
-        "larger_draw": lambda: LargerDraw(raw["extra"]),
-    }
-    if kind not in builders:
-        raise ValueError(f"unknown function kind {kind}")
-    return builders[kind]()
+def parse_function(raw: object, where: str = "function") -> Function:
+    """The typed function of a card's A part {"kind": ..., ...}; a placement's colour and
+    symbol, written beside its number, are its `where` filter."""
+    row = dict(as_object(raw, where))
+    kind = row.pop("kind", None)
+    if not isinstance(kind, str) or kind not in FUNCTIONS:
+        raise ValueError(f"{where}: unknown function kind {kind}")
+    spec = FUNCTIONS[kind]
+    if any(f.name == "where" for f in fields(spec)):
+        row["where"] = {key: row.pop(key) for key in ("colour", "symbol") if key in row}
+    return from_row(spec, row, where=f"{where} ({kind})")
 
 
-def _face(raw: FaceRow) -> Face:
-    return Face(Colour(raw["colour"]), Symbol(raw["symbol"]))
-
-
-def parse_island(raw: IslandFile) -> IslandSpec:
+def parse_island(raw: object, where: str = "island.json") -> IslandSpec:
     """The island spec; checks that a region's value is its number of spaces."""
-    spaces = tuple(SpaceSpec(s["id"], s["slot"], s["local"]) for s in raw["spaces"])
+    island = as_object(raw, where)
+    spaces = load_rows(island["spaces"], SpaceSpec, where=f"{where} spaces")
     index = {s.id: i for i, s in enumerate(spaces)}
     regions = []
-    for r in raw["regions"]:
-        if r["value"] != len(r["spaces"]):
-            raise ValueError(f"region {r['id']}: value differs from its surrounding spaces")
-        regions.append(RegionSpec(r["id"], r["value"], tuple(index[s] for s in r["spaces"])))
-    centre = tuple((k, _face(v)) for k, v in sorted(raw["centre"].items()))
-    teeth = tuple(tuple((k, _face(v)) for k, v in sorted(t["faces"].items())) for t in raw["teeth"])
-    if len(teeth) != raw["slots"]:
+    for i, region in enumerate(typed(island["regions"], list[object], where=f"{where} regions")):
+        at = f"{where} regions[{i}]"
+        row = as_object(region, at)
+        ids = typed(row.get("spaces"), list[str], where=f"{at}.spaces")
+        unknown = [s for s in ids if s not in index]
+        if unknown:
+            raise ValueError(f"{at}.spaces: no space {unknown[0]!r}")
+        spec = from_row(RegionSpec, {**row, "spaces": [index[s] for s in ids]}, where=at)
+        if spec.value != len(spec.spaces):
+            raise ValueError(f"region {spec.id}: value differs from its surrounding spaces")
+        regions.append(spec)
+    centre = typed(island["centre"], Faces, where=f"{where} centre")
+    teeth = tuple(
+        typed(as_object(tooth, f"{where} teeth[{i}]").get("faces"), Faces, where=f"{where} teeth[{i}].faces")
+        for i, tooth in enumerate(typed(island["teeth"], list[object], where=f"{where} teeth"))
+    )
+    slots = typed(island["slots"], int, where=f"{where} slots")
+    if len(teeth) != slots:
         raise ValueError("one tooth per slot is needed")
-    return IslandSpec(raw["slots"], spaces, tuple(regions), centre, teeth, tuple(raw["animal_track"]["area_of_space"]))
-
-
-def _read(name: str) -> str:
-    return (Path(__file__).parent / "content" / name).read_text()
+    track = as_object(island["animal_track"], f"{where} animal_track")
+    area = typed(track.get("area_of_space"), tuple[int, ...], where=f"{where} animal_track.area_of_space")
+    return IslandSpec(slots, spaces, tuple(regions), centre, teeth, area)
 
 
 @cache
 def load() -> Content:
     """The shipped content (stand-ins, see the files' stand_in_reason)."""
-    cards_file: CardsFile = json.loads(_read("cards.json"))
-    island_file: IslandFile = json.loads(_read("island.json"))
-    cards = tuple(
-        Card(c["id"], c["value"], parse_function(c["function"]), Colour(c["resource"]), Animal(c["animal"]))
-        for c in cards_file["cards"]
+    cards = load_rows(
+        read_json(CONTENT / "cards.json")["cards"], Card, where="cards.json cards", hooks={Function: parse_function}
     )
-    return Content(cards, parse_island(island_file))
+    return Content(cards, parse_island(read_json(CONTENT / "island.json")))

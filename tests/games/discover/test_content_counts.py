@@ -84,7 +84,7 @@ def _raw_effects() -> list[dict[str, Any]]:
 
 
 def test_every_effect_and_ability_parses_into_the_vocabulary() -> None:
-    parsed = [effect(row) for row in _raw_effects()]  # type: ignore[arg-type]
+    parsed = [effect(row) for row in _raw_effects()]
     assert len(parsed) == len(_raw_effects()) > 200
     for entry in (*RAW["items"], *RAW["characters"]):
         for row in entry.get("passive", entry.get("abilities", [])):
