@@ -29,6 +29,7 @@ from services.games.common.chance import CHANCE_SEAT
 from services.games.common.disclosure import SeededRng
 from services.games.common.engine import IllegalAction, ToMove, Visibility
 from services.games.common.host import Determinization, GameDeclaration, Rng
+from services.games.common.schema import GameSchema, OneOf
 from services.games.la_isla.actions import AssignCards
 from services.games.la_isla.events import FunctionsInserted
 from services.games.la_isla.state import Phase
@@ -230,7 +231,11 @@ COINS: GameDeclaration[Coins, object, object] = GameDeclaration(
     decide=_coins_decide, evolve=_coins_evolve,
     visibility=lambda event: Visibility.only(event.seat) if isinstance(event, Hidden) else Visibility.public(),
     redact=lambda event: None, view=_coins_view, result=lambda state: None, codec="",
-    determinize=_coins_determinize,
+    schema=GameSchema(
+        game="coins", package="tabletop.testing.v1", action=OneOf("Action", Hide | Call | Show),
+        event=OneOf("Event", Hidden | Called | Shown), view=CoinView, files={"coins": ("action", "event", "view")},
+    ),
+    state_types=(Coins,), determinize=_coins_determinize,
 )
 
 
