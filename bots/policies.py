@@ -23,9 +23,10 @@ S = TypeVar("S")
 A = TypeVar("A")
 E = TypeVar("E")
 
-# One of a game's actions. Any: a policy is made for a game picked by name at run time
-# (its actions' type is that game's own), and `Policy` is kept unparameterised for
-# the code that holds policies of whatever game (the gateway client, the matchmaker).
+# One of a game's actions.
+# Any: a policy is made for a game picked by name at run time (its actions' type is that
+# game's own), and `Policy` is kept unparameterised for the code that holds policies of
+# whatever game (the gateway client, the matchmaker).
 Action: TypeAlias = Any
 
 

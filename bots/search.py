@@ -113,7 +113,7 @@ class Search(Generic[S, A, E]):
         if game.determinize is None:
             raise ValueError(f"{game.name} declares no determinize: it has no search bot")
         self.game = game
-        self.strategy: Strategy[S, A] = strategy if strategy is not None else strategies.of(game.name)
+        self.strategy: Strategy[S, A] = strategy if strategy is not None else strategies.of(game)
         self.seats = seats
         self.engine: HostedEngine[S, A, E] = game.engine
         self.rng = rng

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any
 
 import typer
 
@@ -39,9 +38,9 @@ def _add(app: typer.Typer, point: EntryPoint) -> None:
         app.command(point.name)(command)
 
 
-def load(group: str, name: str) -> Callable[..., Any]:
+def load(group: str, name: str) -> Callable[..., object]:
     """The plugin `name` of `group`; a usage error naming what to install when it is absent."""
     for point in entry_points(group=group, name=name):
-        found: Callable[..., Any] = point.load()
+        found: Callable[..., object] = point.load()
         return found
     raise typer.BadParameter(f"this needs the operator tools ({group}: {name}), which are not installed")

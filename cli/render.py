@@ -16,7 +16,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeAlias, TypeGuard
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -28,19 +28,41 @@ from services.games.common.words import GameWords, Term
 # A list longer than this prints as its length and its first items.
 SHORT = 12
 
+# A JSON object as json_format's MessageToDict writes it (a summary, a view, a payload):
+# its values are read with isinstance checks where their shape matters.
+Json: TypeAlias = Mapping[str, object]
 
-def match_view(summary: Mapping[str, Any], view: Mapping[str, Any] | None) -> RenderableType:
+
+def _list(value: object) -> list[object]:
+    """A JSON list field's items ([] for a missing one)."""
+    return list(value) if isinstance(value, list) else []
+
+
+def _objects(value: object) -> list[Json]:
+    """A JSON list of objects' items ([] for a missing one)."""
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def _int(value: object) -> int:
+    """A JSON number, or an int64 as MessageToDict writes it (a string), as an int."""
+    if isinstance(value, (int, float, str)):
+        return int(value)
+    raise TypeError(f"not a number: {value!r}")
+
+
+def match_view(summary: Json, view: Json | None) -> RenderableType:
     """The whole `tabletop view` page."""
     status = str(summary.get("status", "")).removeprefix("MATCH_STATUS_").lower()
-    to_move = ", ".join(str(s) for s in summary.get("to_move", [])) or "nobody"
+    to_move = ", ".join(str(s) for s in _list(summary.get("to_move"))) or "nobody"
     seats = ", ".join(
-        f"{s.get('seat')}: {s.get('display_name') or s.get('player_id') or 'free'}" for s in summary.get("seats", [])
+        f"{s.get('seat')}: {s.get('display_name') or s.get('player_id') or 'free'}"
+        for s in _objects(summary.get("seats"))
     )
     where = f"match {summary.get('match_id')}  {status}  version {summary.get('version')}  to move: {to_move}"
     head = Text.assemble((f"{summary.get('game')} ", "bold"), where, f"\nseats: {seats}")
     parts: list[RenderableType] = [head]
     if summary.get("clocks"):
-        parts.append(Text(f"clocks: {clock_line(summary['clocks'], time.time())}"))
+        parts.append(Text(f"clocks: {clock_line(_objects(summary['clocks']), time.time())}"))
     if summary.get("outcome"):
         parts.append(Text(f"result: {_inline(summary['outcome'])}"))
     if view:
@@ -48,15 +70,15 @@ def match_view(summary: Mapping[str, Any], view: Mapping[str, Any] | None) -> Re
     return Group(*parts)
 
 
-def clock_line(clocks: Sequence[Mapping[str, Any]], now_s: float) -> str:
+def clock_line(clocks: Sequence[Json], now_s: float) -> str:
     """Each seat's time left, as of `now_s` for a running clock (its deadline minus now)."""
     parts = []
     for clock in clocks:
         if clock.get("running"):
-            left_ms = max(0, int(clock.get("deadline_ms", 0)) - int(now_s * 1000))
+            left_ms = max(0, _int(clock.get("deadline_ms", 0)) - int(now_s * 1000))
             parts.append(f"seat {clock.get('seat', 0)} {_duration(left_ms)} left (running)")
         else:
-            parts.append(f"seat {clock.get('seat', 0)} {_duration(int(clock.get('remaining_ms', 0)))}")
+            parts.append(f"seat {clock.get('seat', 0)} {_duration(_int(clock.get('remaining_ms', 0)))}")
     return ", ".join(parts)
 
 
@@ -66,7 +88,7 @@ def _duration(ms: int) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
-def fields(data: Mapping[str, Any], prefix: str = "") -> RenderableType:
+def fields(data: Json, prefix: str = "") -> RenderableType:
     """An object's fields: scalar lines first, then one table or block per composite field."""
     lines: list[str] = []
     blocks: list[RenderableType] = []
@@ -81,11 +103,11 @@ def fields(data: Mapping[str, Any], prefix: str = "") -> RenderableType:
     return Group(Text("\n".join(lines)), *blocks)
 
 
-def _is_rows(value: object) -> bool:
+def _is_rows(value: object) -> TypeGuard[list[Json]]:
     return isinstance(value, list) and bool(value) and all(isinstance(item, Mapping) for item in value)
 
 
-def _table(title: str, rows: Sequence[Mapping[str, Any]]) -> Table:
+def _table(title: str, rows: Sequence[Json]) -> Table:
     columns: list[str] = []
     for row in rows:
         columns += [key for key in row if key not in columns]
@@ -146,19 +168,19 @@ class Said:
     tables: Mapping[str, Mapping[str, Term]]
 
     @staticmethod
-    def of(words: GameWords, summary: Mapping[str, Any] | None = None) -> Said:
+    def of(words: GameWords, summary: Json | None = None) -> Said:
         names = {}
-        for seat in (summary or {}).get("seats", []):
+        for seat in _objects((summary or {}).get("seats")):
             if seat.get("display_name"):
-                names[int(seat.get("seat", 0))] = f"{seat['display_name']} (seat {seat.get('seat', 0)})"
+                names[_int(seat.get("seat", 0))] = f"{seat['display_name']} (seat {seat.get('seat', 0)})"
         return Said(words, word.with_seat_names(words, names))
 
-    def action(self, type_name: str, payload: Mapping[str, Any]) -> str:
+    def action(self, type_name: str, payload: Json) -> str:
         """A legal action as a label; its JSON when the words have no template for it."""
         text = word.describe(self.words.actions, type_name, payload, self.tables)
         return text if text is not None else json.dumps(payload, sort_keys=True)
 
-    def event(self, type_name: str, payload: Mapping[str, Any]) -> str:
+    def event(self, type_name: str, payload: Json) -> str:
         """A log line; "" for bookkeeping, the kind in words when there is no template."""
         text = word.describe(self.words.events, type_name, payload, self.tables)
         if text is None:
@@ -182,7 +204,7 @@ class Said:
         return key
 
 
-def readable(view: Mapping[str, Any], said: Said, indent: str = "") -> list[str]:
+def readable(view: Json, said: Said, indent: str = "") -> list[str]:
     """A view as lines in the game's words: `label: value`, one line per row of a list of
     objects, every value named; nothing is cut (the terminal wraps long lines)."""
     lines: list[str] = []
@@ -217,7 +239,7 @@ def _value(said: Said, field: str, value: object) -> str:
     return said.name(field, value)
 
 
-def said_view(summary: Mapping[str, Any], view: Mapping[str, Any] | None, said: Said) -> RenderableType:
+def said_view(summary: Json, view: Json | None, said: Said) -> RenderableType:
     """`tabletop view` in the game's words: who plays, whose move, then the view, uncut."""
     status = str(summary.get("status", "")).removeprefix("MATCH_STATUS_").lower()
     names = said.tables.get("seat", {})
@@ -225,10 +247,10 @@ def said_view(summary: Mapping[str, Any], view: Mapping[str, Any] | None, said: 
     def seat_name(seat: object) -> str:
         return names[str(seat)].name if str(seat) in names else f"seat {seat}"
 
-    to_move = ", ".join(seat_name(s) for s in summary.get("to_move", [])) or "nobody"
+    to_move = ", ".join(seat_name(s) for s in _list(summary.get("to_move"))) or "nobody"
     seats = ", ".join(
         seat_name(s.get("seat", 0)) if s.get("player_id") else f"seat {s.get('seat', 0)} free"
-        for s in summary.get("seats", [])
+        for s in _objects(summary.get("seats"))
     )
     lines = [
         f"{said.words.title} · match {summary.get('match_id')} · {status} · version {summary.get('version')}",
@@ -236,11 +258,11 @@ def said_view(summary: Mapping[str, Any], view: Mapping[str, Any] | None, said: 
         f"to move: {to_move}",
     ]
     if summary.get("clocks"):
-        lines.append(f"clocks: {clock_line(summary['clocks'], time.time())}")
+        lines.append(f"clocks: {clock_line(_objects(summary['clocks']), time.time())}")
     outcome = summary.get("outcome")
-    if outcome:
-        places = outcome.get("ranking", [])
-        scores = outcome.get("scores", [])
+    if outcome and isinstance(outcome, Mapping):
+        places = _list(outcome.get("ranking"))
+        scores = _list(outcome.get("scores"))
         lines.append("result: " + ", ".join(
             f"{seat_name(seat)} #{place}" + (f" ({scores[seat]} points)" if seat < len(scores) else "")
             for seat, place in enumerate(places)))

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-from typing import Any
 
 STACK_RECORD = "stack.json"
 REPO = pathlib.Path(__file__).resolve().parents[1]
@@ -22,7 +21,7 @@ def data_dir() -> pathlib.Path:
     return here if here.is_dir() else REPO / ".data"
 
 
-def recorded(data: pathlib.Path | None = None) -> dict[str, Any] | None:
+def recorded(data: pathlib.Path | None = None) -> dict[str, object] | None:
     """What `make run` last wrote about its stack in `data` (no secret in it), or None."""
     path = (data or data_dir()) / STACK_RECORD
     try:

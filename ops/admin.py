@@ -59,10 +59,11 @@ def target(given: str, cluster: bool) -> Target:
     stack = recorded(data)
     if not passwords.exists() or stack is None:
         raise typer.BadParameter(f"give --redis-url (or REDIS_URL): no `make run` data directory at {data}")
-    if stack.get("mode") == "external" or not stack.get("redis_ports"):
+    ports = stack.get("redis_ports")
+    if stack.get("mode") == "external" or not ports or not isinstance(ports, list):
         raise typer.BadParameter(f"the stack of {data} ran on an external REDIS_URL: give --redis-url")
     admin_password = json.loads(passwords.read_text())[redis_credentials.ADMIN]
-    port = int(stack["redis_ports"][0])
+    port = int(ports[0])
     url = redis_credentials.url(port, redis_credentials.ADMIN, admin_password)
     in_cluster = stack.get("mode") == "cluster"
     return Target(url, in_cluster or cluster, f"{data} ({stack.get('mode')} mode, port {port})")

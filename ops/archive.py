@@ -19,7 +19,7 @@ import base64
 import json
 import pathlib
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import NoReturn, cast
 
 from google.protobuf import any_pb2
 
@@ -79,7 +79,7 @@ def load(path: pathlib.Path) -> tuple[str, list[StoredEvent]]:
 class _Offline:
     """Dice and deck stand-ins: folding a log never rolls or draws (a call would be a bug)."""
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> NoReturn:
         raise RuntimeError(f"an offline replay does not call {name}")
 
 

@@ -11,12 +11,13 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
-from services.games.common.host import Rng
+from services.games.common.host import GameDeclaration, Rng
 
 S = TypeVar("S")
 A = TypeVar("A")
+E = TypeVar("E")
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,8 @@ _WHERE = {
 }
 
 
-def _loaded(where: str) -> Any:
+def _loaded(where: str) -> object:
+    """The function at `where` ("module:function"), or None for ""."""
     if not where:
         return None
     module, _, name = where.partition(":")
@@ -46,10 +48,20 @@ def _loaded(where: str) -> Any:
 
 
 @cache
-def of(game: str) -> Strategy[Any, Any]:  # Any: the types of the game named at run time
-    """The strategy of the game named `game` (an empty one for a game with none)."""
+def _functions(game: str) -> tuple[object, object]:
+    """The strategy functions (evaluate, plan) of the game named `game`, each None when it has none."""
     evaluate, plan = _WHERE.get(game, ("", ""))
-    return Strategy(_loaded(evaluate), _loaded(plan))
+    return _loaded(evaluate), _loaded(plan)
+
+
+def of(game: GameDeclaration[S, A, E]) -> Strategy[S, A]:
+    """The strategy of `game` (an empty one for a game with none). Its functions, found by
+    the game's name, are written for that game's states and actions: the casts say so."""
+    evaluate, plan = _functions(game.name)
+    return Strategy(
+        cast("Callable[[S, int], float] | None", evaluate),
+        cast("Callable[[S, int, Sequence[A], Rng], A] | None", plan),
+    )
 
 
 __all__ = ["Strategy", "of"]

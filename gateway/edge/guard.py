@@ -15,13 +15,17 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from gateway.edge.proxies import TrustedProxies
 from services.common import logging as tlog
+
+if TYPE_CHECKING:
+    from uvicorn.config import Config
+    from uvicorn.server import ServerState
 
 DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_PER_ADDRESS = 32
@@ -58,9 +62,14 @@ def protocol(guard: ConnectionGuard) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol under `guard` (uvicorn.Config(http=...) takes the class)."""
 
     class GuardedH11Protocol(H11Protocol):
-        # Any: uvicorn's own arguments (its config, server state, ...), handed on untouched.
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
+        def __init__(
+            self,
+            config: Config,
+            server_state: ServerState,
+            app_state: dict[str, object],
+            _loop: asyncio.AbstractEventLoop | None = None,
+        ) -> None:
+            super().__init__(config, server_state, app_state, _loop)
             self._host = ""
             self._counted = False
             self._header_timer: asyncio.TimerHandle | None = None

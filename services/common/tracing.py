@@ -33,15 +33,17 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping, Sequence
+from typing import TYPE_CHECKING, ParamSpec, TypeVar, cast
 
 import grpc
 
 if TYPE_CHECKING:
     # Only named in annotations: nothing of opentelemetry is imported while tracing is off.
+    from opentelemetry.context import Context
     from opentelemetry.sdk.trace.sampling import Sampler
-    from opentelemetry.trace import Span, Tracer, TracerProvider
+    from opentelemetry.trace import Link, Span, SpanKind, Tracer, TracerProvider
+    from opentelemetry.util.types import Attributes
     from starlette.types import ASGIApp
     from structlog.typing import EventDict
 
@@ -285,30 +287,66 @@ class WithinTraces:
     def __init__(self, provider: TracerProvider) -> None:
         self._provider = provider
 
-    # Any: the instrumentation's arguments, handed on untouched to the SDK's get_tracer.
-    def get_tracer(self, *args: Any, **kwargs: Any) -> _WithinTracesTracer:
-        return _WithinTracesTracer(self._provider.get_tracer(*args, **kwargs))
+    def get_tracer(
+        self,
+        instrumenting_module_name: str,
+        instrumenting_library_version: str | None = None,
+        schema_url: str | None = None,
+        attributes: Attributes = None,
+    ) -> _WithinTracesTracer:
+        """The SDK's tracer for the instrumentation (TracerProvider.get_tracer's arguments)."""
+        return _WithinTracesTracer(
+            self._provider.get_tracer(instrumenting_module_name, instrumenting_library_version, schema_url, attributes)
+        )
 
 
 class _WithinTracesTracer:
+    """The SDK's tracer, opening spans only inside a recording one; the methods take
+    Tracer's own arguments (a `kind` of None is the SDK's default, SpanKind.INTERNAL)."""
+
     def __init__(self, tracer: Tracer) -> None:
         self._tracer = tracer
 
-    # Any: the instrumentation's arguments, handed on untouched to the SDK's tracer.
-    def start_as_current_span(self, *args: Any, **kwargs: Any) -> contextlib.AbstractContextManager[Span]:
+    def start_as_current_span(
+        self,
+        name: str,
+        context: Context | None = None,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        start_time: int | None = None,
+        record_exception: bool = True,
+        set_status_on_exception: bool = True,
+        end_on_exit: bool = True,
+    ) -> contextlib.AbstractContextManager[Span]:
         from opentelemetry import trace
 
         if not trace.get_current_span().is_recording():
             return contextlib.nullcontext(trace.INVALID_SPAN)
-        return self._tracer.start_as_current_span(*args, **kwargs)
+        return self._tracer.start_as_current_span(
+            name, context, trace.SpanKind.INTERNAL if kind is None else kind, attributes, links, start_time,
+            record_exception, set_status_on_exception, end_on_exit,
+        )
 
-    # Any: as above, handed on untouched.
-    def start_span(self, *args: Any, **kwargs: Any) -> Span:
+    def start_span(
+        self,
+        name: str,
+        context: Context | None = None,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        start_time: int | None = None,
+        record_exception: bool = True,
+        set_status_on_exception: bool = True,
+    ) -> Span:
         from opentelemetry import trace
 
         if not trace.get_current_span().is_recording():
             return trace.INVALID_SPAN
-        return self._tracer.start_span(*args, **kwargs)
+        return self._tracer.start_span(
+            name, context, trace.SpanKind.INTERNAL if kind is None else kind, attributes, links, start_time,
+            record_exception, set_status_on_exception,
+        )
 
 
 def asgi(app: ASGIApp) -> ASGIApp:

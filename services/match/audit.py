@@ -29,9 +29,9 @@ with both values: only a finished match is verified, and its log is public.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeVar
 
 from google.protobuf.message import DecodeError, Message
 from tabletop.common.v1 import chance_pb2, common_pb2
@@ -225,7 +225,9 @@ class _Walk:
             run = _run(self.game, entries, index + 1) if self.game is not None else []
             self._moves(run, outcome, entry.version)
             return 1 + len(run)
-        handler[1](self, entry, message)
+        step = handler[1]
+        assert step is not None  # ChanceResolved's, the one without, is run above
+        step(self, entry, message)
         self._keep(entry.version)
         return 1
 
@@ -505,19 +507,36 @@ def _parse(cls: type[Message], entry: Entry) -> Message | None:
         return None
 
 
-# Any: each handler takes the message type beside it (ChanceResolved's is None: _step runs it),
-# a pairing that one dict's value type cannot state.
-_HANDLERS: dict[str, tuple[type[Message], Any]] = {
-    ev.MatchCreated.DESCRIPTOR.full_name: (ev.MatchCreated, _Walk._created),
-    ev.PlayerJoined.DESCRIPTOR.full_name: (ev.PlayerJoined, _Walk._joined),
-    ev.PlayerLeft.DESCRIPTOR.full_name: (ev.PlayerLeft, _Walk._left),
-    ev.MatchStarted.DESCRIPTOR.full_name: (ev.MatchStarted, _Walk._started),
-    ev.ChanceResolved.DESCRIPTOR.full_name: (ev.ChanceResolved, None),
-    ev.UndoPoint.DESCRIPTOR.full_name: (ev.UndoPoint, _Walk._undo_point),
-    ev.ActionsUndone.DESCRIPTOR.full_name: (ev.ActionsUndone, _Walk._undone),
-    ev.ClockSet.DESCRIPTOR.full_name: (ev.ClockSet, _Walk._clock_set),
-    ev.ClockExpired.DESCRIPTOR.full_name: (ev.ClockExpired, _Walk._expired),
-    ev.MatchEnded.DESCRIPTOR.full_name: (ev.MatchEnded, _Walk._ended),
-    ev.SeedRevealed.DESCRIPTOR.full_name: (ev.SeedRevealed, _Walk._seed),
-    ev.LobbyExpired.DESCRIPTOR.full_name: (ev.LobbyExpired, _Walk._lobby_expired),
+M = TypeVar("M", bound=Message)
+# The walk's step for one platform event, given the event's message.
+_Step = Callable[[_Walk, Entry, Message], None]
+
+
+def _handler(cls: type[M], step: Callable[[_Walk, Entry, M], None] | None) -> tuple[type[Message], _Step | None]:
+    """The message type of an event and its step, taking the message parsed as that type
+    (None for ChanceResolved, which _step runs itself)."""
+    if step is None:
+        return cls, None
+
+    def run(walk: _Walk, entry: Entry, message: Message) -> None:
+        if not isinstance(message, cls):
+            raise TypeError(f"{entry.type} parsed as {type(message).__name__}, not {cls.__name__}")
+        step(walk, entry, message)
+
+    return cls, run
+
+
+_HANDLERS: dict[str, tuple[type[Message], _Step | None]] = {
+    ev.MatchCreated.DESCRIPTOR.full_name: _handler(ev.MatchCreated, _Walk._created),
+    ev.PlayerJoined.DESCRIPTOR.full_name: _handler(ev.PlayerJoined, _Walk._joined),
+    ev.PlayerLeft.DESCRIPTOR.full_name: _handler(ev.PlayerLeft, _Walk._left),
+    ev.MatchStarted.DESCRIPTOR.full_name: _handler(ev.MatchStarted, _Walk._started),
+    ev.ChanceResolved.DESCRIPTOR.full_name: _handler(ev.ChanceResolved, None),
+    ev.UndoPoint.DESCRIPTOR.full_name: _handler(ev.UndoPoint, _Walk._undo_point),
+    ev.ActionsUndone.DESCRIPTOR.full_name: _handler(ev.ActionsUndone, _Walk._undone),
+    ev.ClockSet.DESCRIPTOR.full_name: _handler(ev.ClockSet, _Walk._clock_set),
+    ev.ClockExpired.DESCRIPTOR.full_name: _handler(ev.ClockExpired, _Walk._expired),
+    ev.MatchEnded.DESCRIPTOR.full_name: _handler(ev.MatchEnded, _Walk._ended),
+    ev.SeedRevealed.DESCRIPTOR.full_name: _handler(ev.SeedRevealed, _Walk._seed),
+    ev.LobbyExpired.DESCRIPTOR.full_name: _handler(ev.LobbyExpired, _Walk._lobby_expired),
 }

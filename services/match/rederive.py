@@ -18,9 +18,8 @@ The engine is the pure one from the registry (services/games), run in process.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
 
 from google.protobuf.message import DecodeError, Message
 from tabletop.common.v1 import chance_pb2
@@ -343,16 +342,17 @@ def message_differences(logged: Message, derived: Message, path: str = "") -> li
     return found
 
 
-# Any: one field of two messages of one type, read by name from the descriptor; both are of
-# whatever kind that field is (scalar, message, map or repeated), which the code asks of `a` alone.
-def _value_differences(a: Any, b: Any, name: str) -> list[tuple[str, str, str]]:
-    """One field of two messages: a scalar, a message, a map or a list of either."""
-    if isinstance(a, Message):
+def _value_differences(a: object, b: object, name: str) -> list[tuple[str, str, str]]:
+    """One field of two messages of one type, read by name from the descriptor: a scalar,
+    a message, a map or a list of either (both values are of the field's kind)."""
+    if isinstance(a, Message) and isinstance(b, Message):
         return message_differences(a, b, name)
     if isinstance(a, str | bytes | int | float):
         return [] if a == b else [(name, _shown(a), _shown(b))]
-    if hasattr(a, "keys"):  # a map
+    if isinstance(a, Mapping) and isinstance(b, Mapping):  # a map
         return [] if dict(a) == dict(b) else [(name, _shown(dict(a)), _shown(dict(b)))]
+    if not (isinstance(a, Sequence) and isinstance(b, Sequence)):  # not a field's value: compared whole
+        return [] if a == b else [(name, _shown(a), _shown(b))]
     if len(a) != len(b):
         return [(name, _shown(list(a)), _shown(list(b)))]
     found: list[tuple[str, str, str]] = []

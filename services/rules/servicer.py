@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import grpc
 import structlog
 from google.protobuf import any_pb2
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from google.protobuf.message import DecodeError, Message
 from tabletop.common.v1 import chance_pb2, common_pb2
 from tabletop.rules.v1 import rules_service_pb2 as pb
@@ -193,7 +193,11 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
             response.position.CopyFrom(self._position_message(decision.position))
         return response
 
-    def _emit(self, events: Sequence[tuple[object, Visibility, object | None]], into: Any) -> None:
+    def _emit(
+        self,
+        events: Sequence[tuple[object, Visibility, object | None]],
+        into: RepeatedCompositeFieldContainer[pb.EmittedEvent],
+    ) -> None:
         """Events as the match logs them, each with its audience and redacted form."""
         codec = self._host.codec
         for event, visibility, redacted in events:
@@ -206,7 +210,7 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         grant: chance_pb2.ChanceGrant | None,
         cursor: pb.ChanceCursor,
         decision: Decision,
-        steps: Any,
+        steps: RepeatedCompositeFieldContainer[pb.ChanceStep],
         position_seats: int = 0,
         spectator: bool = False,
         window: Window | None = None,
@@ -300,7 +304,9 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         return pb.BatchResponse(results=await batch.answer(self, authz.RULES, request.calls, context))
 
     async def Exchange(
-        self, requests: AsyncIterator[pb.ExchangeRequest], context: Any
+        self,
+        requests: AsyncIterator[pb.ExchangeRequest],
+        context: grpc.aio.ServicerContext[pb.ExchangeRequest, pb.ExchangeResponse],
     ) -> AsyncIterator[pb.ExchangeResponse]:
         async for message in mux.answer(self, authz.RULES, requests, context, pb.ExchangeResponse):
             yield message
@@ -315,7 +321,9 @@ def _window(request: pb.DecideRequest | pb.SetupRequest) -> Window | None:
 
 
 # How events reach a response (RulesServicer._emit): the engine's events and where they go.
-Emit = Callable[[Sequence[tuple[object, Visibility, object | None]], Any], None]
+Emit = Callable[
+    [Sequence[tuple[object, Visibility, object | None]], RepeatedCompositeFieldContainer[pb.EmittedEvent]], None
+]
 
 
 @dataclass(frozen=True)
@@ -332,7 +340,13 @@ class _RulesChance:
     added to the response's `steps`, the engine deciding on its outcome as the chance seat."""
 
     def __init__(
-        self, host: EngineHost, emit: Emit, match_id: str, steps: Any, position_seats: int, spectator: bool
+        self,
+        host: EngineHost,
+        emit: Emit,
+        match_id: str,
+        steps: RepeatedCompositeFieldContainer[pb.ChanceStep],
+        position_seats: int,
+        spectator: bool,
     ) -> None:
         self._host, self._emit, self._match_id, self._steps = host, emit, match_id, steps
         self._position_seats, self._spectator = position_seats, spectator

@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import hiredis
 import redis.asyncio as aioredis
@@ -40,6 +40,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 if TYPE_CHECKING:
     from redis.asyncio.connection import AbstractConnection
+    from redis.typing import EncodableT
 
 __all__ = ["PROBE_IDLE_S", "READ_FROM", "IdleProbingPool", "LeanConnection", "Pipeline"]
 
@@ -72,16 +73,17 @@ class LeanConnection(aioredis.Connection):
     after. The cluster client keeps redis-py's own connections.
     """
 
-    # Any: redis-py's EncodableT, but the first is the command's name (str or bytes), read
-    # as such below: what comes where, the types cannot say.
-    def pack_command(self, *args: Any) -> list[bytes]:
+    def pack_command(self, *args: EncodableT) -> list[bytes]:
         # A command name of several words ("CLIENT SETNAME") goes as several arguments.
-        if isinstance(args[0], str):
-            args = (*args[0].encode().split(), *args[1:])
-        elif b" " in args[0]:
-            args = (*args[0].split(), *args[1:])
+        name = args[0]
+        if isinstance(name, str):
+            args = (*name.encode().split(), *args[1:])
+        elif isinstance(name, bytes | bytearray) and b" " in name:
+            args = (*name.split(), *args[1:])
         try:
-            return [hiredis.pack_command(args)]
+            # hiredis's stub types its argument as a tuple of one (Tuple[X], not Tuple[X, ...]);
+            # a value it cannot pack (a bytearray, None) raises TypeError, answered below.
+            return [hiredis.pack_command(args)]  # type: ignore[arg-type]
         except TypeError as wrong:
             raise DataError(str(wrong)) from None
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar, overload
+from typing import TYPE_CHECKING, ClassVar, Generic, Self, TypeVar, overload
 
 from google.protobuf.message import Message
 from tabletop.deck.v1 import deck_service_pb2 as deck_pb
@@ -76,7 +76,9 @@ class Adapter:
         (`calls` "stream", the default), or one gRPC call each, busy callers' batched."""
         remote = Remote(cls.stub, addr, dial, timeout, options)
         if calls == STREAM and cls.exchange is not None:
-            replies = {name: rpc.response.FromString for name, rpc in cls.unary_rpcs().items()}
+            replies: dict[str, Callable[[bytes], Message]] = {
+                name: response.FromString for name, response in cls.unary_responses().items()
+            }
             return cls(Metered(Exchanging(remote, cls.service, cls.exchange, replies, timeout), cls.service))
         if not cls.batched:
             return cls(Metered(remote, cls.service))
@@ -84,9 +86,9 @@ class Adapter:
         return cls(Metered(Coalescing(remote, cls.batch_request, replies, cls.service), cls.service))
 
     @classmethod
-    def unary_rpcs(cls) -> dict[str, Rpc[Any, Any]]:  # Any: each rpc has its own request and response types
-        """The contract's unary rpcs by name."""
-        return {name: rpc for name, rpc in vars(cls).items() if isinstance(rpc, Rpc)}
+    def unary_responses(cls) -> dict[str, type[Message]]:
+        """The response type of each of the contract's unary rpcs, by the rpc's name."""
+        return {name: rpc.response for name, rpc in vars(cls).items() if isinstance(rpc, Rpc)}
 
     @classmethod
     def in_process(cls, servicer: object, caller: str) -> Self:

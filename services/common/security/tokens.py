@@ -35,8 +35,8 @@ MAX_TOKEN_CHARS = 4096
 VERIFIED_KEPT = 16_384
 # Seconds of clock difference forgiven on expiry, as when the signature is checked.
 LEEWAY = 5
-# A verified token's payload: JSON a client sent, read key by key with checks. Any: a JSON
-# value, as PyJWT's decode types it; each claim is checked where it is read.
+# A verified token's payload: JSON a client sent, read key by key with checks.
+# Any: a JSON value, as PyJWT's decode types it; each claim is checked where it is read.
 Claims = dict[str, Any]
 SESSION, REFRESH, SEAT = "session", "refresh", "seat"
 
