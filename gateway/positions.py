@@ -42,14 +42,9 @@ class Positions:
         self.fetches = 0  # GetPosition calls made: one per version nobody brought
         # (match, version) -> the spectator's view there, when a position left it out.
         self._spectators: LRU[tuple[str, int], asyncio.Future[mpb.GetViewResponse]] = LRU(size, fifo=True)
-        # The gateway's loop, looked up once: on Python 3.11 each lookup is a getpid() call,
-        # and a submit made two (about 1% of an action in process).
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     def _future(self) -> asyncio.Future[T]:
-        if self._loop is None:
-            self._loop = asyncio.get_running_loop()
-        return self._loop.create_future()
+        return asyncio.get_running_loop().create_future()
 
     async def submitted(self, match_id: str, call: Awaitable[mpb.SubmitActionResponse]) -> mpb.SubmitActionResponse:
         """Run a submit to `match_id`, keeping the position its reply brings; watchers

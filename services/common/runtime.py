@@ -33,20 +33,11 @@ def event_loop(env: Mapping[str, str] | None = None) -> str:
     return "uvloop"
 
 
-# Allocations between two young-generation collections (CPython's default: 700). A
-# served action allocates thousands of short-lived objects, almost none in cycles, so
-# the default ran the collector many times per action: 12% of the gateway's samples
-# when rebuilding a match (py-spy). Cycles still get collected, just less often.
-YOUNG_COLLECTION_EVERY = 20_000
-
-
 def tune_collector() -> None:
     """What is alive once the imports are done lives as long as the process: moved out
     of the collector's sight (gc.freeze), so no full collection walks it again."""
     gc.collect()
     gc.freeze()
-    _, middle, old = gc.get_threshold()
-    gc.set_threshold(YOUNG_COLLECTION_EVERY, middle, old)
 
 
 def run(main: Main) -> None:

@@ -7,6 +7,11 @@ frozen). For a plain frozen dataclass (no __post_init__, no __slots__, every
 field set by __init__, nothing cached on the instance) a copy of the instance's
 attributes with the changes is the same value, made without __init__. Any other
 class goes through dataclasses.replace, unchanged.
+
+`make bench`'s replay line (a finished match folded from its log, 1002 events of
+dice_hand) justifies it: rebuild 5.47, 5.68 and 5.53 ms in process with
+dataclasses.replace against 4.12, 4.87 and 4.85 ms with this, three alternating
+BENCH_QUICK runs; through the services 7.87-8.45 against 6.84-7.85 ms.
 """
 
 from __future__ import annotations
