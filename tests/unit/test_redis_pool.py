@@ -1,7 +1,7 @@
-"""The pool and its connections: redis-py's per-command probe is skipped only for
-connections used a moment ago (a connection the server closed while it sat idle is
-still found and replaced before the next command); commands are packed as redis-py
-packs them; the pool stays bounded and hands freed connections to waiters."""
+"""The pool and its connections: redis-py's bounded pool (a connection the server
+closed while it sat idle is found and replaced before the next command); commands are
+packed as redis-py packs them; the pool stays bounded and hands freed connections to
+waiters."""
 
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ async def test_a_connection_closed_while_idle_is_replaced_before_the_next_comman
     client = redis_client.connect(redis_url, max_connections=4, name="pool-test")
     admin = aioredis.Redis.from_url(redis_url)
     try:
-        assert isinstance(client.connection_pool, redis_internals.IdleProbingPool)
+        assert isinstance(client.connection_pool, aioredis.BlockingConnectionPool)
         await client.set("pool-test", "1")
         killed = await admin.client_kill_filter(_type="normal", skipme=True)
         assert killed >= 1, "the pooled connection was closed by the server"
-        await asyncio.sleep(0.15)  # longer than PROBE_IDLE_S
+        await asyncio.sleep(0.15)
         assert await client.get("pool-test") == b"1"
     finally:
         await client.aclose()
@@ -87,7 +87,7 @@ async def test_commands_that_find_the_free_connections_taken_wait_instead_of_fai
         for _round in range(3):
             await asyncio.gather(*(client.ping() for _ in range(2)))
             assert len(pool._available_connections) == 2
-            await asyncio.sleep(redis_internals.PROBE_IDLE_S + 0.05)  # both are probed next
+            await asyncio.sleep(0.15)  # both sat idle: each is probed before its next command
             results = await asyncio.gather(*(client.incr("pool-burst:n") for _ in range(20)))
             assert len(results) == 20
         assert len(pool._in_use_connections) + len(pool._available_connections) <= 2

@@ -8,8 +8,8 @@ Every pool is bounded: a process holds at most `max_connections` connections
 (per cluster node), however many callers it serves. A command that finds the
 pool empty waits `pool_timeout` s for a connection, then fails (ConnectionError,
 which the server maps to UNAVAILABLE) instead of opening one more. The one-server
-pool and its connections (IdleProbingPool, LeanConnection) reach into redis-py's
-internals, so they live in services/common/redis/internals.py.
+pool is redis-py's own bounded pool; its connections (LeanConnection) reach into
+redis-py's internals, so they live in services/common/redis/internals.py.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
 from services.common.config import Settings
-from services.common.redis.internals import IdleProbingPool, LeanConnection
+from services.common.redis.internals import LeanConnection
 
 # Blocking reads (XREAD/XREADGROUP BLOCK, at most 2 s in this code base) must fit
 # in the socket timeout, so it is never shorter than this.
@@ -66,7 +66,9 @@ def connect(
         # Typed as the one-server client its callers are written against: every
         # call touches keys of one hash tag, so the cluster client serves it alike.
         return cast(aioredis.Redis, RedisCluster.from_url(url, **options))  # type: ignore[no-untyped-call]
-    pool = IdleProbingPool.from_url(url, timeout=pool_timeout, connection_class=LeanConnection, **options)
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, timeout=pool_timeout, connection_class=LeanConnection, **options
+    )
     return aioredis.Redis(connection_pool=pool)
 
 

@@ -12,14 +12,6 @@ What each reaches into:
   write disconnects with `disconnect(nowait=True)`); reads the private `_writer` (the
   asyncio StreamWriter, None before connecting) and `health_check_interval`,
   `socket_timeout`.
-- `IdleProbingPool` (a `redis.asyncio.BlockingConnectionPool`): overrides
-  `get_connection`, `ensure_connection` (in 7.0 the per-command probe,
-  can_read_destructive, lives there) and `release`; reads the pool's private
-  `_available_connections`, `_in_use_connections` and `_condition` (an
-  asyncio.Condition guarding both), calls `get_available_connection`, and reads each
-  connection's private `_re_auth_token` and `should_reconnect()`, what the pool's own
-  release would act on. It stamps `_tabletop_released` (ours) on connections.
-- `_waiting`: asyncio.Condition's private `_waiters` (the Python standard library's).
 - `Pipeline`: the asyncio client's pipeline class, which `redis.asyncio` does not
   export: imported from `redis.asyncio.client`.
 """
@@ -27,7 +19,6 @@ What each reaches into:
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -39,15 +30,12 @@ from redis.exceptions import DataError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 if TYPE_CHECKING:
-    from redis.asyncio.connection import AbstractConnection
     from redis.typing import EncodableT
 
-__all__ = ["PROBE_IDLE_S", "READ_FROM", "IdleProbingPool", "LeanConnection", "Pipeline"]
+__all__ = ["READ_FROM", "LeanConnection", "Pipeline"]
 
 # The redis-py version whose source everything here was read from (pyproject.toml pins it).
 READ_FROM = "7.0.1"
-# A connection idle longer than this is probed before its next command (IdleProbingPool).
-PROBE_IDLE_S = 0.1
 
 
 class LeanConnection(aioredis.Connection):
@@ -117,67 +105,4 @@ class LeanConnection(aioredis.Connection):
             await self.disconnect(nowait=True)
             raise
 
-
-class IdleProbingPool(aioredis.BlockingConnectionPool):
-    """The bounded pool, probing only connections that have sat idle.
-
-    redis-py 7.0 tries a non-blocking read on a connection before each command
-    (can_read_destructive), to find one closed by the server (a restart, an idle
-    timeout) or returned with a reply unread, and reconnect it before the command is
-    sent: commands are not retried on a lost connection, so without it the first
-    command on each such connection would fail. The probe costs a system call per
-    command, 10-35 us of the 40-70 us a command cost here. A connection back in the
-    pool less than PROBE_IDLE_S ago was working then (a command that fails disconnects
-    its connection), and no server restarts that fast: only connections idle for
-    longer are probed. Under load the pool hands out connections used a moment ago
-    (it is last in, first out), so almost no command pays for the probe."""
-
-    async def get_connection(
-        self, command_name: str | None = None, *keys: object, **options: object
-    ) -> AbstractConnection:
-        # A free connection and nobody waiting for one: take it at once, with no await
-        # between the check and the take, so no other task can take it first. This
-        # hands out what the condition's wait would, without its lock, timer and wait.
-        # (Not the plain pool's get_connection: it awaits its lock before the take, and
-        # a command that waited there behind another's probe can find the pool empty
-        # and fail with "Too many connections" instead of waiting for one.)
-        if not self._available_connections or self._condition.locked() or _waiting(self._condition):
-            return await super().get_connection()  # type: ignore[no-untyped-call]
-        connection = self.get_available_connection()  # type: ignore[no-untyped-call]
-        try:
-            # Outside any lock, as the bounded pool itself probes.
-            await self.ensure_connection(connection)
-        except BaseException:
-            await self.release(connection)
-            raise
-        return connection
-
-    async def ensure_connection(self, connection: AbstractConnection) -> None:
-        if time.monotonic() - getattr(connection, "_tabletop_released", 0.0) > PROBE_IDLE_S:
-            await super().ensure_connection(connection)
-        else:
-            await connection.connect()  # type: ignore[no-untyped-call]
-
-    async def release(self, connection: AbstractConnection) -> None:
-        connection._tabletop_released = time.monotonic()  # type: ignore[attr-defined]  # ours, see the module
-        if (
-            self._condition.locked()
-            or _waiting(self._condition)
-            or connection._re_auth_token is not None
-            or connection.should_reconnect()  # type: ignore[no-untyped-call]
-        ):
-            # The bounded pool's way: it notifies a waiter, and a disconnect awaited
-            # under its condition keeps a getter from opening one connection too many
-            # while this one is counted neither in use nor free.
-            await super().release(connection)
-            return
-        # Nobody to notify, nothing to await, and no new credentials to log in with
-        # (what the release event's one listener would do): straight back, at once.
-        self._in_use_connections.remove(connection)
-        self._available_connections.append(connection)
-
-
-def _waiting(condition: asyncio.Condition) -> bool:
-    """Whether a task waits on `condition` (asyncio keeps its waiters in `_waiters`)."""
-    return bool(getattr(condition, "_waiters", True))
 
