@@ -41,7 +41,6 @@ from services.match.repository import MatchRepository
 from services.match.timekeeping import Timekeeper, Timing
 from services.match.turns import Progress, RulesBook, TurnRunner
 from services.match.unit_of_work import UnitOfWork, Written, fingerprint
-from services.match.views import Views
 
 __all__ = ["Joined", "MatchApp", "Submitted", "Written", "fingerprint"]
 
@@ -91,7 +90,6 @@ class MatchApp:
         self._matches = MatchRepository(store, self._rules, snapshot_every)
         self._turns = TurnRunner(self._rules, dice, deck, grants, chance_in_rules, windows)
         self._directory = directory or MemoryDirectory()
-        self._views = Views(self._rules)
         self._timing = Timing(deadlines or MemoryDeadlines(), now_ms, lobby_idle_seconds)
         self._work = UnitOfWork(store, self._matches, self._turns, self._timing, self._directory, on_finished)
         # What the clock keeper calls (services/match/keeper.py).
@@ -255,7 +253,7 @@ class MatchApp:
         """The match and what `viewer` may see of the game (None before the start)."""
         match = await self.current(match_id)
         lifecycle.check_viewer(match, viewer, holder)
-        return match, await self._views.seen_by(match, viewer)
+        return match, await self._rules.seen_by(match, viewer)
 
     async def view_at(
         self, match_id: str, version: int, viewer: int | None, holder: Holder | None = None
@@ -267,7 +265,7 @@ class MatchApp:
         lifecycle.check_viewer(current, viewer, holder)
         # The current version needs no fold (the gateway asks so for a spectator's live view).
         past = current if version == current.version else await self._matches.at(match_id, version)
-        return past, await self._views.seen_by(past, viewer)
+        return past, await self._rules.seen_by(past, viewer)
 
     async def legal_actions(
         self, match_id: str, seat: int, holder: Holder | None = None

@@ -42,8 +42,10 @@ from services.match.lifecycle import Match
 # A request the rules may answer with the chance they resolved under the match's grant.
 Granted = TypeVar("Granted", rpb.DecideRequest, rpb.SetupRequest)
 MAX_CHANCE_STEPS = 10_000
-# Whole positions kept: a few per match being played.
+# States whose position (or views) are kept: a few per match being played.
 POSITIONS = 4096
+# The viewer key of the spectator in a state's views.
+SPECTATOR = -2
 
 
 @dataclass(frozen=True)
@@ -57,14 +59,26 @@ class Progress:
         return Progress(match, (*self.events, *events))
 
 
+@dataclass
+class _Known:
+    """What the rules have answered of one state: its whole position, and views asked
+    alone (a spectator's of a decided position, which leaves the spectator out; any
+    viewer's at a replayed version whose position was never computed)."""
+
+    position: rpb.Position | None = None
+    views: dict[int, any_pb2.Any] | None = None
+
+
 class RulesBook:
-    """The rules of every game this service hosts, by game name, and the positions
-    they have answered (a position is a pure function of the game, its seat count and
-    the engine state, so one is kept by those and never goes stale)."""
+    """The rules of every game this service hosts, by game name, and the match's one
+    position cache: what they have answered of each state. A position and a view are
+    pure functions of the game, its seat count and the engine state (and the viewer),
+    so they are kept by those and never go stale; live views, replays and every
+    submit's reply share them."""
 
     def __init__(self, rules: Mapping[str, RulesPort]) -> None:
         self._rules = dict(rules)
-        self._positions: LRU[tuple[str, int, bytes], rpb.Position] = LRU(POSITIONS, fifo=True)
+        self._known: LRU[tuple[str, int, bytes], _Known] = LRU(POSITIONS, fifo=True)
 
     def of(self, game: str) -> RulesPort:
         rules = self._rules.get(game)
@@ -76,7 +90,8 @@ class RulesBook:
         """The match's position if the rules have answered it already."""
         if match.engine_state is None:
             return None
-        return self._positions.get((match.game, match.seat_count, match.engine_state))
+        known = self._known.get((match.game, match.seat_count, match.engine_state))
+        return known.position if known is not None else None
 
     async def position(self, match: Match) -> rpb.Position | None:
         """Every seat's view and legal actions and the spectator view of the match's game
@@ -100,8 +115,39 @@ class RulesBook:
             self._keep(match.game, match.seat_count, decision.state.data, decision.position)
         return decision
 
+    async def seen_by(self, match: Match, viewer: int | None) -> any_pb2.Any | None:
+        """What `viewer` (None: a spectator) sees of the game at the match's version
+        (None before the start): from the state's position where it holds that view,
+        else asked of the rules once and kept beside it."""
+        if match.engine_state is None:
+            return None
+        key = (match.game, match.seat_count, match.engine_state)
+        known = self._known.get(key)
+        position = known.position if known is not None else None
+        if position is not None and viewer is not None:
+            return position.seats[viewer].view
+        if position is not None and position.HasField("spectator_view"):
+            return position.spectator_view
+        who = SPECTATOR if viewer is None else viewer
+        if known is not None and known.views is not None and who in known.views:
+            return known.views[who]
+        request = rpb.GetViewRequest(state=records.engine_state(match))
+        if viewer is not None:
+            request.viewer = viewer
+        view = (await self.of(match.game).GetView(request)).view
+        known = self._known.get(key) or self._known.put(key, _Known())
+        if known.views is None:
+            known.views = {}
+        known.views[who] = view
+        return view
+
     def _keep(self, game: str, seat_count: int, state: bytes, position: rpb.Position) -> None:
-        self._positions.put((game, seat_count, state), position)
+        key = (game, seat_count, state)
+        known = self._known.get(key)
+        if known is None:
+            self._known.put(key, _Known(position))
+        else:
+            known.position = position
 
     async def set_up(self, match: Match) -> Match:
         """The match at its opening position (after MatchStarted), its opening chance not
