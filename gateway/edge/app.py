@@ -21,14 +21,14 @@ from tabletop.gateway.v1 import play_service_connect as play
 from tabletop.gateway.v1 import sign_in_service_connect as sign_in
 from tabletop.gateway.v1 import watch_service_connect as watch
 
-from contract.gateway import SERVICES, GatewayStub
+from contract.gateway import PATHS, SERVICES, GatewayStub
 from gateway.edge import codec, cors, observe, proxies, static
 from gateway.edge.relay import Relay
 from services.common import tracing
 
 # Every path of the API starts so: /tabletop.gateway.v1.<Service>/<Method>.
 API_PREFIX = "/tabletop.gateway.v1."
-API_PATHS = frozenset(f"/{service.full_name}/{method.name}" for service in SERVICES for method in service.methods)
+API_PATHS = frozenset(PATHS.values())
 HEALTH_PATH = "/healthz"
 # The gateway's own bound on a request (services/common/rpc/server.py): the same here.
 MAX_REQUEST_BYTES = 1024 * 1024

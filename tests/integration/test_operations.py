@@ -14,6 +14,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from tabletop.match.v1 import match_service_pb2 as mpb
 
 from cli import autoplay
+from contract.gateway import SERVICES
 from deploy.stack import Stack
 from services.common.rpc.server import LIVENESS_SERVICE
 
@@ -68,8 +69,7 @@ def test_reflection_lists_the_gateway_services(stack: Stack) -> None:
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
         replies = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
         names = {s.name for reply in replies for s in reply.list_services_response.service}
-    concerns = ("SignIn", "Lobby", "Play", "Watch", "Matchmaking")
-    assert {f"tabletop.gateway.v1.{concern}Service" for concern in concerns} <= names
+    assert {service.full_name for service in SERVICES} <= names
     assert "grpc.health.v1.Health" in names
 
 

@@ -21,14 +21,13 @@ from tabletop.common.v1 import common_pb2
 from tabletop.gateway.v1 import gateway_pb2 as gpb
 
 from cli.api import Gateway, Seat
+from contract.gateway import SERVICES
 from deploy.stack import Stack
 from services.common.table_options import TABLE_OPTIONS
 from services.games import registry
 
 pytestmark = pytest.mark.integration
 
-# The gateway's five services, by the short name a call needs.
-SERVICES = ("SignIn", "Lobby", "Play", "Watch", "Matchmaking")
 JSON = {"preserving_proto_field_name": True}
 
 
@@ -39,7 +38,7 @@ class ReflectionClient:
         self.channel = grpc.insecure_channel(addr)
         self.database = ProtoReflectionDescriptorDatabase(self.channel)
         self.pool = descriptor_pool.DescriptorPool(self.database)
-        self.services = [self.pool.FindServiceByName(f"tabletop.gateway.v1.{name}Service") for name in SERVICES]
+        self.services = [self.pool.FindServiceByName(service.full_name) for service in SERVICES]
 
     def close(self) -> None:
         self.channel.close()
