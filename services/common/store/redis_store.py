@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar, cast
 
 import redis.asyncio as aioredis
+from redis.commands.core import AsyncScript
 from tabletop.common.v1 import log_pb2
 
 from services.common.audience import Audience
@@ -48,6 +49,7 @@ from services.common.store.event_store import (
     same_request,
     waiting_out_leases,
 )
+from services.common.store.group_commit import GroupCommit
 
 if TYPE_CHECKING:
     from services.common.redis.commands import Commands
@@ -167,6 +169,11 @@ class RedisEventStore:
         self._redis = cast("Commands", client)
         self._ranges = _unparsed_ranges(client)
         self._append = client.register_script(_APPEND)
+        # One server: the appends of a turn travel as one pipeline (group_commit.py). A
+        # cluster's pipeline would split them by node again; there each goes on its own.
+        self._run_append: GroupCommit | AsyncScript = (
+            GroupCommit(client, self._append) if isinstance(client, aioredis.Redis) else self._append
+        )
         self._snapshot = client.register_script(_SNAPSHOT)
 
     @property
@@ -187,6 +194,8 @@ class RedisEventStore:
         return cls(redis_client.connect(url, cluster, max_connections=max_connections), lease_ms)
 
     async def close(self) -> None:
+        if isinstance(self._run_append, GroupCommit):
+            await self._run_append.close()
         await self._redis.aclose()
 
     async def append(
@@ -218,8 +227,9 @@ class RedisEventStore:
         args += [stream, APPENDED_CHANNEL, f"{time.time():.3f}"]
 
         async def attempt() -> AppendResult:
-            reply = await self._append(keys=[log, commands, once, lease, want, at], args=args)
-            status, payload = reply[0], reply[1]
+            reply = await self._run_append(keys=[log, commands, once, lease, want, at], args=args)
+            # The script answers {status, payload, ...}: Lua's numbers come as ints, its strings as bytes.
+            status, payload = reply[0], cast(bytes, reply[1])
             if status == -4:
                 raise Leased(stream, int(payload))
             if status == -1:

@@ -1,0 +1,140 @@
+"""Group commit (services/common/store/group_commit.py): the appends started in one
+turn of the loop travel as one pipeline, and each is still answered on its own: its
+versions, its conflict, its duplicate; a forgotten script, a dropped connection and a
+caller that gave up change nothing for the others."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from services.common.store import group_commit
+from services.common.store.event_store import NewEvent, VersionConflict
+from services.common.store.redis_store import RedisEventStore
+
+
+@pytest.fixture
+async def store(redis_url: str) -> AsyncIterator[RedisEventStore]:
+    backend = RedisEventStore.from_url(redis_url)
+    yield backend
+    await backend.close()
+
+
+@pytest.fixture
+def batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every batch the store sends, in order."""
+    sizes: list[int] = []
+    send = group_commit.GroupCommit._send
+
+    async def counted(self: group_commit.GroupCommit, calls: list[group_commit._Call]) -> None:
+        sizes.append(len(calls))
+        await send(self, calls)
+
+    monkeypatch.setattr(group_commit.GroupCommit, "_send", counted)
+    return sizes
+
+
+def streams(n: int) -> list[str]:
+    run = uuid.uuid4().hex
+    return [f"group:{run}:{i}" for i in range(n)]
+
+
+def event(name: str) -> list[NewEvent]:
+    return [NewEvent(type="t", data=name.encode())]
+
+
+async def test_appends_of_one_turn_travel_together_and_each_gets_its_own_answer(
+    store: RedisEventStore, batches: list[int]
+) -> None:
+    names = streams(8)
+    for name in names:
+        await store.append(name, 0, event("first"))
+    batches.clear()
+    results = await asyncio.gather(*(store.append(name, 1, event(name)) for name in names))
+    assert batches == [8]
+    assert [(r.first_version, r.last_version, r.duplicate) for r in results] == [(2, 2, False)] * 8
+    for name in names:
+        assert [e.data for e in await store.read(name)] == [b"first", name.encode()]
+
+
+async def test_a_conflict_in_a_batch_is_its_own_and_the_others_land(store: RedisEventStore, batches: list[int]) -> None:
+    stale, fresh = streams(2)
+    await store.append(stale, 0, event("a"))
+    batches.clear()
+    outcomes = await asyncio.gather(
+        store.append(stale, 0, event("late")), store.append(fresh, 0, event("b")), return_exceptions=True
+    )
+    assert batches == [2]
+    assert isinstance(outcomes[0], VersionConflict) and outcomes[0].actual == 1
+    assert not isinstance(outcomes[1], BaseException) and outcomes[1].last_version == 1
+    assert [e.data for e in await store.read(stale)] == [b"a"]
+
+
+async def test_a_retried_command_in_a_batch_is_answered_as_the_duplicate_it_is(store: RedisEventStore) -> None:
+    (name,) = streams(1)
+    first = await store.append(name, 0, event("a"), command_id="cmd-1", fingerprint="f")
+    again, other = await asyncio.gather(
+        store.append(name, 0, event("a"), command_id="cmd-1", fingerprint="f"),
+        store.append(streams(1)[0], 0, event("b")),
+    )
+    assert again.duplicate and (again.first_version, again.last_version) == (first.first_version, first.last_version)
+    assert not other.duplicate
+    assert await store.version(name) == 1
+
+
+async def test_a_script_the_server_forgot_is_loaded_again_and_every_append_lands(
+    store: RedisEventStore, redis_url: str, batches: list[int]
+) -> None:
+    names = streams(4)
+    await store.append(names[0], 0, event("loads the script"))
+    admin = aioredis.Redis.from_url(redis_url)
+    try:
+        await admin.script_flush()
+    finally:
+        await admin.aclose()
+    batches.clear()
+    expected = [1, 0, 0, 0]  # the first stream holds one event already
+    appends = [store.append(name, at, event("x")) for name, at in zip(names, expected, strict=True)]
+    results = await asyncio.gather(*appends)
+    assert batches == [4]
+    assert [r.last_version for r in results] == [2, 1, 1, 1]
+    assert [await store.version(name) for name in names] == [2, 1, 1, 1]
+
+
+async def test_a_dropped_connection_between_batches_loses_and_repeats_nothing(
+    store: RedisEventStore, redis_url: str
+) -> None:
+    names = streams(4)
+    await asyncio.gather(*(store.append(name, 0, event("a")) for name in names))
+    admin = aioredis.Redis.from_url(redis_url)
+    try:
+        assert await admin.client_kill_filter(_type="normal", skipme=True) >= 1
+    finally:
+        await admin.aclose()
+    results = await asyncio.gather(*(store.append(name, 1, event("b")) for name in names))
+    assert [r.last_version for r in results] == [2] * 4
+    assert [await store.version(name) for name in names] == [2] * 4
+
+
+async def test_a_caller_that_gives_up_leaves_the_others_answered(store: RedisEventStore) -> None:
+    gone, kept = streams(2)
+    given_up = asyncio.ensure_future(store.append(gone, 0, event("maybe")))
+    waited = asyncio.ensure_future(store.append(kept, 0, event("sure")))
+    await asyncio.sleep(0)  # both are queued for the same batch
+    given_up.cancel()
+    assert (await waited).last_version == 1
+    with pytest.raises(asyncio.CancelledError):
+        await given_up
+    # What was sent was sent: the given-up append may have landed, once at most.
+    assert await store.version(gone) in (0, 1)
+
+
+async def test_more_than_a_batch_holds_goes_in_several(store: RedisEventStore, batches: list[int]) -> None:
+    names = streams(group_commit.MOST_PER_BATCH + 3)
+    results = await asyncio.gather(*(store.append(name, 0, event("a")) for name in names))
+    assert batches == [group_commit.MOST_PER_BATCH, 3]
+    assert all(r.last_version == 1 for r in results)
