@@ -1,11 +1,11 @@
-"""How every process runs its main coroutine: on asyncio's own loop, or on
-uvloop when TABLETOP_EVENT_LOOP=uvloop asks for it and it is installed.
+"""How every process runs its main coroutine: on uvloop, or on asyncio's own loop
+when TABLETOP_EVENT_LOOP=asyncio asks for it (or uvloop is not installed).
 
-uvloop is not a dependency: `make bench` (minimal game, both shapes) showed no
-CPU per action gain beyond the run-to-run noise (pyproject.toml has the
-figures); the setting keeps it one install away for the next measurement.
-grpc.aio polls its completion queue on its own thread and serves and calls on
-either loop (the integration tests pass on both).
+An action is mostly the loop's own work between short steps of ours (tasks,
+futures, callbacks, timers); uvloop does that work in C. `make bench` measured the
+stack's CPU per action 12-20% lower on it (pyproject.toml and the design notes
+have the figures). grpc.aio polls its completion queue on its own thread and
+serves and calls on either loop (the unit tests run `run` on both).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ Main = Callable[[], Coroutine[object, None, None]]
 
 def event_loop(env: Mapping[str, str] | None = None) -> str:
     """"uvloop" or "asyncio": what `run` will use here."""
-    if (os.environ if env is None else env).get("TABLETOP_EVENT_LOOP", "asyncio") != "uvloop":
+    if (os.environ if env is None else env).get("TABLETOP_EVENT_LOOP", "uvloop") == "asyncio":
         return "asyncio"
     try:
         importlib.import_module("uvloop")

@@ -1,4 +1,4 @@
-"""Every process runs on asyncio's loop unless told to use uvloop (when installed)."""
+"""Every process runs on uvloop (a dependency) unless told to use asyncio's own loop."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import pytest
 from services.common import runtime
 
 
-def test_asyncio_is_the_default_and_uvloop_is_one_setting_away():
-    assert runtime.event_loop({}) == "asyncio"
-    installed = importlib.util.find_spec("uvloop") is not None
-    assert runtime.event_loop({"TABLETOP_EVENT_LOOP": "uvloop"}) == ("uvloop" if installed else "asyncio")
+def test_uvloop_is_the_default_and_asyncio_is_one_setting_away():
+    assert importlib.util.find_spec("uvloop") is not None, "uvloop is a dependency"
+    assert runtime.event_loop({}) == "uvloop"
+    assert runtime.event_loop({"TABLETOP_EVENT_LOOP": "uvloop"}) == "uvloop"
+    assert runtime.event_loop({"TABLETOP_EVENT_LOOP": "asyncio"}) == "asyncio"
 
 
 @pytest.mark.parametrize("loop", ["uvloop", "asyncio"])

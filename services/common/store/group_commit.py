@@ -54,12 +54,13 @@ class GroupCommit:
         self._flushes: set[asyncio.Task[None]] = set()
 
     async def __call__(self, keys: Keys, args: Args) -> Reply:
-        answer: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Reply] = loop.create_future()
         self._waiting.append(_Call(keys, args, answer))
         if len(self._waiting) == 1:
             # Its first step runs in the next turn, after every task that is ready in
             # this one has had the chance to add its append.
-            flush = asyncio.get_running_loop().create_task(self._flush())
+            flush = loop.create_task(self._flush())
             self._flushes.add(flush)
             flush.add_done_callback(self._flushes.discard)
         return await answer
