@@ -14,7 +14,7 @@ WEB_NODE := web/node_modules/.installed
 CHROMIUM ?= /usr/bin/chromium
 
 .DEFAULT_GOAL := help
-.PHONY: help setup proto run test test-fast soak lint bots-eval bench scale golden clean web-deps web-node web-fixtures web-shots
+.PHONY: help setup proto run test test-fast soak lint bots-eval bench profile scale golden clean web-deps web-node web-fixtures web-shots
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -61,6 +61,9 @@ bots-eval: $(GEN) ## search bots against random bots in process, every game: win
 
 bench: $(GEN) ## Both shapes, every game, 1/16/64 matches, 3 interleaved repetitions: CPU/action, p50/p99, actions/s as ratios to boardgame.io and the in-run floor, store calls/action, issue 28's targets (~10 min; BENCH_QUICK=1: shorter)
 	$(PY) -m bench
+
+profile: $(GEN) ## py-spy on one process under make bench's load (PROFILE_SHAPE inprocess, PROFILE_PROCESS gateway, PROFILE_MATCHES 16, PROFILE_SECONDS 15, PROFILE_GAME, PROFILE_NATIVE=1 for C frames): CPU per action, top functions; raw stacks in bench/results/
+	$(PY) -m bench.profile
 
 scale: $(GEN) ## K=1,2,4 replicas of every stateless tier on the embedded 3-master cluster, each capped at SCALE_CPU of a core (cgroups): actions/s, tickets/s (hot pool, 8 pools), efficiency, CPU/op, idle check; each rate the median of SCALE_REPEATS (3) runs; last line JSON (SCALE_SECONDS, SCALE_KS, SCALE_CPU, SCALE_LANES, SCALE_WORKLOADS; SCALE_FAULTS=1: kill -9 one replica per tier at K=4; root for caps)
 	$(PY) -m bench.scale
