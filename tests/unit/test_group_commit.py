@@ -12,13 +12,20 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
+from services.common.redis.internals import Pipeline
 from services.common.store import group_commit
 from services.common.store.event_store import NewEvent, VersionConflict
 from services.common.store.redis_store import RedisEventStore
 
 
-@pytest.fixture
-async def store(redis_url: str) -> AsyncIterator[RedisEventStore]:
+@pytest.fixture(params=["own connections", "the pool's pipeline"])
+async def store(
+    redis_url: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[RedisEventStore]:
+    """Every case on both of a batch's ways: the group commit's own connections, and
+    the pool's pipeline that a batch takes when those are all busy."""
+    if request.param == "the pool's pipeline":
+        monkeypatch.setattr(group_commit, "MOST_OWNED", 0)
     backend = RedisEventStore.from_url(redis_url)
     yield backend
     await backend.close()
@@ -138,3 +145,35 @@ async def test_more_than_a_batch_holds_goes_in_several(store: RedisEventStore, b
     results = await asyncio.gather(*(store.append(name, 0, event("a")) for name in names))
     assert batches == [group_commit.MOST_PER_BATCH, 3]
     assert all(r.last_version == 1 for r in results)
+
+
+
+async def test_a_batch_goes_on_an_own_connection_and_through_the_pool_when_those_are_busy(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(group_commit, "MOST_OWNED", 1)
+    pipelines: list[int] = []
+    execute = Pipeline.execute
+
+    async def counted(self: Pipeline, raise_on_error: bool = True) -> list[object]:
+        pipelines.append(len(self.command_stack))
+        return await execute(self, raise_on_error)
+
+    monkeypatch.setattr(Pipeline, "execute", counted)
+    backend = RedisEventStore.from_url(redis_url)
+    commit = backend._run_append
+    assert isinstance(commit, group_commit.GroupCommit)
+    try:
+        names = streams(2)
+        await asyncio.gather(*(backend.append(name, 0, event("a")) for name in names))
+        assert pipelines == []  # on the one own connection
+        busy = commit._take()  # as if a batch were on its way on it
+        assert busy is not None and commit._take() is None
+        await asyncio.gather(*(backend.append(name, 1, event("b")) for name in names))
+        assert pipelines == [2]  # the pool's pipeline
+        commit._idle.append(busy)
+        await asyncio.gather(*(backend.append(name, 2, event("c")) for name in names))
+        assert pipelines == [2]
+        assert [[e.data for e in await backend.read(name)] for name in names] == [[b"a", b"b", b"c"]] * 2
+    finally:
+        await backend.close()

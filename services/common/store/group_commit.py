@@ -1,19 +1,25 @@
 """Group commit: the appends that a process's tasks start in one turn of the event loop
-go to the server together, as one pipeline of script calls on one connection.
+go to the server together, as one batch of script calls on one connection.
 
 Each append is still its own script, atomic on its own stream and answered on its
 own: grouping changes how the calls travel, not what any of them does. A server that
 fsyncs every write syncs once for all it read at once, and reads them in one go;
-the client takes one connection from its pool, writes once and reads the replies in
-order, instead of once per append. On make bench's dice_hand lines this is the store
-part of an action's CPU (see docs/design-notes.md, "Group commit").
+the client writes once and reads the replies in order, instead of once per append.
+On make bench's dice_hand lines this is the store part of an action's CPU (see
+docs/design-notes.md, "Group commit").
 
-What travels together must be safe to travel again: redis-py's pipeline re-sends the
-whole batch after a dropped connection, and an append script answers a re-sent run
-with its first answer (its command id, or its one-off `once` key), so a retried
-batch appends nothing twice. A script the server has forgotten (NOSCRIPT: a restart,
-a failover, SCRIPT FLUSH) did not run; that append alone goes again the usual way,
-which loads the script.
+A batch travels on a connection of the group commit's own (at most MOST_OWNED, made
+as the pool makes its own), written at once and read back reply by reply: no pool
+checkout with its health probe and no pipeline object per batch, which cost the
+client more than the batch itself when it carries one or two appends. A batch that
+finds them all busy goes through the pool's pipeline as before.
+
+What travels together must be safe to travel again: a batch whose connection the
+server closed (a restart, CLIENT KILL, an idle timeout) goes once more on a new one,
+and an append script answers a re-sent run with its first answer (its command id, or
+its one-off `once` key), so a retried batch appends nothing twice. A script the
+server has forgotten (NOSCRIPT: a restart, a failover, SCRIPT FLUSH) did not run;
+that append alone goes again the usual way, which loads the script.
 """
 
 from __future__ import annotations
@@ -25,7 +31,11 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
+
+# Connections of the group commit's own (outside the pool: no checkout, no pipeline
+# object per batch); a batch that finds them all busy goes through the pool instead.
+MOST_OWNED = 4
 
 # Bounded so one pipeline stays well within a command's timeout and the server's
 # query buffer; a turn that starts more appends sends them in several pipelines.
@@ -52,6 +62,8 @@ class GroupCommit:
         self._script = script
         self._waiting: list[_Call] = []
         self._flushes: set[asyncio.Task[None]] = set()
+        self._idle: list[aioredis.Connection] = []
+        self._owned = 0
 
     async def __call__(self, keys: Keys, args: Args) -> Reply:
         loop = asyncio.get_running_loop()
@@ -69,6 +81,9 @@ class GroupCommit:
         """Waits for the batches already on their way."""
         if self._flushes:
             await asyncio.gather(*self._flushes, return_exceptions=True)
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            await connection.disconnect()
 
     async def _flush(self) -> None:
         calls, self._waiting = self._waiting, []
@@ -81,14 +96,8 @@ class GroupCommit:
                 _fail(call, RedisConnectionError("the append's batch went unanswered"))
 
     async def _send(self, calls: list[_Call]) -> None:
-        if len(calls) == 1:  # nothing to group: the script's own call (it loads a forgotten script)
-            await _settle(calls[0], self._script(keys=calls[0].keys, args=calls[0].args))
-            return
-        pipe = self._client.pipeline(transaction=False)
-        for call in calls:
-            pipe.execute_command("EVALSHA", self._script.sha, len(call.keys), *call.keys, *call.args)
         try:
-            replies = await pipe.execute(raise_on_error=False)
+            replies = await self._exchange(calls)
         except BaseException as failed:  # noqa: BLE001 -- the batch as a whole (the connection): each caller hears it
             for call in calls:
                 _fail(call, failed)
@@ -100,6 +109,56 @@ class GroupCommit:
                 _fail(call, reply)
             elif not call.answer.done():  # a caller that was cancelled no longer waits
                 call.answer.set_result(reply)
+
+    async def _exchange(self, calls: list[_Call]) -> list[Reply | Exception]:
+        """The batch's replies in order, a refused script's as its error: written at once
+        and read back on a connection of the group commit's own, or through the pool's
+        pipeline when all of those are busy."""
+        connection = self._take()
+        if connection is None:
+            pipe = self._client.pipeline(transaction=False)
+            for call in calls:
+                pipe.execute_command("EVALSHA", self._script.sha, len(call.keys), *call.keys, *call.args)
+            return await pipe.execute(raise_on_error=False)
+        commands = [("EVALSHA", self._script.sha, len(call.keys), *call.keys, *call.args) for call in calls]
+        packed = connection.pack_commands(commands)
+
+        async def attempt() -> list[Reply | Exception]:
+            try:
+                await connection.send_packed_command(packed, check_health=False)
+                replies: list[Reply | Exception] = []
+                for _ in calls:
+                    try:
+                        replies.append(await connection.read_response())
+                    except ResponseError as refused:
+                        replies.append(refused)
+                return replies
+            except BaseException:
+                await connection.disconnect(nowait=True)
+                raise
+
+        try:
+            try:
+                return await attempt()
+            except RedisConnectionError:
+                # The server closed the connection while it sat idle (a restart, CLIENT KILL,
+                # its idle timeout): the batch goes once more on a new one, and a re-sent
+                # append script answers with its first run's answer.
+                return await attempt()
+        finally:
+            self._idle.append(connection)
+
+    def _take(self) -> aioredis.Connection | None:
+        """One of the group commit's own connections that is free, None when all are busy."""
+        if self._idle:
+            return self._idle.pop()
+        if self._owned >= MOST_OWNED:
+            return None
+        self._owned += 1
+        # Made as the pool makes its own (its class and settings: LeanConnection, password,
+        # name, timeouts); redis-py leaves make_connection unannotated.
+        made: aioredis.Connection = self._client.connection_pool.make_connection()  # type: ignore[no-untyped-call]
+        return made
 
 
 async def _settle(call: _Call, reply: Awaitable[Reply]) -> None:
