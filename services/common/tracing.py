@@ -125,12 +125,17 @@ def _instrument_libraries(provider: TracerProvider) -> None:
     from opentelemetry.instrumentation.grpc import GrpcAioInstrumentorClient, filters
     from opentelemetry.instrumentation.redis import RedisInstrumentor
 
+    from services.common.store import group_commit
+
     carried = filters.any_of(*(filters.method_name(name) for name in CARRIERS), filters.health_check())
     # The instrumentations ship no type hints: called as documented.
     GrpcAioInstrumentorClient(filter_=filters.negate(carried)).instrument(  # type: ignore[no-untyped-call]
         tracer_provider=provider
     )
     RedisInstrumentor().instrument(tracer_provider=WithinTraces(provider))  # type: ignore[arg-type]
+    # The instrumentation sees what goes through redis-py's clients: the appends' batches
+    # then go through the pool's pipeline too, not the group commit's own connections.
+    group_commit.through_the_client()
 
 
 def shutdown(timeout_millis: int = 2000) -> None:

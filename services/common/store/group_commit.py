@@ -12,7 +12,8 @@ A batch travels on a connection of the group commit's own (at most MOST_OWNED, m
 as the pool makes its own), written at once and read back reply by reply: no pool
 checkout with its health probe and no pipeline object per batch, which cost the
 client more than the batch itself when it carries one or two appends. A batch that
-finds them all busy goes through the pool's pipeline as before.
+finds them all busy goes through the pool's pipeline as before, and so does every
+batch while tracing is on (`through_the_client`), which the stock instrumentation sees.
 
 What travels together must be safe to travel again: a batch whose connection the
 server closed (a restart, CLIENT KILL, an idle timeout) goes once more on a new one,
@@ -36,6 +37,14 @@ from redis.exceptions import NoScriptError, ResponseError
 # Connections of the group commit's own (outside the pool: no checkout, no pipeline
 # object per batch); a batch that finds them all busy goes through the pool instead.
 MOST_OWNED = 4
+
+
+def through_the_client() -> None:
+    """Every batch through the pool's pipeline from now on: while tracing is on, the
+    stock redis-py instrumentation traces what goes through the client, and an append
+    on a connection of the group commit's own would be missing from its trace."""
+    global MOST_OWNED
+    MOST_OWNED = 0
 
 # Bounded so one pipeline stays well within a command's timeout and the server's
 # query buffer; a turn that starts more appends sends them in several pipelines.
