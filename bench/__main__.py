@@ -19,7 +19,7 @@ both shapes) takes about 9 minutes (528 s measured while others' tests loaded
 the machine; startup, warm-up and opening the matches of each run add about a
 second a run). BENCH_QUICK=1 runs 2 s each (same interleaving); BENCH_GAMES, BENCH_LEVELS, BENCH_SECONDS, BENCH_REPEATS
 narrow or lengthen it; BENCH_DRIVER=bots plays with the unary bots instead of
-Play streams; BENCH_EXTRAS=1 adds matchmaking and engine speed. Figures go to
+Play streams; BENCH_EXTRAS=1 adds matchmaking, engine speed and the cluster client's CPU per command. Figures go to
 bench/results/latest.json. BENCH_TRACING=1 measures only what tracing costs
 (bench/tracing.py): dice_hand at 16 matches in both shapes, tracing off and on
 at sampling 0, 0.01 and 1.0 exporting to a local sink, CPU per action as a ratio
@@ -169,7 +169,7 @@ def measure(step: Step, chosen: Plan, sides: Sides, label: str) -> dict[str, Any
 
 
 def extras(chosen: Plan) -> dict[str, Any]:
-    from bench import engines, matchmaking
+    from bench import cluster_client, engines, matchmaking
     from services.games import registry
 
     if MINIMAL not in registry.available():  # the stacks know it from their environment; this process must be told
@@ -177,6 +177,7 @@ def extras(chosen: Plan) -> dict[str, Any]:
     return {
         "engines": [engines.games_per_second(game, seconds=2.0) for game in chosen.games],
         "matchmaking": matchmaking.run(),
+        "cluster_client": cluster_client.run(),
     }
 
 

@@ -195,6 +195,16 @@ def targets_table(found: list[dict[str, Any]]) -> Table:
     return table
 
 
+def cluster_client_table(found: dict[str, dict[str, float]]) -> Table:
+    """The cluster client's CPU per operation (bench/cluster_client.py), redis-py's and ours."""
+    table = Table(title="Redis Cluster client CPU, us per script of eight keys + GET + pipeline of two (medians)")
+    for header in ("client", "1 caller", "16 callers"):
+        table.add_column(header, justify="right")
+    for name, by in found.items():
+        table.add_row(name, f"{by['callers_1']:.0f}", f"{by['callers_16']:.0f}")
+    return table
+
+
 def matchmaking_table(found: dict[str, Any]) -> Table:
     """Issue 14's figures: each ticket transport with one and two replicas, then the backlog."""
     table = Table(title="Matchmaking: 2-seat tickets, each queued over one stream and read until assigned "
@@ -245,6 +255,8 @@ def finish(figures: dict[str, Any]) -> None:
     if matchmaking:
         tables.append(matchmaking_table(matchmaking))
         figures["targets"] += matchmaking_targets(matchmaking)
+    if figures.get("extras", {}).get("cluster_client"):
+        tables.append(cluster_client_table(figures["extras"]["cluster_client"]))
     for table in tables:
         console.print(table)
     console.print(targets_table(figures["targets"]))

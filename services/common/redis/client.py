@@ -8,8 +8,9 @@ Every pool is bounded: a process holds at most `max_connections` connections
 (per cluster node), however many callers it serves. A command that finds the
 pool empty waits `pool_timeout` s for a connection, then fails (ConnectionError,
 which the server maps to UNAVAILABLE) instead of opening one more. The one-server
-pool is redis-py's own bounded pool; its connections (LeanConnection) reach into
-redis-py's internals, so they live in services/common/redis/internals.py.
+pool is redis-py's own bounded pool; its connections (LeanConnection), and the
+cluster client that uses them (LeanCluster), reach into redis-py's internals, so
+they live in services/common/redis/internals.py.
 """
 
 from __future__ import annotations
@@ -18,10 +19,9 @@ import urllib.parse
 from typing import TypedDict, cast
 
 import redis.asyncio as aioredis
-from redis.asyncio.cluster import RedisCluster
 
 from services.common.config import Settings
-from services.common.redis.internals import LeanConnection
+from services.common.redis.internals import LeanCluster, LeanConnection
 
 # Blocking reads (XREAD/XREADGROUP BLOCK, at most 2 s in this code base) must fit
 # in the socket timeout, so it is never shorter than this.
@@ -65,7 +65,7 @@ def connect(
         # MaxConnectionsError at once (mapped to RESOURCE_EXHAUSTED).
         # Typed as the one-server client its callers are written against: every
         # call touches keys of one hash tag, so the cluster client serves it alike.
-        return cast(aioredis.Redis, RedisCluster.from_url(url, **options))  # type: ignore[no-untyped-call]
+        return cast(aioredis.Redis, LeanCluster.from_url(url, **options))  # type: ignore[no-untyped-call]
     pool = aioredis.BlockingConnectionPool.from_url(
         url, timeout=pool_timeout, connection_class=LeanConnection, **options
     )

@@ -14,6 +14,11 @@ What each reaches into:
   `socket_timeout`.
 - `Pipeline`: the asyncio client's pipeline class, which `redis.asyncio` does not
   export: imported from `redis.asyncio.client`.
+- `LeanCluster` (a `redis.asyncio.cluster.RedisCluster`): writes "connection_class"
+  into the client's `connection_kwargs` (the dict its `NodesManager` builds every
+  `ClusterNode` from, and which `__init__` fills with redis-py's `Connection`), sets
+  `connection_class` on the startup nodes it already built, and overrides
+  `_determine_slot(command, *args)` (async; the slot a command goes to).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import TYPE_CHECKING
 import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import DataError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -32,7 +38,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 if TYPE_CHECKING:
     from redis.typing import EncodableT
 
-__all__ = ["READ_FROM", "LeanConnection", "Pipeline"]
+__all__ = ["READ_FROM", "LeanCluster", "LeanConnection", "Pipeline"]
 
 # The redis-py version whose source everything here was read from (pyproject.toml pins it).
 READ_FROM = "7.0.1"
@@ -58,7 +64,7 @@ class LeanConnection(aioredis.Connection):
     2.30 with redis-py's send (medians of the same runs). An EXISTS loop against the
     embedded server (three alternating runs): the client's CPU per command 129-141 us
     with one caller before, 83-107 after; 56-77 us with sixteen callers before, 43-48
-    after. The cluster client keeps redis-py's own connections.
+    after. The cluster client uses it too (`LeanCluster`).
     """
 
     def pack_command(self, *args: EncodableT) -> list[bytes]:
@@ -106,3 +112,45 @@ class LeanConnection(aioredis.Connection):
             raise
 
 
+# Commands whose first argument is their (first) key. Every command of this code base
+# touches the keys of one hash tag, so the first key's slot is the command's.
+FIRST_KEY_COMMANDS = frozenset([
+    "APPEND", "DECR", "DECRBY", "DEL", "EXISTS", "EXPIRE", "EXPIREAT", "GET", "GETDEL", "GETSET",
+    "HDEL", "HEXISTS", "HGET", "HGETALL", "HINCRBY", "HINCRBYFLOAT", "HKEYS", "HLEN", "HMGET", "HMSET",
+    "HSET", "HSETNX", "HVALS", "INCR", "INCRBY", "LLEN", "LPOP", "LPUSH", "LRANGE", "LREM", "LTRIM",
+    "MGET", "PERSIST", "PEXPIRE", "PEXPIREAT", "PSETEX", "PTTL", "RPOP", "RPUSH", "SADD", "SCARD",
+    "SET", "SETEX", "SETNX", "SISMEMBER", "SMEMBERS", "SPOP", "SREM", "STRLEN", "TTL", "TYPE", "UNLINK",
+    "XACK", "XADD", "XAUTOCLAIM", "XCLAIM", "XDEL", "XLEN", "XPENDING", "XRANGE", "XREVRANGE", "XTRIM",
+    "ZADD", "ZCARD", "ZCOUNT", "ZINCRBY", "ZMSCORE", "ZPOPMIN", "ZRANGE", "ZRANGEBYSCORE", "ZRANK",
+    "ZREM", "ZREMRANGEBYRANK", "ZREMRANGEBYSCORE", "ZREVRANGE", "ZREVRANGEBYSCORE", "ZSCORE"
+])
+SCRIPT_COMMANDS = frozenset(("EVALSHA", "EVAL"))
+
+
+class LeanCluster(RedisCluster):
+    """redis-py's asyncio cluster client on `LeanConnection`s, routing by the first key.
+
+    Stock, it packs every command in Python and writes it from a task of its own (as the
+    one-server client did before `LeanConnection`), and it finds a command's slot by
+    hashing every key it names (eight for the matchmaker's enqueue script) or, for a
+    command that is not a script, by asking its command parser where the keys are. Here
+    every command touches the keys of one hash tag (services/common/redis/client.py), so
+    the slot of its first key is the command's; a command that broke that rule is still
+    refused, by the server (CROSSSLOT) instead of the client. Commands this class does
+    not know go redis-py's way.
+    """
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # redis-py's keywords, passed through
+        # Every node the client learns of later is built from this dict; the startup
+        # nodes were built from it already (and have no connection yet).
+        self.connection_kwargs["connection_class"] = LeanConnection
+        for node in self.startup_nodes:
+            node.connection_class = LeanConnection
+
+    async def _determine_slot(self, command: str, *args: EncodableT) -> int:
+        if command in FIRST_KEY_COMMANDS and args:
+            return self.keyslot(args[0])
+        if command in SCRIPT_COMMANDS and len(args) > 2 and int(args[1]) > 0:
+            return self.keyslot(args[2])
+        return await super()._determine_slot(command, *args)
