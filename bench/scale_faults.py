@@ -190,6 +190,7 @@ async def _faulted(stack: ScaleStack, settings: Settings, verifier: Callable[[st
     found |= await losses(addrs[0], played, tickets, verifier(addrs[0]), settings.verify)
     found["reconnects"] = {"actions": played.failed, "tickets": tickets.failed}
     found["resumed_matches"] = len(played.resumed)
+    found["rerouted_actions"] = played.rerouted
     found["per_second"] = {w: per_second(sorted(t), start, end) for w, t in series.items()}
     say(found, kills)
     return found

@@ -79,6 +79,8 @@ class Actions:
     failed: int = 0
     # Matches whose streams broke and were reopened (on another gateway): worth a verify.
     resumed: list[str] = field(default_factory=list)
+    # Actions acknowledged while their lane was away from its own gateway (it had failed).
+    rerouted: int = 0
 
 
 async def play(addrs: Sequence[str], game: str, lanes: int, window: Window, stop: asyncio.Event) -> Actions:
@@ -119,6 +121,11 @@ class GatewayRing:
         self._at = self._first
         self.gateway = Gateway(addrs[self._at])
 
+    @property
+    def away(self) -> bool:
+        """Whether the lane plays through another gateway than its own (its own failed)."""
+        return self._at != self._first
+
     async def home(self) -> None:
         """Back to the first gateway: without it, the lanes of a gateway that died and came
         back would crowd its neighbour for the rest of the run."""
@@ -148,7 +155,7 @@ async def _play_match(ring: GatewayRing, seats: list[Seat], seed: int, ends: flo
     while True:
         players = [ResilientSeat(ring.gateway, seat, rng, ends, table) for seat in seats]
         broke = await _seats_broke(players)
-        _book(found, match_id, table, players)
+        _book(found, match_id, table, players, ring.away)
         if not broke:
             return True
         found.failed += 1
@@ -172,13 +179,15 @@ async def _seats_broke(players: Sequence[Player]) -> bool:
     return broke
 
 
-def _book(found: Actions, match_id: str, table: Table, players: Sequence[Player]) -> None:
+def _book(found: Actions, match_id: str, table: Table, players: Sequence[Player], away: bool) -> None:
     """What a match's seats acknowledged so far (kept even if the match is given up)."""
     arrivals = table.arrivals
     assert isinstance(arrivals, TimedArrivals)
     found.acknowledged[match_id] = len(arrivals.latencies)
     found.versions[match_id] = max([found.versions.get(match_id, 0), *(p.latest for p in players)])
     found.done.extend(arrivals.completed[arrivals.booked:])
+    if away:
+        found.rerouted += len(arrivals.completed) - arrivals.booked
     arrivals.booked = len(arrivals.completed)
 
 
