@@ -47,8 +47,9 @@ class MatchRepository:
         # Finished matches at earlier versions, for replays: a finished log never changes.
         self._past: LRU[tuple[str, int], Match] = LRU(CACHE_SIZE)
         self._owner = uuid.uuid4().hex
-        # Until when (monotonic s) this repository surely holds a match's lease with its cache current.
-        self._held: dict[str, float] = {}
+        # Until when (monotonic s) this repository surely holds a match's lease with its cache
+        # current: for the matches it appended to last, no more of them than it keeps current.
+        self._held: LRU[str, float] = LRU(CACHE_SIZE)
 
     async def get(self, match_id: str, fresh: bool = True) -> Match:
         """The match at its stream's current version (`fresh`), or as cached if there
@@ -125,19 +126,17 @@ class MatchRepository:
             return result
         await self._fast_forward(before, moved(before, progress, result.last_version))
         if result.lease_ms > 0:
-            if len(self._held) > CACHE_SIZE:
-                self._held = {m: until for m, until in self._held.items() if m in self._current}
-            self._held[before.match_id] = sent + _trusted_seconds(result.lease_ms)
+            self._held.put(before.match_id, sent + _trusted_seconds(result.lease_ms))
         return result
 
     def holds(self, match_id: str) -> bool:
         """Whether this repository surely holds the match's lease, its cache current."""
-        until = self._held.get(match_id)
+        until = self._held.peek(match_id)
         if until is None:
             return False
         if until > time.monotonic() and match_id in self._current:
             return True
-        del self._held[match_id]
+        self._held.pop(match_id)
         return False
 
     def cached(self, match_id: str) -> Match | None:

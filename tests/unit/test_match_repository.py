@@ -167,3 +167,19 @@ async def test_an_append_whose_reply_was_lost_is_no_longer_trusted_to_be_current
         await repo.append(landed, Progress(landed, tuple(moves(1))))
     assert not repo.holds("m1")
     assert (await repo.get("m1")).version == 6, "the read asks the stream and catches up"
+
+
+async def test_the_leases_it_keeps_are_bounded_by_the_matches_it_keeps_current(monkeypatch: pytest.MonkeyPatch):
+    """A process that has appended to more matches than it keeps current still knows the
+    leases of the newest ones, and keeps no more of them than its cache holds."""
+    monkeypatch.setattr("services.match.repository.CACHE_SIZE", 4)
+    store, rules = MemoryEventStore(), CountingRules()
+    repo = repository(store, rules)
+    names = [f"m{i}" for i in range(10)]
+    for name in names:
+        await started(store, name)
+        before = await repo.get(name)
+        await repo.append(before, Progress(lifecycle.with_position(before, b"1", before.turn, None), tuple(moves(1))))
+    assert all(repo.holds(name) for name in names[-4:]), "the newest appends keep their leases"
+    assert not any(repo.holds(name) for name in names[:-4]), "the oldest matches left the cache"
+    assert len(repo._held) <= 4
