@@ -96,7 +96,6 @@ async def play(addrs: Sequence[str], game: str, lanes: int, window: Window, stop
         try:
             while time.perf_counter() < ends:
                 seed += 1
-                await ring.home()  # each new match on the lane's own gateway, once it is back
                 try:
                     seats = await autoplay.open_match(ring.gateway, game, 2, seed)
                 except grpc.aio.AioRpcError:
@@ -106,6 +105,9 @@ async def play(addrs: Sequence[str], game: str, lanes: int, window: Window, stop
                 found.acknowledged.setdefault(seats[0].match_id, 0)
                 if await _play_match(ring, seats, seed, ends, found) and time.perf_counter() < ends:
                     found.finished.append(seats[0].match_id)
+                # Only once a match was played elsewhere: going home straight after a refused
+                # opening would knock on a dead gateway again until it is back.
+                await ring.home()
         finally:
             await ring.close()
 
