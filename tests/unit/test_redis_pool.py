@@ -1,5 +1,6 @@
-"""The pool and its connections: redis-py's bounded pool (a connection the server
-closed while it sat idle is found and replaced before the next command); commands are
+"""The pool and its connections: redis-py's bounded pool, handing out idle connections
+without a turn of the loop (a connection the server closed while it sat idle, or one
+holding an unread reply, is found and replaced before the next command); commands are
 packed as redis-py packs them; the pool stays bounded and hands freed connections to
 waiters."""
 
@@ -29,6 +30,25 @@ async def test_a_connection_closed_while_idle_is_replaced_before_the_next_comman
     finally:
         await client.aclose()
         await admin.aclose()
+
+
+async def test_an_idle_connection_holding_an_unread_reply_is_not_handed_out_as_it_is(redis_url: str) -> None:
+    """The pool hands out an idle connection without a turn of the loop, but not one
+    whose stream holds a reply nobody read: its next command would read that one."""
+    client = redis_client.connect(redis_url, max_connections=1, name="pool-unread")
+    pool = client.connection_pool
+    try:
+        assert isinstance(pool, redis_internals.LeanPool)
+        await client.set("pool-unread", "mine")
+        stray = await pool.get_connection()
+        await stray.send_command("PING")
+        while not stray._reader._buffer:  # the PONG has reached the stream, unread
+            await asyncio.sleep(0.01)
+        await pool.release(stray)
+        assert await client.get("pool-unread") == b"mine"
+        assert await client.ping()
+    finally:
+        await client.aclose()
 
 
 def test_commands_are_packed_as_redis_py_packs_them() -> None:

@@ -8,9 +8,9 @@ Every pool is bounded: a process holds at most `max_connections` connections
 (per cluster node), however many callers it serves. A command that finds the
 pool empty waits `pool_timeout` s for a connection, then fails (ConnectionError,
 which the server maps to UNAVAILABLE) instead of opening one more. The one-server
-pool is redis-py's own bounded pool; its connections (LeanConnection), and the
-cluster client that uses them (LeanCluster), reach into redis-py's internals, so
-they live in services/common/redis/internals.py.
+pool (LeanPool, redis-py's bounded pool without its per-command probe), its
+connections (LeanConnection) and the cluster client that uses them (LeanCluster)
+reach into redis-py's internals, so they live in services/common/redis/internals.py.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TypedDict, cast
 import redis.asyncio as aioredis
 
 from services.common.config import Settings
-from services.common.redis.internals import LeanCluster, LeanConnection
+from services.common.redis.internals import LeanCluster, LeanConnection, LeanPool
 
 # Blocking reads (XREAD/XREADGROUP BLOCK, at most 2 s in this code base) must fit
 # in the socket timeout, so it is never shorter than this.
@@ -66,7 +66,7 @@ def connect(
         # Typed as the one-server client its callers are written against: every
         # call touches keys of one hash tag, so the cluster client serves it alike.
         return cast(aioredis.Redis, LeanCluster.from_url(url, **options))  # type: ignore[no-untyped-call]
-    pool = aioredis.BlockingConnectionPool.from_url(
+    pool = LeanPool.from_url(
         url, timeout=pool_timeout, connection_class=LeanConnection, **options
     )
     return aioredis.Redis(connection_pool=pool)

@@ -14,6 +14,12 @@ What each reaches into:
   `socket_timeout`.
 - `Pipeline`: the asyncio client's pipeline class, which `redis.asyncio` does not
   export: imported from `redis.asyncio.client`.
+- `LeanPool` (a `redis.asyncio.BlockingConnectionPool`): overrides `get_connection`
+  and `release`; reads and changes `_available_connections` and `_in_use_connections`
+  as redis-py's own pool methods do, reads the waiters of its `_condition` (asyncio's
+  `Condition._waiters`), and of a connection `_reader` (the asyncio StreamReader: its
+  `_buffer`, `at_eof()`), `_writer` and `_parser._reader` (the hiredis Reader:
+  `has_data()`); calls `ensure_connection` and `should_reconnect` as redis-py's do.
 - `LeanCluster` (a `redis.asyncio.cluster.RedisCluster`): writes "connection_class"
   into the client's `connection_kwargs` (the dict its `NodesManager` builds every
   `ClusterNode` from, and which `__init__` fills with redis-py's `Connection`), sets
@@ -31,6 +37,7 @@ import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import DataError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -38,7 +45,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 if TYPE_CHECKING:
     from redis.typing import EncodableT
 
-__all__ = ["READ_FROM", "LeanCluster", "LeanConnection", "Pipeline"]
+__all__ = ["READ_FROM", "LeanCluster", "LeanConnection", "LeanPool", "Pipeline"]
 
 # The redis-py version whose source everything here was read from (pyproject.toml pins it).
 READ_FROM = "7.0.1"
@@ -110,6 +117,64 @@ class LeanConnection(aioredis.Connection):
             # Part of the command may be out: the connection cannot carry another.
             await self.disconnect(nowait=True)
             raise
+
+
+class LeanPool(aioredis.BlockingConnectionPool):
+    """redis-py's bounded pool, handing out an idle connection without a turn of the loop.
+
+    Stock, every command takes the pool's condition and a timeout to find a connection,
+    then checks that it holds no unread data by trying to read from its socket under a
+    zero timeout: the task is suspended for a turn of the loop, then cancelled. Then
+    it takes the condition again to give the connection back. Here a command that finds
+    an idle connection takes it at once, and checks what has been read from it already
+    (the stream's buffer, its end, the parser's buffer) instead of waiting a turn for
+    more; a connection that fails the check goes redis-py's way (reconnected). Giving
+    a connection back takes the condition only when a caller waits for one. Where no
+    connection is idle, a caller waits as before (`timeout`, then ConnectionError).
+
+    What a turn of the loop could still have shown (data the server sent since the last
+    one) is no reply: every command reads its reply in full before the connection goes
+    back, and one that fails half way (an error, a cancellation) disconnects. An end the
+    server sent since is met by the next command, as redis-py meets a server that goes
+    away between its check and the command: ConnectionError, and the caller's retry.
+    A connection given back here does not dispatch redis-py's connection-released
+    event, which only a streaming credential provider listens to (none is configured).
+    """
+
+    async def get_connection(self, *args: object, **options: object) -> AbstractConnection:
+        idle = self._available_connections
+        if not idle:
+            # redis-py leaves get_connection unannotated.
+            return await super().get_connection(*args, **options)  # type: ignore[no-untyped-call, no-any-return]
+        connection = idle.pop()
+        self._in_use_connections.add(connection)
+        if _settled(connection):
+            return connection
+        try:
+            await self.ensure_connection(connection)
+        except BaseException:
+            await self.release(connection)
+            raise
+        return connection
+
+    async def release(self, connection: AbstractConnection) -> None:
+        # Someone waits for a connection, or this one must reconnect first (while it does,
+        # under the condition, nobody may open one past the bound): redis-py's way.
+        if self._condition._waiters or connection.should_reconnect():  # type: ignore[no-untyped-call]
+            await super().release(connection)
+            return
+        self._in_use_connections.remove(connection)
+        self._available_connections.append(connection)
+
+
+def _settled(connection: AbstractConnection) -> bool:
+    """A connected connection with nothing unread: nothing in its stream's buffer, no
+    end of stream, nothing in the parser's buffer."""
+    stream = connection._reader
+    if stream is None or connection._writer is None or stream._buffer or stream.at_eof():  # type: ignore[attr-defined]
+        return False
+    parsed = getattr(connection._parser, "_reader", None)
+    return parsed is not None and not parsed.has_data()
 
 
 # Commands whose first argument is their (first) key. Every command of this code base
