@@ -20,8 +20,12 @@ import os
 import sys
 from collections.abc import AsyncIterator
 
-import grpc
-import redis.asyncio as aioredis
+from services.common import grpc_io
+
+grpc_io.choose()  # the stack's gRPC I/O path: the floor pays what the stack pays
+
+import grpc  # noqa: E402 -- after the I/O path is chosen
+import redis.asyncio as aioredis  # noqa: E402
 
 SERVICE = "bench.floor.v1.Floor"
 PLAY = f"/{SERVICE}/Play"  # bidi: each message names its lane (its match), and is echoed back

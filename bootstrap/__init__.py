@@ -14,12 +14,17 @@ services/common/config.py (`SHAPES`) and checked when the settings are loaded.
 
 from __future__ import annotations
 
-from services.common.config import Settings
-from services.common.draws import ChanceResolver
-from services.common.rpc.adapters import RulesClient
-from services.common.rpc.ports import RulesPort
-from services.common.security import tls
-from services.games import registry
+from services.common import grpc_io
+
+# Before anything imports grpc: every process's `__main__` imports this package first.
+grpc_io.choose()
+
+from services.common.config import Settings  # noqa: E402 -- after grpc_io.choose()
+from services.common.draws import ChanceResolver  # noqa: E402 -- after grpc_io.choose()
+from services.common.rpc.adapters import RulesClient  # noqa: E402 -- after grpc_io.choose()
+from services.common.rpc.ports import RulesPort  # noqa: E402 -- after grpc_io.choose()
+from services.common.security import tls  # noqa: E402 -- after grpc_io.choose()
+from services.games import registry  # noqa: E402 -- after grpc_io.choose()
 
 
 def load_extra_games(settings: Settings) -> None:
