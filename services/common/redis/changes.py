@@ -31,22 +31,33 @@ def parse(data: bytes) -> tuple[str, int]:
 
 async def listen(client: aioredis.Redis) -> AsyncIterator[tuple[str, int]]:
     """SUBSCRIBED, then (stream, last version) for every append, until the
-    connection fails (a redis-py error is raised; the caller resubscribes)."""
+    connection fails (a redis-py error is raised; the caller resubscribes).
+
+    Each reply is read straight off the subscription's connection, where redis-py's
+    `get_message` wraps every one in a retry, a health check, a callback lookup and a
+    dict: a gateway reads one of these for every append of every match it follows."""
     pubsub = client.pubsub()
     try:
         await pubsub.subscribe(APPENDED_CHANNEL)
+        connection = pubsub.connection
+        assert connection is not None  # subscribe() took it from the pool
         yield SUBSCRIBED
-        heard = asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        heard = loop.time()
         while True:
-            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=PING_EVERY)
-            now = asyncio.get_running_loop().time()
-            if message is None:
+            # None when PING_EVERY passed in silence (a timeout the caller asked for
+            # leaves the connection as it is).
+            reply = await connection.read_response(timeout=PING_EVERY)
+            now = loop.time()
+            if reply is None:
                 if now - heard > DEAD_AFTER:
                     raise RedisConnectionError("the subscription went silent")
-                await pubsub.ping()
+                await connection.send_command("PING")  # a failure to send raises, as a read would
                 continue
             heard = now
-            if message["type"] == "message":
-                yield parse(message["data"])
+            # [b"message", channel, data]; the subscription's confirmation and the
+            # answers to pings ([b"pong", b""]) only show the connection is alive.
+            if isinstance(reply, list) and len(reply) == 3 and reply[0] == b"message":
+                yield parse(reply[2])
     finally:
         await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves it unannotated
