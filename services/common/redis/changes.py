@@ -39,8 +39,9 @@ async def listen(client: aioredis.Redis) -> AsyncIterator[tuple[str, int]]:
     pubsub = client.pubsub()
     try:
         await pubsub.subscribe(APPENDED_CHANNEL)
-        connection = pubsub.connection
-        assert connection is not None  # subscribe() took it from the pool
+        connection = pubsub.connection  # subscribe() took it from the pool
+        if connection is None:
+            raise RedisConnectionError("the subscription has no connection")
         yield SUBSCRIBED
         loop = asyncio.get_running_loop()
         heard = loop.time()
