@@ -16,15 +16,16 @@ from __future__ import annotations
 
 from services.common import grpc_io
 
-# Before anything imports grpc: every process's `__main__` imports this package first.
+# Before anything imports grpc (every process's `__main__` imports this package first):
+# the imports below come after it on purpose.
 grpc_io.choose()
 
-from services.common.config import Settings  # noqa: E402 -- after grpc_io.choose()
-from services.common.draws import ChanceResolver  # noqa: E402 -- after grpc_io.choose()
-from services.common.rpc.adapters import RulesClient  # noqa: E402 -- after grpc_io.choose()
-from services.common.rpc.ports import RulesPort  # noqa: E402 -- after grpc_io.choose()
-from services.common.security import tls  # noqa: E402 -- after grpc_io.choose()
-from services.games import registry  # noqa: E402 -- after grpc_io.choose()
+from services.common.config import Settings  # noqa: E402
+from services.common.draws import ChanceResolver  # noqa: E402
+from services.common.rpc.adapters import RulesClient  # noqa: E402
+from services.common.rpc.ports import RulesPort  # noqa: E402
+from services.common.security import tls  # noqa: E402
+from services.games import registry  # noqa: E402
 
 
 def load_extra_games(settings: Settings) -> None:

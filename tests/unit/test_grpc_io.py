@@ -35,22 +35,23 @@ PROBE = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("process", PROCESSES)
-def test_each_process_chooses_grpcs_io_path_before_grpc_is_imported(process: str) -> None:
+def _seen(process: str, grpc_experiments: str | None) -> str:
+    """GRPC_EXPERIMENTS as `bootstrap.<process>` left it when grpc was first imported,
+    started with `grpc_experiments` in its environment (None: unset)."""
     env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
+    if grpc_experiments is not None:
+        env["GRPC_EXPERIMENTS"] = grpc_experiments
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "gen")])
-    seen = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", PROBE.format(process=process)], env=env, cwd=ROOT,
         capture_output=True, text=True, check=True,
     ).stdout.strip()
-    assert seen == EXPECTED
+
+
+@pytest.mark.parametrize("process", PROCESSES)
+def test_each_process_chooses_grpcs_io_path_before_grpc_is_imported(process: str) -> None:
+    assert _seen(process, None) == EXPECTED
 
 
 def test_an_operators_own_setting_is_kept() -> None:
-    env = {**os.environ, "GRPC_EXPERIMENTS": "-some_experiment"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "gen")])
-    seen = subprocess.run(
-        [sys.executable, "-c", PROBE.format(process="dice")], env=env, cwd=ROOT,
-        capture_output=True, text=True, check=True,
-    ).stdout.strip()
-    assert seen == "-some_experiment"
+    assert _seen("dice", "-some_experiment") == "-some_experiment"
