@@ -23,9 +23,10 @@ def test_uvloop_is_the_default_and_asyncio_is_one_setting_away():
 @pytest.fixture(autouse=True)
 def collector_as_it_was() -> Iterator[None]:
     """`run` tunes the collector of the process it runs in (this one): undone after each test."""
-    callbacks = list(gc.callbacks)
+    callbacks, thresholds = list(gc.callbacks), gc.get_threshold()
     yield
     gc.callbacks[:] = callbacks
+    gc.set_threshold(*thresholds)
     gc.unfreeze()
 
 
@@ -40,6 +41,14 @@ def test_run_drives_main_to_its_end_on_the_chosen_loop(monkeypatch: pytest.Monke
 
     runtime.run(main)
     assert seen == [runtime.event_loop()]
+
+
+def test_young_collections_come_every_young_threshold_new_objects():
+    gc.set_threshold(700, 10, 10)  # CPython's default
+    runtime.tune_collector()
+    assert gc.get_threshold() == (runtime.YOUNG_THRESHOLD, 10, 10)
+    assert runtime.YOUNG_THRESHOLD > 700
+    assert any(isinstance(callback, runtime.FreezeSurvivors) for callback in gc.callbacks)
 
 
 class Node:
