@@ -148,6 +148,30 @@ async def test_more_than_a_batch_holds_goes_in_several(store: RedisEventStore, b
 
 
 
+async def test_appends_started_while_a_batch_is_on_its_way_go_together_in_the_next(
+    store: RedisEventStore, batches: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = asyncio.Event()
+    exchange = group_commit.GroupCommit._exchange
+
+    async def first_held(self: group_commit.GroupCommit, calls: list[group_commit._Call]) -> list[object]:
+        if len(batches) == 1:  # the first batch waits on its way until the test lets it go
+            await held.wait()
+        return await exchange(self, calls)
+
+    monkeypatch.setattr(group_commit.GroupCommit, "_exchange", first_held)
+    first, *later = streams(5)
+    appends = [asyncio.ensure_future(store.append(first, 0, event("a")))]
+    for name in later:  # each started in a turn of its own, while the first batch is out
+        await asyncio.sleep(0)
+        appends.append(asyncio.ensure_future(store.append(name, 0, event("b"))))
+    await asyncio.sleep(0)
+    held.set()
+    results = await asyncio.gather(*appends)
+    assert batches == [1, len(later)]
+    assert [r.last_version for r in results] == [1] * 5
+
+
 async def test_a_batch_goes_on_an_own_connection_and_through_the_pool_when_those_are_busy(
     redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

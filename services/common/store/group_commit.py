@@ -1,12 +1,14 @@
 """Group commit: the appends that a process's tasks start in one turn of the event loop
-go to the server together, as one batch of script calls on one connection.
+go to the server together, as one batch of script calls on one connection; while a
+batch is on its way, the appends started meanwhile wait for it and go as the next one.
 
 Each append is still its own script, atomic on its own stream and answered on its
 own: grouping changes how the calls travel, not what any of them does. A server that
 fsyncs every write syncs once for all it read at once, and reads them in one go;
 the client writes once and reads the replies in order, instead of once per append.
 On make bench's dice_hand lines this is the store part of an action's CPU (see
-docs/design-notes.md, "Group commit").
+docs/design-notes.md, "Group commit"). One batch at a time: a server that fsyncs every
+write syncs once per batch, and the batches grow with the load instead of the syncs.
 
 A batch travels on a connection of the group commit's own (at most MOST_OWNED, made
 as the pool makes its own), written at once and read back reply by reply: no pool
@@ -36,7 +38,8 @@ from redis.exceptions import NoScriptError, ResponseError
 
 # Connections of the group commit's own (outside the pool: no checkout, no pipeline
 # object per batch); a batch that finds them all busy goes through the pool instead.
-MOST_OWNED = 4
+# One batch is on its way at a time, so one is all it uses.
+MOST_OWNED = 1
 
 
 def through_the_client() -> None:
@@ -73,12 +76,14 @@ class GroupCommit:
         self._flushes: set[asyncio.Task[None]] = set()
         self._idle: list[aioredis.Connection] = []
         self._owned = 0
+        self._sending = False
 
     async def __call__(self, keys: Keys, args: Args) -> Reply:
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[Reply] = loop.create_future()
         self._waiting.append(_Call(keys, args, answer))
-        if len(self._waiting) == 1:
+        if not self._sending:
+            self._sending = True
             # Its first step runs in the next turn, after every task that is ready in
             # this one has had the chance to add its append.
             flush = loop.create_task(self._flush())
@@ -95,14 +100,22 @@ class GroupCommit:
             await connection.disconnect()
 
     async def _flush(self) -> None:
-        calls, self._waiting = self._waiting, []
         try:
-            for start in range(0, len(calls), MOST_PER_BATCH):
-                await self._send(calls[start:start + MOST_PER_BATCH])
+            while self._waiting:
+                calls, self._waiting = self._waiting, []
+                try:
+                    for start in range(0, len(calls), MOST_PER_BATCH):
+                        await self._send(calls[start:start + MOST_PER_BATCH])
+                finally:
+                    # Whatever went wrong on the way, no caller is left waiting for ever.
+                    for call in calls:
+                        _fail(call, RedisConnectionError("the append's batch went unanswered"))
         finally:
-            # Whatever went wrong on the way, no caller is left waiting for ever.
-            for call in calls:
-                _fail(call, RedisConnectionError("the append's batch went unanswered"))
+            self._sending = False
+            # Cancelled between batches (the process is stopping): what waits is not sent.
+            left, self._waiting = self._waiting, []
+            for call in left:
+                _fail(call, RedisConnectionError("the append's batch was never sent"))
 
     async def _send(self, calls: list[_Call]) -> None:
         try:
