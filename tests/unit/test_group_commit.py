@@ -147,7 +147,6 @@ async def test_more_than_a_batch_holds_goes_in_several(store: RedisEventStore, b
     assert all(r.last_version == 1 for r in results)
 
 
-
 async def test_appends_started_while_a_batch_is_on_its_way_go_together_in_the_next(
     store: RedisEventStore, batches: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -73,49 +73,44 @@ class GroupCommit:
         self._client = client
         self._script = script
         self._waiting: list[_Call] = []
-        self._flushes: set[asyncio.Task[None]] = set()
+        # The one flush on its way (one batch at a time): it sends what waits until nothing does.
+        self._flushing: asyncio.Task[None] | None = None
         self._idle: list[aioredis.Connection] = []
         self._owned = 0
-        self._sending = False
 
     async def __call__(self, keys: Keys, args: Args) -> Reply:
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[Reply] = loop.create_future()
         self._waiting.append(_Call(keys, args, answer))
-        if not self._sending:
-            self._sending = True
+        # A flush that has left its loop is done in the same step (no await between),
+        # so one that is not done will still see this call.
+        if self._flushing is None or self._flushing.done():
             # Its first step runs in the next turn, after every task that is ready in
             # this one has had the chance to add its append.
-            flush = loop.create_task(self._flush())
-            self._flushes.add(flush)
-            flush.add_done_callback(self._flushes.discard)
+            self._flushing = loop.create_task(self._flush())
         return await answer
 
     async def close(self) -> None:
         """Waits for the batches already on their way."""
-        if self._flushes:
-            await asyncio.gather(*self._flushes, return_exceptions=True)
+        if self._flushing is not None:
+            await asyncio.gather(self._flushing, return_exceptions=True)
         idle, self._idle = self._idle, []
         for connection in idle:
             await connection.disconnect()
 
     async def _flush(self) -> None:
+        calls: list[_Call] = []
         try:
             while self._waiting:
                 calls, self._waiting = self._waiting, []
-                try:
-                    for start in range(0, len(calls), MOST_PER_BATCH):
-                        await self._send(calls[start:start + MOST_PER_BATCH])
-                finally:
-                    # Whatever went wrong on the way, no caller is left waiting for ever.
-                    for call in calls:
-                        _fail(call, RedisConnectionError("the append's batch went unanswered"))
+                for start in range(0, len(calls), MOST_PER_BATCH):
+                    await self._send(calls[start:start + MOST_PER_BATCH])
         finally:
-            self._sending = False
-            # Cancelled between batches (the process is stopping): what waits is not sent.
+            # Whatever went wrong on the way (a cancellation too, as the process stops),
+            # no caller of this batch or of those still waiting is left waiting for ever.
             left, self._waiting = self._waiting, []
-            for call in left:
-                _fail(call, RedisConnectionError("the append's batch was never sent"))
+            for call in (*calls, *left):
+                _fail(call, RedisConnectionError("the append's batch went unanswered"))
 
     async def _send(self, calls: list[_Call]) -> None:
         try:
