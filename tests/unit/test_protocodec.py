@@ -98,3 +98,60 @@ def test_written_out_fillers_encode_what_walking_the_plan_does(game: str, monkey
     monkeypatch.setattr(protocodec, "_fill", _walked)
     assert encoded() == written_out
     assert len(written_out) > 100
+
+
+@pytest.mark.parametrize("game", ["la_isla", "el_dorado", "discover"])
+def test_views_shared_from_one_position_to_the_next_encode_as_alone(
+    game: str,
+) -> None:
+    """Each state's views encoded within a `sharing()` of their own, one after the other as
+    positions are, give the bytes each gives encoded alone, whatever they copy from the
+    encodings made before."""
+    entry = registry.game(game)
+    engine, codec = entry.engine, entry.codec
+    out = playout.play(engine, {}, 2, seed=5)
+    state, views = out.initial, []
+    for event in out.events[:400]:
+        state = engine.evolve(state, event)
+        views.append([engine.view(state, viewer) for viewer in (0, 1, None)])
+
+    def encoded(vs: list[object]) -> list[bytes]:
+        return [protocodec.encode(v, codec.view_message).SerializeToString(deterministic=True) for v in vs]
+
+    alone = [encoded(vs) for vs in views]
+    shared = []
+    for vs in views:
+        with protocodec.sharing():
+            shared.append(encoded(vs))
+    assert shared == alone
+
+
+def test_an_unchanged_la_isla_board_is_the_same_tuple_and_encoded_twice_at_most(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once as it is first met, once for the bytes later views parse (protocodec.sharing)."""
+    entry = registry.game("la_isla")
+    engine, codec = entry.engine, entry.codec
+    out = playout.play(engine, {}, 2, seed=5)
+    state = out.initial
+    for event in out.events[:60]:
+        state = engine.evolve(state, event)
+    fills = 0
+    fill_each = protocodec._fill_each
+    spaces = engine.view(state, 0).spaces
+
+    def counted(target: object, items: object) -> None:
+        nonlocal fills
+        fills += items is spaces
+        fill_each(target, items)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(protocodec, "_fill_each", counted)
+    for viewer in (0, 1, None, 0):
+        later = dataclasses.replace(state, round=state.round)  # another state, the same board
+        view = engine.view(later, viewer)
+        assert later is not state and view.spaces is spaces
+        with protocodec.sharing():
+            message = protocodec.encode(view, codec.view_message)
+        alone = protocodec.encode(view, codec.view_message)
+        assert message.SerializeToString(deterministic=True) == alone.SerializeToString(deterministic=True)
+    assert fills == 2 + 4  # and the four encoded alone

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
+from functools import lru_cache
 from itertools import combinations_with_replacement
 
 from services.games.la_isla.content import (
@@ -42,11 +42,16 @@ SET_POINTS = 10
 def island(state: State) -> Island:
     """The precomputed island of this match (built once per layout)."""
     assert state.layout is not None
-    return _island(state.layout)
+    return island_of(state.layout)
 
 
-@cache
-def _island(order: tuple[int, ...]) -> Island:
+# Every match lays out its own island: kept for the matches a process has in play, not for ever.
+ISLANDS_KEPT = 1024
+
+
+@lru_cache(maxsize=ISLANDS_KEPT)
+def island_of(order: tuple[int, ...]) -> Island:
+    """The island laid out in `order` (precomputed once per layout)."""
     return build(CONTENT.island, order)
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from services.games.la_isla.actions import CollectIncome
 from services.games.la_isla.content import ANIMALS, Animal, Colour, Symbol
 from services.games.la_isla.explore import current
-from services.games.la_isla.rules import CONTENT, END_THRESHOLD, area, area_sum, island
+from services.games.la_isla.rules import CONTENT, END_THRESHOLD, area, area_sum, island_of
 from services.games.la_isla.state import Assignment, Phase, Player, State
 
 
@@ -119,18 +120,33 @@ def _player(state: State, seat: int) -> PlayerView:
 def _board(state: State) -> tuple[tuple[SpaceView, ...], tuple[RegionView, ...]]:
     if state.layout is None or state.region_tiles is None:
         return (), ()
-    faces = island(state).faces
+    explorers = tuple(state.player(seat).explorers for seat in range(state.seats))
+    return _spaces(state.layout, explorers), _regions(state.region_tiles)
+
+
+# Most moves leave the board as it was: the same board gives the very same tuples, built
+# once, and the codec copies an encoding it made of that tuple before instead of encoding
+# it again (protocodec.sharing). Bounded by the matches a process keeps in play at once.
+BOARDS_KEPT = 1024
+
+
+@lru_cache(maxsize=BOARDS_KEPT)
+def _spaces(layout: tuple[int, ...], explorers: tuple[frozenset[int], ...]) -> tuple[SpaceView, ...]:
+    faces = island_of(layout).faces
     # Who stands on each space, seats in order: one pass over the explorers, not one per space.
     standing: dict[int, tuple[int, ...]] = {}
-    for seat in range(state.seats):
-        for space in state.player(seat).explorers:
+    for seat, spaces in enumerate(explorers):
+        for space in spaces:
             standing[space] = (*standing.get(space, ()), seat)
-    spaces = tuple(
+    return tuple(
         SpaceView(spec.id, face.colour, face.symbol, standing.get(i, ()))
         for i, (spec, face) in enumerate(zip(CONTENT.island.spaces, faces))
     )
-    regions = tuple(RegionView(r.id, r.value, r.spaces, t) for r, t in zip(CONTENT.island.regions, state.region_tiles))
-    return spaces, regions
+
+
+@lru_cache(maxsize=BOARDS_KEPT)
+def _regions(region_tiles: tuple[Animal | None, ...]) -> tuple[RegionView, ...]:
+    return tuple(RegionView(r.id, r.value, r.spaces, t) for r, t in zip(CONTENT.island.regions, region_tiles))
 
 
 # The public parts of the last state viewed: the views of one state (a position holds
