@@ -155,3 +155,18 @@ def test_an_unchanged_la_isla_board_is_the_same_tuple_and_encoded_twice_at_most(
         alone = protocodec.encode(view, codec.view_message)
         assert message.SerializeToString(deterministic=True) == alone.SerializeToString(deterministic=True)
     assert fills == 2 + 4  # and the four encoded alone
+
+
+def test_an_unchanged_discover_map_is_the_same_tuples_in_every_view() -> None:
+    """What the codec shares by identity (protocodec.sharing): the map's public parts of two
+    states showing the same map, for any viewer, are the very same tuples."""
+    engine = registry.game("discover").engine
+    out = playout.play(engine, {}, 2, seed=5)
+    state = out.initial
+    for event in out.events[:80]:
+        state = engine.evolve(state, event)
+    later = dataclasses.replace(state, tiles=dict(state.tiles), fires=dict(state.fires))  # equal, not the same
+    first, second = engine.view(state, 0), engine.view(later, 1)
+    for part in ("tiles", "features", "fires", "placed"):
+        assert getattr(first, part) is getattr(second, part), part
+    assert first.tiles, "the playout revealed the map"

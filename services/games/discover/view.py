@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from services.games.discover import state as st
 from services.games.discover.content import load
@@ -105,7 +106,6 @@ def view(state: State, viewer: int | None) -> View:
     """The view of `viewer` (a seat, or None for a spectator)."""
     me = state.survivors[viewer] if viewer is not None and 0 <= viewer < len(state.survivors) else None
     wait = pending(state)
-    slots = load(state.scenario).slots
     return View(
         viewer=-1 if me is None else me.seat,
         scenario=state.scenario,
@@ -118,11 +118,11 @@ def view(state: State, viewer: int | None) -> View:
         to_act=wait.seats if wait.kind is Kind.DECIDE else (),
         decision=wait.decision,
         survivors=tuple(_survivor(s) for s in state.survivors),
-        tiles=tuple(TileView(slot, tile, slots[slot].centre) for slot, tile in sorted(state.tiles.items())),
-        features=tuple(FeatureView(h, p) for h, p in sorted(state.features.items())),
-        fires=tuple(FireView(h, lit) for h, lit in sorted(state.fires.items())),
+        tiles=_tiles(state.scenario, tuple(sorted(state.tiles.items()))),
+        features=_features(tuple(sorted(state.features.items()))),
+        fires=_fires(tuple(sorted(state.fires.items()))),
         shelters=tuple(sorted(state.shelters)),
-        placed=tuple(PlacedItemView(i, h) for i, h in sorted(state.placed.items())),
+        placed=_placed(tuple(sorted(state.placed.items()))),
         enemies=state.enemies,
         piles=dict(state.piles),
         night_discard=state.night_discard,
@@ -150,6 +150,33 @@ def view(state: State, viewer: int | None) -> View:
         resolved=tuple(sorted(state.resolved)),
         fighter=state.fighter,
     )
+
+
+# The map's public parts, built once for what they show: the views of one state, and of
+# the states after it while the map is unchanged, give the very same tuples, which the
+# codec then encodes once (protocodec.sharing). Bounded by the matches a process plays.
+MAPS_KEPT = 1024
+
+
+@lru_cache(maxsize=MAPS_KEPT)
+def _tiles(scenario: str, revealed: tuple[tuple[int, int], ...]) -> tuple[TileView, ...]:
+    slots = load(scenario).slots
+    return tuple(TileView(slot, tile, slots[slot].centre) for slot, tile in revealed)
+
+
+@lru_cache(maxsize=MAPS_KEPT)
+def _features(lying: tuple[tuple[Hex, str], ...]) -> tuple[FeatureView, ...]:
+    return tuple(FeatureView(h, p) for h, p in lying)
+
+
+@lru_cache(maxsize=MAPS_KEPT)
+def _fires(fires: tuple[tuple[Hex, bool], ...]) -> tuple[FireView, ...]:
+    return tuple(FireView(h, lit) for h, lit in fires)
+
+
+@lru_cache(maxsize=MAPS_KEPT)
+def _placed(placed: tuple[tuple[int, Hex], ...]) -> tuple[PlacedItemView, ...]:
+    return tuple(PlacedItemView(i, h) for i, h in placed)
 
 
 def _survivor(s: st.Survivor) -> SurvivorView:
