@@ -219,22 +219,27 @@ def _write_shared(message: Message, name: str, item: Iterable[object], field: in
     field by field, and copying them message to message more than half of it. `field`
     names the field among all messages' (the id of its `_Out`, kept for the life of the
     process by `_out_slot`)."""
-    global _shared, _shared_older
     key = (id(item), field)
     seen = _shared.get(key, _UNSEEN)
     if seen is _UNSEEN:
         seen = _shared_older.get(key, _UNSEEN)
-        if seen is _UNSEEN:  # met for the first time, as most are: noted, and filled
-            if len(_shared) >= SHARED_KEPT:
-                _shared_older, _shared = _shared, {}
-            _shared[key] = None
-            _fill_each(getattr(message, name), item)
-            return
+    if seen is _UNSEEN:  # met for the first time, as most are: noted, and filled
+        _keep_shared(key, None)
+        _fill_each(getattr(message, name), item)
+        return
     if seen is None or seen[0] is not item:
         alone = type(message)()
         _fill_each(getattr(alone, name), item)
-        seen = _shared[key] = (item, alone.SerializeToString())
+        seen = (item, alone.SerializeToString())
+        _keep_shared(key, seen)
     message.MergeFromString(seen[1])
+
+
+def _keep_shared(key: tuple[int, int], entry: tuple[object, bytes] | None) -> None:
+    global _shared, _shared_older
+    if len(_shared) >= SHARED_KEPT:
+        _shared_older, _shared = _shared, {}
+    _shared[key] = entry
 
 
 # Not an entry: what a lookup gives for a tuple never met.
