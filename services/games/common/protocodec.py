@@ -196,43 +196,54 @@ SHARED_KEPT = 2048
 _Shared: TypeAlias = "dict[tuple[int, int], tuple[object, bytes] | None]"
 _shared: _Shared = {}
 _shared_older: _Shared = {}
-_SHARING: ContextVar[bool] = ContextVar("protocodec_sharing", default=False)
+# The tuples first met within this `sharing()`, each with the field it was encoded into.
+_Firsts: TypeAlias = "dict[tuple[int, int], tuple[object, typing.Any]]"
+_FIRST: ContextVar[_Firsts | None] = ContextVar("protocodec_first", default=None)
 
 
 @contextlib.contextmanager
 def sharing() -> Iterator[None]:
     """Encodings made within share their repeated message fields by identity: a field
-    holding the very tuple an earlier one held is parsed from that one's bytes, not
+    holding the very tuple an earlier one held is copied from that one's encoding, not
     encoded again. The views of one state share their public parts so (a position
     encodes every seat's view), and a view the parts a position before gave too; a
     tuple is a value, so the copy is what encoding it would give."""
-    token = _SHARING.set(True)
+    token = _FIRST.set({})
     try:
         yield
     finally:
-        _SHARING.reset(token)
+        _FIRST.reset(token)
 
 
-def _write_shared(message: Message, name: str, item: Iterable[object], field: int) -> None:
-    """The repeated message field `name` of `message` from `item`, through its bytes once
-    `item` was met before: parsing 40 small messages costs a twentieth of filling them
-    field by field, and copying them message to message more than half of it. `field`
+def _write_shared(message: Message, name: str, item: Iterable[object], field: int, first: _Firsts) -> None:
+    """The repeated message field `name` of `message` from `item`, copied once `item` was
+    met before: parsed from its bytes (parsing 40 small messages costs a twentieth of
+    filling them field by field), or made into them from the field it was filled into
+    within this `sharing()` (copying message to message costs half of filling). `field`
     names the field among all messages' (the id of its `_Out`, kept for the life of the
-    process by `_out_slot`)."""
+    process by `_out_slot`); `first`, the tuples this `sharing()` met first."""
     key = (id(item), field)
     seen = _shared.get(key, _UNSEEN)
     if seen is _UNSEEN:
         seen = _shared_older.get(key, _UNSEEN)
-    if seen is _UNSEEN:  # met for the first time, as most are: noted, and filled
-        _keep_shared(key, None)
-        _fill_each(getattr(message, name), item)
+    if seen is not _UNSEEN and seen is not None and seen[0] is item:
+        message.MergeFromString(seen[1])
         return
-    if seen is None or seen[0] is not item:
-        alone = type(message)()
+    if seen is _UNSEEN:  # met for the first time, as most are: filled, and noted
+        target = getattr(message, name)
+        _fill_each(target, item)
+        first[key] = (item, target)
+        _keep_shared(key, None)
+        return
+    alone = type(message)()
+    earlier = first.get(key)
+    if earlier is not None and earlier[0] is item:
+        getattr(alone, name).MergeFrom(earlier[1])
+    else:
         _fill_each(getattr(alone, name), item)
-        seen = (item, alone.SerializeToString())
-        _keep_shared(key, seen)
-    message.MergeFromString(seen[1])
+    encoded = alone.SerializeToString()
+    _keep_shared(key, (item, encoded))
+    message.MergeFromString(encoded)
 
 
 def _keep_shared(key: tuple[int, int], entry: tuple[object, bytes] | None) -> None:
@@ -267,8 +278,9 @@ class _Out:
             sub.SetInParent()
         elif self.kind == "repeated":
             assert isinstance(item, Iterable)
-            if self.shareable and _SHARING.get():
-                _write_shared(message, self.name, item, id(self))
+            first = _FIRST.get() if self.shareable else None
+            if first is not None:
+                _write_shared(message, self.name, item, id(self), first)
                 return
             target = getattr(message, self.name)
             if self.nested:
