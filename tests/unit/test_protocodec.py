@@ -8,7 +8,7 @@ from tabletop.common.v1 import chance_pb2
 
 from services.dice import playout
 from services.games import registry
-from services.games.common import chance, protocodec
+from services.games.common import chance, protocodec, values
 
 OUTCOMES = chance.OUTCOME_TYPES
 REQUESTS = chance.REQUEST_TYPES
@@ -126,10 +126,11 @@ def test_views_shared_from_one_position_to_the_next_encode_as_alone(
     assert shared == alone
 
 
-def test_an_unchanged_la_isla_board_is_the_same_tuple_and_encoded_twice_at_most(
+def test_an_unchanged_la_isla_board_is_the_same_tuple_and_encoded_once_across_positions(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Once as it is first met, once for the bytes later views parse (protocodec.sharing)."""
+    """Named reusable, it is encoded into bytes as it is first met and parsed from them by
+    every later view that gives it again (protocodec.sharing)."""
     entry = registry.game("la_isla")
     engine, codec = entry.engine, entry.codec
     out = playout.play(engine, {}, 2, seed=5)
@@ -146,6 +147,8 @@ def test_an_unchanged_la_isla_board_is_the_same_tuple_and_encoded_twice_at_most(
         fill_each(target, items)  # type: ignore[arg-type]
 
     monkeypatch.setattr(protocodec, "_fill_each", counted)
+    monkeypatch.setattr(protocodec, "_shared", {})  # as if no view had given this board before
+    monkeypatch.setattr(protocodec, "_shared_older", {})
     for viewer in (0, 1, None, 0):
         later = dataclasses.replace(state, round=state.round)  # another state, the same board
         view = engine.view(later, viewer)
@@ -154,7 +157,8 @@ def test_an_unchanged_la_isla_board_is_the_same_tuple_and_encoded_twice_at_most(
             message = protocodec.encode(view, codec.view_message)
         alone = protocodec.encode(view, codec.view_message)
         assert message.SerializeToString(deterministic=True) == alone.SerializeToString(deterministic=True)
-    assert fills == 2 + 4  # and the four encoded alone
+    assert values.is_reusable(spaces)
+    assert fills == 1 + 4  # and the four encoded alone
 
 
 def test_an_unchanged_discover_map_is_the_same_tuples_in_every_view() -> None:

@@ -7,6 +7,7 @@ import functools
 
 import pytest
 
+from services.games.common import values
 from services.games.common.values import replace
 
 
@@ -62,3 +63,13 @@ def test_classes_a_copy_would_betray_go_through_dataclasses_replace() -> None:
     assert cached.double == 2
     assert replace(cached, a=4).double == 8, "a cached attribute is not carried over"
     assert replace(Slotted(1), a=2) == Slotted(2)
+
+
+def test_only_the_very_tuple_named_reusable_is_reusable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(values, "REUSABLE_KEPT", 2)
+    named = values.reusable((1, 2, 3))
+    equal = tuple([1, 2, 3])
+    assert values.is_reusable(named) and equal is not named and not values.is_reusable(equal)
+    # Two generations of two: the oldest is forgotten once four more are named.
+    later = [values.reusable((n, n)) for n in range(4)]
+    assert not values.is_reusable(named) and all(values.is_reusable(t) for t in later[2:])

@@ -39,6 +39,8 @@ from google.protobuf import descriptor as pure
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from services.games.common import values
+
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
     from google._upb import _message as upb
@@ -185,15 +187,13 @@ def _number_of(enum_type: EnumShape, item: object, numbers: dict[int, int]) -> i
     return number
 
 
-# Within `sharing()`: (id of a tuple, the field's) -> the tuple and that field's
-# encoding alone, once the tuple is met a second time; None when met once (most are: only
-# its id is noted, the tuple is not held). Kept from one `sharing()` to the next, in two
-# generations (the older dropped when the newer fills): a game whose views give the very
-# tuple they gave before (an unchanged board) has it parsed from bytes, not encoded again.
-# A held tuple's id names no other while its entry lives; an id met again after its tuple
-# died costs one needless encoding, never a wrong one (the bytes are the tuple's own).
+# (id of a tuple named `values.reusable`, the field's) -> the tuple and that field's
+# encoding alone, kept from one `sharing()` to the next in two generations (the older
+# dropped when the newer fills): a view that gives the very tuple it gave before (an
+# unchanged board) has it parsed from bytes, not encoded again. The tuple is held, so
+# its id names no other while its entry lives.
 SHARED_KEPT = 2048
-_Shared: TypeAlias = "dict[tuple[int, int], tuple[object, bytes] | None]"
+_Shared: TypeAlias = "dict[tuple[int, int], tuple[object, bytes]]"
 _shared: _Shared = {}
 _shared_older: _Shared = {}
 # The tuples first met within this `sharing()`, each with the field it was encoded into.
@@ -206,8 +206,9 @@ def sharing() -> Iterator[None]:
     """Encodings made within share their repeated message fields by identity: a field
     holding the very tuple an earlier one held is copied from that one's encoding, not
     encoded again. The views of one state share their public parts so (a position
-    encodes every seat's view), and a view the parts a position before gave too; a
-    tuple is a value, so the copy is what encoding it would give."""
+    encodes every seat's view), and a view the parts a position before gave too where
+    the game named them `values.reusable`; a tuple is a value, so the copy is what
+    encoding it would give."""
     token = _FIRST.set({})
     try:
         yield
@@ -216,45 +217,38 @@ def sharing() -> Iterator[None]:
 
 
 def _write_shared(message: Message, name: str, item: Iterable[object], field: int, first: _Firsts) -> None:
-    """The repeated message field `name` of `message` from `item`, copied once `item` was
+    """The repeated message field `name` of `message` from `item`, copied where `item` was
     met before: parsed from its bytes (parsing 40 small messages costs a twentieth of
-    filling them field by field), or made into them from the field it was filled into
-    within this `sharing()` (copying message to message costs half of filling). `field`
-    names the field among all messages' (the id of its `_Out`, kept for the life of the
-    process by `_out_slot`); `first`, the tuples this `sharing()` met first."""
+    filling them field by field), or copied from the field it was filled into within this
+    `sharing()` (copying message to message costs half of filling). `field` names the
+    field among all messages' (the id of its `_Out`, kept for the life of the process by
+    `_out_slot`); `first`, the tuples this `sharing()` met first."""
     key = (id(item), field)
-    seen = _shared.get(key, _UNSEEN)
-    if seen is _UNSEEN:
-        seen = _shared_older.get(key, _UNSEEN)
-    if seen is not _UNSEEN and seen is not None and seen[0] is item:
-        message.MergeFromString(seen[1])
+    kept = _shared.get(key) or _shared_older.get(key)
+    if kept is not None and kept[0] is item:
+        message.MergeFromString(kept[1])
         return
-    if seen is _UNSEEN:  # met for the first time, as most are: filled, and noted
-        target = getattr(message, name)
-        _fill_each(target, item)
-        first[key] = (item, target)
-        _keep_shared(key, None)
+    if values.is_reusable(item):
+        alone = type(message)()
+        _fill_each(getattr(alone, name), item)
+        encoded = alone.SerializeToString()
+        _keep_shared(key, (item, encoded))
+        message.MergeFromString(encoded)
         return
-    alone = type(message)()
+    target = getattr(message, name)
     earlier = first.get(key)
     if earlier is not None and earlier[0] is item:
-        getattr(alone, name).MergeFrom(earlier[1])
-    else:
-        _fill_each(getattr(alone, name), item)
-    encoded = alone.SerializeToString()
-    _keep_shared(key, (item, encoded))
-    message.MergeFromString(encoded)
+        target.MergeFrom(earlier[1])
+        return
+    _fill_each(target, item)
+    first[key] = (item, target)
 
 
-def _keep_shared(key: tuple[int, int], entry: tuple[object, bytes] | None) -> None:
+def _keep_shared(key: tuple[int, int], entry: tuple[object, bytes]) -> None:
     global _shared, _shared_older
     if len(_shared) >= SHARED_KEPT:
         _shared_older, _shared = _shared, {}
     _shared[key] = entry
-
-
-# Not an entry: what a lookup gives for a tuple never met.
-_UNSEEN = (None, b"")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from services.games.common.values import reusable
 from services.games.discover import state as st
 from services.games.discover.content import load
 from services.games.discover.flow import Kind, pending
@@ -118,12 +119,12 @@ def view(state: State, viewer: int | None) -> View:
         to_act=wait.seats if wait.kind is Kind.DECIDE else (),
         decision=wait.decision,
         survivors=tuple(_survivor(s) for s in state.survivors),
-        tiles=_tiles(state.scenario, tuple(sorted(state.tiles.items()))),
-        features=_features(tuple(sorted(state.features.items()))),
-        fires=_fires(tuple(sorted(state.fires.items()))),
+        tiles=reusable(_tiles(state.scenario, tuple(sorted(state.tiles.items())))),
+        features=reusable(_features(tuple(sorted(state.features.items())))),
+        fires=reusable(_fires(tuple(sorted(state.fires.items())))),
         shelters=tuple(sorted(state.shelters)),
-        placed=_placed(tuple(sorted(state.placed.items()))),
-        enemies=state.enemies,
+        placed=reusable(_placed(tuple(sorted(state.placed.items())))),
+        enemies=reusable(state.enemies),  # the state's own: the same tuple while no enemy changes
         piles=dict(state.piles),
         night_discard=state.night_discard,
         threat_discard=state.threat_discard,
@@ -141,7 +142,7 @@ def view(state: State, viewer: int | None) -> View:
         trade_asks=state.trade.asks if state.trade else (),
         trade_offered=bool(state.trade and state.trade.offered),
         fighter_votes=dict(state.votes),
-        agenda=state.agenda,
+        agenda=reusable(state.agenda),
         hand=me.hand if me else (),
         offer=me.offer if me else (),
         chosen=me.chosen if me else 0,
@@ -153,9 +154,10 @@ def view(state: State, viewer: int | None) -> View:
 
 
 # The map's public parts, built once for what they show: the views of one state, and of
-# the states after it while the map is unchanged, give the very same tuples, which the
-# codec then encodes once (protocodec.sharing). Bounded by the matches a process plays.
-MAPS_KEPT = 1024
+# the states after it while the map is unchanged, give the very same tuples, named
+# reusable, which the codec then encodes once (protocodec.sharing). Bounded by the
+# matches a process plays.
+MAPS_KEPT = 256
 
 
 @lru_cache(maxsize=MAPS_KEPT)
