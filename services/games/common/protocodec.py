@@ -216,19 +216,20 @@ def sharing() -> Iterator[None]:
         _FIRST.reset(token)
 
 
-def _write_shared(message: Message, name: str, item: Iterable[object], field: int, first: _Firsts) -> None:
-    """The repeated message field `name` of `message` from `item`, copied where `item` was
+def _write_shared(message: Message, out: _Out, item: Iterable[object], first: _Firsts) -> None:
+    """The repeated message field `out` of `message` from `item`, copied where `item` was
     met before: parsed from its bytes (parsing 40 small messages costs a twentieth of
     filling them field by field), or copied from the field it was filled into within this
-    `sharing()` (copying message to message costs half of filling). `field` names the
-    field among all messages' (the id of its `_Out`, kept for the life of the process by
-    `_out_slot`); `first`, the tuples this `sharing()` met first."""
-    key = (id(item), field)
+    `sharing()` (copying message to message costs half of filling). The field is named
+    among all messages' by the id of its `_Out`, kept for the life of the process by
+    `_out_slot`; `first` holds the tuples this `sharing()` met first."""
+    name = out.name
+    key = (id(item), id(out))
     kept = _shared.get(key) or _shared_older.get(key)
     if kept is not None and kept[0] is item:
         message.MergeFromString(kept[1])
         return
-    if values.is_reusable(item):
+    if out.parsed and values.is_reusable(item):
         alone = type(message)()
         _fill_each(getattr(alone, name), item)
         encoded = alone.SerializeToString()
@@ -259,9 +260,10 @@ class _Out:
     kind: str  # "map", "repeated", "message" or "scalar"
     nested: bool  # a map's value or a repeated element is a message
     enum: EnumShape | None  # the scalar (or element, or map value) is this enum
-    # Repeated messages that may go through their bytes within `sharing()`: none with a map
-    # inside, whose entries a parsed copy would serialize in another order than a filled one.
-    shareable: bool = False
+    # Repeated messages that may be parsed from their bytes within `sharing()`: none with a
+    # map inside, whose entries a parsed copy would serialize in another order than a filled
+    # one (the others are shared by copying, within one `sharing()` only).
+    parsed: bool = False
 
     def write(self, message: Message, item: object) -> None:
         if self.kind == "scalar":
@@ -272,9 +274,9 @@ class _Out:
             sub.SetInParent()
         elif self.kind == "repeated":
             assert isinstance(item, Iterable)
-            first = _FIRST.get() if self.shareable else None
+            first = _FIRST.get() if self.nested else None
             if first is not None:
-                _write_shared(message, self.name, item, id(self), first)
+                _write_shared(message, self, item, first)
                 return
             target = getattr(message, self.name)
             if self.nested:
@@ -316,8 +318,8 @@ def _out_slot(descriptor: Field) -> _Out:
         return _Out(descriptor.name, "map", nested, enum_of(value_field))
     nested = descriptor.type == FieldDescriptor.TYPE_MESSAGE
     if _is_repeated(descriptor):
-        shareable = nested and not _holds_map(_message_type(descriptor))
-        return _Out(descriptor.name, "repeated", nested, enum_of(descriptor), shareable)
+        parsed = nested and not _holds_map(_message_type(descriptor))
+        return _Out(descriptor.name, "repeated", nested, enum_of(descriptor), parsed)
     return _Out(descriptor.name, "message" if nested else "scalar", nested, enum_of(descriptor))
 
 
