@@ -9,6 +9,7 @@ from tabletop.common.v1 import chance_pb2
 from services.dice import playout
 from services.games import registry
 from services.games.common import chance, protocodec, values
+from services.games.common.recent import Recent
 
 OUTCOMES = chance.OUTCOME_TYPES
 REQUESTS = chance.REQUEST_TYPES
@@ -147,8 +148,8 @@ def test_an_unchanged_la_isla_board_is_the_same_tuple_and_encoded_once_across_po
         fill_each(target, items)  # type: ignore[arg-type]
 
     monkeypatch.setattr(protocodec, "_fill_each", counted)
-    monkeypatch.setattr(protocodec, "_shared", {})  # as if no view had given this board before
-    monkeypatch.setattr(protocodec, "_shared_older", {})
+    # As if no view had given this board before.
+    monkeypatch.setattr(protocodec, "_shared", Recent(protocodec.SHARED_KEPT))
     for viewer in (0, 1, None, 0):
         later = dataclasses.replace(state, round=state.round)  # another state, the same board
         view = engine.view(later, viewer)

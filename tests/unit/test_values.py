@@ -8,6 +8,7 @@ import functools
 import pytest
 
 from services.games.common import values
+from services.games.common.recent import Recent
 from services.games.common.values import replace
 
 
@@ -66,7 +67,7 @@ def test_classes_a_copy_would_betray_go_through_dataclasses_replace() -> None:
 
 
 def test_only_the_very_tuple_named_reusable_is_reusable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(values, "REUSABLE_KEPT", 2)
+    monkeypatch.setattr(values, "_reusable", Recent(2))
     named = values.reusable((1, 2, 3))
     equal = tuple([1, 2, 3])
     assert values.is_reusable(named) and equal is not named and not values.is_reusable(equal)

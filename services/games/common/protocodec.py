@@ -40,6 +40,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from services.games.common import values
+from services.games.common.recent import Recent
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -188,14 +189,11 @@ def _number_of(enum_type: EnumShape, item: object, numbers: dict[int, int]) -> i
 
 
 # (id of a tuple named `values.reusable`, the field's) -> the tuple and that field's
-# encoding alone, kept from one `sharing()` to the next in two generations (the older
-# dropped when the newer fills): a view that gives the very tuple it gave before (an
-# unchanged board) has it parsed from bytes, not encoded again. The tuple is held, so
-# its id names no other while its entry lives.
+# encoding alone, kept from one `sharing()` to the next (the last 2048 to 4096): a view
+# that gives the very tuple it gave before (an unchanged board) has it parsed from bytes,
+# not encoded again. The tuple is held, so its id names no other while its entry lives.
 SHARED_KEPT = 2048
-_Shared: TypeAlias = "dict[tuple[int, int], tuple[object, bytes]]"
-_shared: _Shared = {}
-_shared_older: _Shared = {}
+_shared: Recent[tuple[int, int], tuple[object, bytes]] = Recent(SHARED_KEPT)
 # The tuples first met within this `sharing()`, each with the field it was encoded into.
 _Firsts: TypeAlias = "dict[tuple[int, int], tuple[object, typing.Any]]"
 _FIRST: ContextVar[_Firsts | None] = ContextVar("protocodec_first", default=None)
@@ -225,7 +223,7 @@ def _write_shared(message: Message, out: _Out, item: Iterable[object], first: _F
     `_out_slot`; `first` holds the tuples this `sharing()` met first."""
     name = out.name
     key = (id(item), id(out))
-    kept = _shared.get(key) or _shared_older.get(key)
+    kept = _shared.get(key)
     if kept is not None and kept[0] is item:
         message.MergeFromString(kept[1])
         return
@@ -233,7 +231,7 @@ def _write_shared(message: Message, out: _Out, item: Iterable[object], first: _F
         alone = type(message)()
         _fill_each(getattr(alone, name), item)
         encoded = alone.SerializeToString()
-        _keep_shared(key, (item, encoded))
+        _shared.put(key, (item, encoded))
         message.MergeFromString(encoded)
         return
     target = getattr(message, name)
@@ -243,13 +241,6 @@ def _write_shared(message: Message, out: _Out, item: Iterable[object], first: _F
         return
     _fill_each(target, item)
     first[key] = (item, target)
-
-
-def _keep_shared(key: tuple[int, int], entry: tuple[object, bytes]) -> None:
-    global _shared, _shared_older
-    if len(_shared) >= SHARED_KEPT:
-        _shared_older, _shared = _shared, {}
-    _shared[key] = entry
 
 
 @dataclasses.dataclass(frozen=True)

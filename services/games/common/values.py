@@ -20,6 +20,8 @@ import dataclasses
 import functools
 from typing import Any, TypeVar
 
+from services.games.common.recent import Recent
+
 T = TypeVar("T")
 
 # class -> its field names if copying its attributes is a faithful replace, else None
@@ -61,25 +63,18 @@ def _plain_fields(cls: type) -> frozenset[str] | None:
 # unchanged (a board most moves leave as it was): the codec keeps their encoding from one
 # position to the next (protocodec.sharing). Only tuples named so: keeping every tuple a
 # view gives, most of them never given again, kept objects alive long enough to make the
-# collector's middle generation a third longer to walk. Two generations, the older dropped
-# when the newer fills; each holds its tuples, so an id names no other while kept.
+# collector's middle generation a third longer to walk. The last 2048 to 4096 named are
+# kept, each held, so an id names no other while kept.
 REUSABLE_KEPT = 2048
-_reusable: dict[int, tuple[object, ...]] = {}
-_reusable_older: dict[int, tuple[object, ...]] = {}
+_reusable: Recent[int, tuple[object, ...]] = Recent(REUSABLE_KEPT)
 
 
 def reusable(value: tuple[T, ...]) -> tuple[T, ...]:
     """`value`, named as a tuple views give again while it holds (see above)."""
-    global _reusable, _reusable_older
-    if len(_reusable) >= REUSABLE_KEPT:
-        _reusable_older, _reusable = _reusable, {}
-    _reusable[id(value)] = value
+    _reusable.put(id(value), value)
     return value
 
 
 def is_reusable(value: object) -> bool:
     """Whether `value` is a tuple named by `reusable` and still kept."""
-    found = _reusable.get(id(value))
-    if found is None:
-        found = _reusable_older.get(id(value))
-    return found is value
+    return _reusable.get(id(value)) is value
