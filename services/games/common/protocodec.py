@@ -227,7 +227,7 @@ def _write_shared(message: Message, out: _Out, item: Iterable[object], first: _F
     if kept is not None and kept[0] is item:
         message.MergeFromString(kept[1])
         return
-    if out.parsed and values.is_reusable(item):
+    if values.is_reusable(item):
         alone = type(message)()
         _fill_each(getattr(alone, name), item)
         encoded = alone.SerializeToString()
@@ -251,10 +251,10 @@ class _Out:
     kind: str  # "map", "repeated", "message" or "scalar"
     nested: bool  # a map's value or a repeated element is a message
     enum: EnumShape | None  # the scalar (or element, or map value) is this enum
-    # Repeated messages that may be parsed from their bytes within `sharing()`: none with a
-    # map inside, whose entries a parsed copy would serialize in another order than a filled
-    # one (the others are shared by copying, within one `sharing()` only).
-    parsed: bool = False
+    # Repeated messages that `sharing()` may copy: none with a map inside, whose entries a
+    # copy (parsed from bytes, or merged message to message) serializes in another order
+    # than a filled one, and a position is held byte for byte.
+    shared: bool = False
 
     def write(self, message: Message, item: object) -> None:
         if self.kind == "scalar":
@@ -265,7 +265,7 @@ class _Out:
             sub.SetInParent()
         elif self.kind == "repeated":
             assert isinstance(item, Iterable)
-            first = _FIRST.get() if self.nested else None
+            first = _FIRST.get() if self.shared else None
             if first is not None:
                 _write_shared(message, self, item, first)
                 return
@@ -309,8 +309,8 @@ def _out_slot(descriptor: Field) -> _Out:
         return _Out(descriptor.name, "map", nested, enum_of(value_field))
     nested = descriptor.type == FieldDescriptor.TYPE_MESSAGE
     if _is_repeated(descriptor):
-        parsed = nested and not _holds_map(_message_type(descriptor))
-        return _Out(descriptor.name, "repeated", nested, enum_of(descriptor), parsed)
+        shared = nested and not _holds_map(_message_type(descriptor))
+        return _Out(descriptor.name, "repeated", nested, enum_of(descriptor), shared)
     return _Out(descriptor.name, "message" if nested else "scalar", nested, enum_of(descriptor))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from services.games.common.values import reusable
+from services.games.common.values import replace, reusable
 from services.games.discover import state as st
 from services.games.discover.content import load
 from services.games.discover.flow import Kind, pending
@@ -104,11 +104,34 @@ class View:
 
 
 def view(state: State, viewer: int | None) -> View:
-    """The view of `viewer` (a seat, or None for a spectator)."""
+    """The view of `viewer` (a seat, or None for a spectator): the public view of the
+    state with the viewer's own hand, offer and choice."""
     me = state.survivors[viewer] if viewer is not None and 0 <= viewer < len(state.survivors) else None
+    public = _public_view(state)
+    if me is None:
+        return public
+    return replace(public, viewer=me.seat, hand=me.hand, offer=me.offer, chosen=me.chosen)
+
+
+# The public view of the last state viewed: a position holds every seat's view of one
+# state, and they differ only in the viewer's own cards, so the rest is built once.
+_last: tuple[State | None, View | None] = (None, None)
+
+
+def _public_view(state: State) -> View:
+    global _last
+    seen, public = _last
+    if seen is not state or public is None:
+        public = _public_of(state)
+        _last = (state, public)
+    return public
+
+
+def _public_of(state: State) -> View:
+    """What everyone sees of `state` (a spectator's view): no viewer, no hand."""
     wait = pending(state)
     return View(
-        viewer=-1 if me is None else me.seat,
+        viewer=-1,
         scenario=state.scenario,
         players=state.players,
         max_days=state.max_days,
@@ -143,9 +166,9 @@ def view(state: State, viewer: int | None) -> View:
         trade_offered=bool(state.trade and state.trade.offered),
         fighter_votes=dict(state.votes),
         agenda=reusable(state.agenda),
-        hand=me.hand if me else (),
-        offer=me.offer if me else (),
-        chosen=me.chosen if me else 0,
+        hand=(),
+        offer=(),
+        chosen=0,
         won=state.won,
         end_reason=state.end_reason,
         resolved=tuple(sorted(state.resolved)),
