@@ -197,6 +197,8 @@ class TurnRunner:
         self._chance = ChanceResolver(dice, deck, windows)
         self._grants = grants
         self._chance_in_rules = chance_in_rules
+        # Each match's piles (the tuple itself, held) and their encoding in a cursor.
+        self._cursor_piles: LRU[str, tuple[tuple[draws.Pile, ...], bytes]] = LRU(POSITIONS)
 
     def _request(self, match: Match, seat: int) -> rpb.DecideRequest:
         """A Decide on the match's state, with what the rules need to resolve what follows."""
@@ -216,10 +218,20 @@ class TurnRunner:
                 window.first_counter, window.dice, window.digests = held.first, held.dice, held.digests
         request.cursor.match_id = match.match_id
         request.cursor.next_counter = match.next_counter
-        request.cursor.piles.extend(
-            rpb.PileCursor(name=p.name, counter=p.counter, size=p.size, dealt=p.dealt) for p in match.piles
-        )
+        if match.piles:
+            request.cursor.MergeFromString(self._piles_field(match))
         return request
+
+    def _piles_field(self, match: Match) -> bytes:
+        """The cursor's piles as the wire writes them. A game may keep a dozen piles, and
+        most moves leave them as they were (the very same tuple): encoded once per change."""
+        kept = self._cursor_piles.get(match.match_id)
+        if kept is not None and kept[0] is match.piles:
+            return kept[1]
+        cursor = rpb.ChanceCursor(
+            piles=[rpb.PileCursor(name=p.name, counter=p.counter, size=p.size, dealt=p.dealt) for p in match.piles]
+        )
+        return self._cursor_piles.put(match.match_id, (match.piles, cursor.SerializeToString()))[1]
 
     async def _set_up(self, progress: Progress) -> Progress:
         """The opening position, with the chance the rules resolved on the way."""

@@ -227,6 +227,10 @@ class RulesServicer(pb_grpc.RulesServiceServicer):
         `grant` and rolling from its `window`, for a rules process of its own), each step
         added to `steps`; the decision after the last one."""
         assert self._chance is not None
+        if not _awaits_chance(decision):
+            # Most decisions leave players to act: the cursor's piles (a dozen in some games)
+            # are read only when there is chance to resolve.
+            return decision
         piles = tuple(Pile(p.name, p.counter, p.size, p.dealt) for p in cursor.piles)
         side = _RulesChance(self._host, self._emit, cursor.match_id, steps, position_seats, spectator)
         at = _Resolving(decision, cursor.next_counter, piles)
@@ -333,6 +337,11 @@ def _window(request: pb.DecideRequest | pb.SetupRequest) -> Window | None:
     return draws.window_of(request.window) if request.HasField("window") else None
 
 
+def _awaits_chance(decision: Decision) -> bool:
+    """Whether `decision` leaves a chance request pending in a game that goes on."""
+    return decision.turn.chance is not None and decision.outcome is None
+
+
 # How events reach a response (RulesServicer._emit): the engine's events and where they go.
 Emit = Callable[
     [Sequence[tuple[object, Visibility, object | None]], RepeatedCompositeFieldContainer[pb.EmittedEvent]], None
@@ -365,10 +374,7 @@ class _RulesChance:
         self._position_seats, self._spectator = position_seats, spectator
 
     def wanted(self, at: _Resolving) -> chance_pb2.ChanceRequest | None:
-        decision = at.decision
-        if decision.turn.chance is None or decision.outcome is not None:
-            return None
-        return chance_message(decision.turn.chance)
+        return chance_message(at.decision.turn.chance) if _awaits_chance(at.decision) else None
 
     def cursor(self, at: _Resolving) -> tuple[int, Callable[[str], Pile | None]]:
         return at.counter, {pile.name: pile for pile in at.piles}.get
