@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from google.protobuf import any_pb2
 from tabletop.common.v1 import common_pb2
 from tabletop.gateway.v1 import gateway_pb2 as pb
@@ -19,9 +21,18 @@ def _packed(type_name: str, data: bytes) -> any_pb2.Any:
     return any_pb2.Any(type_url=f"type.googleapis.com/{type_name}", value=data)
 
 
-# Entries built, by event and form (whole or redacted): every watcher of a match is sent
-# the same event, and a built entry is only ever copied from (into each update).
-_BUILT: LRU[tuple[StoredEvent, bool], pb.LogEntry] = LRU(ENTRIES_KEPT, fifo=True)
+# Entries built, by event: the event itself (held, so its id names nothing else while
+# kept), then its whole and its redacted entry once built. Every watcher of a match is
+# sent the very same event objects (its feed's), and a built entry is only ever copied
+# from (into each update). Keyed by identity: hashing an event hashes its payload.
+@dataclass(slots=True)
+class _Built:
+    event: StoredEvent
+    whole: pb.LogEntry | None = None
+    redacted: pb.LogEntry | None = None
+
+
+_BUILT: LRU[int, _Built] = LRU(ENTRIES_KEPT, fifo=True)
 
 
 def entry_for(event: StoredEvent, viewer: int | None, finished: bool, live: bool = False) -> pb.LogEntry | None:
@@ -39,8 +50,16 @@ def entry_for(event: StoredEvent, viewer: int | None, finished: bool, live: bool
         return None
     if not live:
         return _built(event, whole)
-    built = _BUILT.get((event, whole))
-    return built if built is not None else _BUILT.put((event, whole), _built(event, whole))
+    kept = _BUILT.get(id(event))
+    if kept is None or kept.event is not event:
+        kept = _BUILT.put(id(event), _Built(event))
+    if whole:
+        if kept.whole is None:
+            kept.whole = _built(event, whole)
+        return kept.whole
+    if kept.redacted is None:
+        kept.redacted = _built(event, whole)
+    return kept.redacted
 
 
 def _built(event: StoredEvent, whole: bool) -> pb.LogEntry:
