@@ -11,7 +11,7 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import DataError
+from redis.exceptions import DataError, ResponseError
 
 from services.common.redis import client as redis_client
 from services.common.redis import internals as redis_internals
@@ -134,5 +134,40 @@ async def test_a_connection_released_for_reconnection_does_not_let_the_pool_grow
         await pool.release(taken.result())
         await pool.release(held[1])
         assert await client.ping()
+    finally:
+        await client.aclose()
+
+
+async def test_replies_read_already_are_taken_without_a_timer_and_checked_as_redis_py_checks_them(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pipeline's replies arrive together: only the first waits on the socket, under
+    redis-py's read timeout; the rest are taken from the parser at once. An error reply
+    among them is still an error, and the connection still serves the next command."""
+    import redis.asyncio.connection as redis_connection
+
+    timed = 0
+    stock = redis_connection.async_timeout
+
+    def counting(delay: float | None) -> asyncio.Timeout:
+        nonlocal timed
+        timed += 1
+        return stock(delay)
+
+    monkeypatch.setattr(redis_connection, "async_timeout", counting)
+    client = redis_client.connect(redis_url, max_connections=1, name="pool-buffered")
+    try:
+        await client.set("pool-buffered", "word")
+        await client.set("pool-buffered-n", "1")
+        timed = 0
+        pipe = client.pipeline(transaction=False)
+        pipe.incr("pool-buffered-n").incr("pool-buffered").get("pool-buffered").incr("pool-buffered-n")
+        first, failed, word, last = await pipe.execute(raise_on_error=False)
+        assert (first, word, last) == (2, b"word", 3)
+        assert isinstance(failed, ResponseError), "the error reply is raised as redis-py raises it"
+        assert timed < 4, "replies read already waited on no timer of their own"
+        assert await client.get("pool-buffered-n") == b"3"
+        with pytest.raises(ResponseError):
+            await client.incr("pool-buffered")
     finally:
         await client.aclose()

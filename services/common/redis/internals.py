@@ -11,7 +11,12 @@ What each reaches into:
   `send_packed_command` (what it is handed, when it health-checks, and that a failed
   write disconnects with `disconnect(nowait=True)`); reads the private `_writer` (the
   asyncio StreamWriter, None before connecting) and `health_check_interval`,
-  `socket_timeout`.
+  `socket_timeout`; overrides `read_response` for a reply the hiredis parser holds
+  whole already (`_AsyncHiredisParser`: its `_connected` and `_reader`, the hiredis
+  Reader, whose `gets()` answers `NOT_ENOUGH_DATA` from redis/_parsers/hiredis.py
+  without consuming anything), checked as redis-py's parser and connection check a
+  reply (a ConnectionError in it disconnects and raises, the health check's next time,
+  a ResponseError raised), RESP2 only.
 - `Pipeline`: the asyncio client's pipeline class, which `redis.asyncio` does not
   export: imported from `redis.asyncio.client`.
 - `LeanPool` (a `redis.asyncio.BlockingConnectionPool`): overrides `get_connection`
@@ -35,11 +40,13 @@ from typing import TYPE_CHECKING
 
 import hiredis
 import redis.asyncio as aioredis
+from redis._parsers.hiredis import NOT_ENOUGH_DATA as _NOT_ENOUGH_DATA
+from redis._parsers.hiredis import _AsyncHiredisParser
 from redis.asyncio.client import Pipeline
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import DataError
+from redis.exceptions import DataError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 if TYPE_CHECKING:
@@ -87,6 +94,45 @@ class LeanConnection(aioredis.Connection):
             return [hiredis.pack_command(args)]  # type: ignore[arg-type]
         except TypeError as wrong:
             raise DataError(str(wrong)) from None
+
+    async def read_response(
+        self,
+        disable_decoding: bool = False,
+        timeout: float | None = None,
+        *,
+        disconnect_on_error: bool = True,
+        push_request: bool | None = False,
+    ) -> object:
+        # A reply read already (the rest of a pipeline's, or pub/sub messages that came
+        # together) is taken at once: redis-py would read it under a timeout of its own,
+        # a timer set and cancelled for a read that cannot wait. Anything else, and RESP3
+        # (push messages), goes redis-py's way.
+        reply = self._buffered(disable_decoding)
+        if reply is _NOT_ENOUGH_DATA:
+            return await super().read_response(
+                disable_decoding, timeout, disconnect_on_error=disconnect_on_error, push_request=push_request
+            )
+        # What redis-py's hiredis parser and connection do with a reply, in their order.
+        broken = reply[0] if isinstance(reply, list) and reply else reply
+        if isinstance(broken, RedisConnectionError):
+            if disconnect_on_error:
+                await self.disconnect(nowait=True)
+            raise broken
+        if self.health_check_interval:
+            self.next_health_check = asyncio.get_running_loop().time() + self.health_check_interval
+        if isinstance(reply, ResponseError):
+            raise reply from None
+        return reply
+
+    def _buffered(self, disable_decoding: bool) -> object:
+        """The next reply if the parser holds all of it already, else _NOT_ENOUGH_DATA."""
+        parser = self._parser
+        if self.protocol not in (2, "2") or not isinstance(parser, _AsyncHiredisParser) or not parser._connected:
+            return _NOT_ENOUGH_DATA
+        reader = parser._reader
+        if reader is None or not reader.has_data():
+            return _NOT_ENOUGH_DATA
+        return reader.gets(False) if disable_decoding else reader.gets()
 
     async def send_packed_command(self, command: bytes | str | Iterable[bytes], check_health: bool = True) -> None:
         writer = self._writer
