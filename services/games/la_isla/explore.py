@@ -22,7 +22,16 @@ from services.games.la_isla.events import (
     ResourceGained,
     TurnEnded,
 )
-from services.games.la_isla.rules import advance, claims, island, payments, placement_rewards, visible
+from services.games.la_isla.rules import (
+    advance,
+    claims,
+    island,
+    payments,
+    payments_of,
+    placement_cost,
+    placement_rewards,
+    visible,
+)
 from services.games.la_isla.state import State
 
 
@@ -36,8 +45,10 @@ def _placements(state: State, seat: int) -> list[Action]:
     functions = visible(p)
     faces = island(state).faces
     # What a space costs depends only on its colour and symbol, which few kinds of
-    # space share: each kind's payments are worked out once, not once per space.
+    # space share, and its payments only on its colour and that cost: each is worked
+    # out once per kind, not once per space.
     kinds: dict[tuple[object, object], tuple[tuple[Colour, ...], ...]] = {}
+    priced: dict[tuple[Colour, int], tuple[tuple[Colour, ...], ...]] = {}
     affordable: list[tuple[int, tuple[tuple[Colour, ...], ...]]] = []
     for space, face in enumerate(faces):
         if space in p.explorers:
@@ -45,7 +56,11 @@ def _placements(state: State, seat: int) -> list[Action]:
         kind = (face.colour, face.symbol)
         pays = kinds.get(kind)
         if pays is None:
-            pays = kinds[kind] = tuple(payments(p, functions, face))
+            price = (face.colour, placement_cost(functions, face))
+            pays = priced.get(price)
+            if pays is None:
+                pays = priced[price] = tuple(payments_of(p, functions, *price))
+            kinds[kind] = pays
         affordable.append((space, pays))
     if p.explorers_left > 0:
         return [PlaceExplorer(space, pay) for space, pays in affordable for pay in pays]

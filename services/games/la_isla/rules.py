@@ -70,9 +70,17 @@ def placement_cost(functions: tuple[Function, ...], face: Face) -> int:
 
 def payments(player: Player, functions: tuple[Function, ...], face: Face) -> Iterator[tuple[Colour, ...]]:
     """Every affordable payment for `face`, jokers standing in for its colour."""
-    allowed = {face.colour} | {f.colour for f in functions if isinstance(f, Joker)}
+    return payments_of(player, functions, face.colour, placement_cost(functions, face))
+
+
+def payments_of(
+    player: Player, functions: tuple[Function, ...], colour: Colour, cost: int
+) -> Iterator[tuple[Colour, ...]]:
+    """Every affordable payment of `cost` resources for a space of `colour`, jokers
+    standing in for it: what a payment for a space depends on, beside its cost."""
+    allowed = {colour} | {f.colour for f in functions if isinstance(f, Joker)}
     ordered = [c for c in COLOURS if c in allowed]
-    for payment in combinations_with_replacement(ordered, placement_cost(functions, face)):
+    for payment in combinations_with_replacement(ordered, cost):
         if all(payment.count(c) <= player.resources[COLOURS.index(c)] for c in set(payment)):
             yield payment
 

@@ -49,9 +49,8 @@ def legal_slots(player: Player, card: str) -> tuple[int, ...]:
 
 def assignments(player: Player) -> tuple[AssignCards, ...]:
     """Every way to put three hand cards under A, B and D, with every legal A slot."""
-    return tuple(
-        AssignCards(a, b, d, slot) for a, b, d in permutations(player.hand, 3) for slot in legal_slots(player, a)
-    )
+    slots = {card: legal_slots(player, card) for card in set(player.hand)}  # per card, not per permutation
+    return tuple(AssignCards(a, b, d, slot) for a, b, d in permutations(player.hand, 3) for slot in slots[a])
 
 
 def incomes(player: Player) -> tuple[CollectIncome, ...]:
