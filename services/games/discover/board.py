@@ -57,7 +57,18 @@ def board_of(scenario: str, tiles: tuple[tuple[int, int], ...]) -> Board:
 
 def board(state: State) -> Board:
     """The revealed part of the map (cached per set of revealed tiles)."""
-    return _board(state.scenario, tuple(sorted(state.tiles.items())))
+    global _last
+    scenario, tiles, built = _last
+    if tiles is not state.tiles or scenario != state.scenario:
+        built = _board(state.scenario, tuple(sorted(state.tiles.items())))
+        _last = (state.scenario, state.tiles, built)
+    return built
+
+
+# The board of the last tiles asked about, by the dictionary itself (held, and never
+# changed: a reveal makes a new one): a decision, and every candidate action a seat's
+# legal actions try, asks for one state's board again and again.
+_last: tuple[str, object, Board] = ("", None, Board({}, {}, None))
 
 
 def content(state: State) -> Content:
