@@ -135,6 +135,16 @@ class LeanConnection(aioredis.Connection):
         return reader.gets(False) if disable_decoding else reader.gets()
 
     async def send_packed_command(self, command: bytes | str | Iterable[bytes], check_health: bool = True) -> None:
+        await self._send(command, check_health, a_turn_first=True)
+
+    async def send_packed_now(self, command: bytes | str | Iterable[bytes]) -> None:
+        """`send_packed_command` without its turn of the loop (and no health check), for a
+        caller that gathered what it sends over a turn already: the group commit's flush,
+        whose first step runs a turn after the append that started it. One turn fewer
+        between an action and its append."""
+        await self._send(command, False, a_turn_first=False)
+
+    async def _send(self, command: bytes | str | Iterable[bytes], check_health: bool, a_turn_first: bool) -> None:
         writer = self._writer
         if writer is None or (check_health and self.health_check_interval):
             await super().send_packed_command(command, check_health)
@@ -143,7 +153,8 @@ class LeanConnection(aioredis.Connection):
         # One turn of the loop first, as redis-py's task did: the commands of every task
         # that runs in this turn then reach the server together, and a server that
         # fsyncs each write does so once for all it read at once (see the class).
-        await asyncio.sleep(0)
+        if a_turn_first:
+            await asyncio.sleep(0)
         try:
             if isinstance(command, str):
                 command = command.encode()

@@ -36,6 +36,8 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 
+from services.common.redis.internals import LeanConnection
+
 # Connections of the group commit's own (outside the pool: no checkout, no pipeline
 # object per batch); a batch that finds them all busy goes through the pool instead.
 # One batch is on its way at a time, so one is all it uses.
@@ -142,7 +144,10 @@ class GroupCommit:
 
         async def attempt() -> list[Reply | Exception]:
             try:
-                await connection.send_packed_command(packed, check_health=False)
+                if isinstance(connection, LeanConnection):
+                    await connection.send_packed_now(packed)  # this flush began a turn after its first append
+                else:
+                    await connection.send_packed_command(packed, check_health=False)
                 replies: list[Reply | Exception] = []
                 for _ in calls:
                     try:
