@@ -46,6 +46,8 @@ def private_checks(state: State, event: Any) -> None:
             shown = ENGINE.redact(event)
             assert shown is None or ENGINE.visibility(shown).audience is Audience.PUBLIC
             assert not {"characters", "projects", "character"} & set(vars(shown or event)) or shown is None
+    spectator = ENGINE.view(state, None)  # the public view every seat's is made from
+    assert (spectator.viewer, spectator.hand, spectator.offer, spectator.chosen) == (-1, (), (), 0)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
