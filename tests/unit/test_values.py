@@ -74,3 +74,18 @@ def test_only_the_very_tuple_named_reusable_is_reusable(monkeypatch: pytest.Monk
     # Two generations of two: the oldest is forgotten once four more are named.
     later = [values.reusable((n, n)) for n in range(4)]
     assert not values.is_reusable(named) and all(values.is_reusable(t) for t in later[2:])
+
+
+def test_keep_last_answers_again_only_for_the_very_same_arguments() -> None:
+    calls: list[object] = []
+
+    @values.keep_last
+    def parts(state: object) -> tuple[object, ...]:
+        calls.append(state)
+        return (state,)
+
+    first, equal = {"a": 1}, {"a": 1}
+    assert parts(first) is parts(first)
+    assert parts(equal) == (equal,), "an equal but other argument is computed afresh"
+    parts(first)
+    assert calls == [first, equal, first]

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, TypeVar
+import operator
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 from services.games.common.recent import Recent
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 # class -> its field names if copying its attributes is a faithful replace, else None
 _PLAIN: dict[type, frozenset[str] | None] = {}
@@ -78,3 +81,23 @@ def reusable(value: tuple[T, ...]) -> tuple[T, ...]:
 def is_reusable(value: object) -> bool:
     """Whether `value` is a tuple named by `reusable` and still kept."""
     return _reusable.get(id(value)) is value
+
+
+def keep_last(fn: Callable[P, T]) -> Callable[P, T]:
+    """`fn`, answering again for the very arguments it was last called with (by identity,
+    held while kept, so an id names no other). The views of one state (a position holds
+    every seat's) and the candidate actions its legal actions try ask for one state's
+    parts again and again; a state is a value, so its parts are too. One entry: a
+    different state replaces it."""
+    last: list[tuple[tuple[Any, ...], Any]] = [((), None)]
+
+    @functools.wraps(fn)
+    def kept(*args: P.args, **kwargs: P.kwargs) -> T:
+        held, result = last[0]
+        if not kwargs and len(held) == len(args) and all(map(operator.is_, held, args)):
+            return result  # type: ignore[no-any-return]
+        result = fn(*args, **kwargs)
+        last[0] = (args, result)
+        return result
+
+    return kept

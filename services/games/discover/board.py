@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from services.games.common.values import replace
+from services.games.common.values import keep_last, replace
 from services.games.discover.content import Content, SpaceSpec, load
 from services.games.discover.state import State
 from services.games.discover.vocab import Hex
@@ -57,18 +57,15 @@ def board_of(scenario: str, tiles: tuple[tuple[int, int], ...]) -> Board:
 
 def board(state: State) -> Board:
     """The revealed part of the map (cached per set of revealed tiles)."""
-    global _last
-    scenario, tiles, built = _last
-    if tiles is not state.tiles or scenario != state.scenario:
-        built = _board(state.scenario, tuple(sorted(state.tiles.items())))
-        _last = (state.scenario, state.tiles, built)
-    return built
+    return _revealed(state.scenario, state.tiles)
 
 
-# The board of the last tiles asked about, by the dictionary itself (held, and never
-# changed: a reveal makes a new one): a decision, and every candidate action a seat's
-# legal actions try, asks for one state's board again and again.
-_last: tuple[str, object, Board] = ("", None, Board({}, {}, None))
+# By the tiles' dictionary itself (never changed: a reveal makes a new one): a decision,
+# and every candidate action a seat's legal actions try, asks for one state's board again
+# and again, which then neither sorts nor hashes the tiles.
+@keep_last
+def _revealed(scenario: str, tiles: dict[int, int]) -> Board:
+    return _board(scenario, tuple(sorted(tiles.items())))
 
 
 def content(state: State) -> Content:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from services.games.common.values import replace, reusable
+from services.games.common.values import keep_last, replace, reusable
 from services.games.discover import state as st
 from services.games.discover.content import load
 from services.games.discover.flow import Kind, pending
@@ -107,26 +107,15 @@ def view(state: State, viewer: int | None) -> View:
     """The view of `viewer` (a seat, or None for a spectator): the public view of the
     state with the viewer's own hand, offer and choice."""
     me = state.survivors[viewer] if viewer is not None and 0 <= viewer < len(state.survivors) else None
-    public = _public_view(state)
+    public = _public_of(state)
     if me is None:
         return public
     return replace(public, viewer=me.seat, hand=me.hand, offer=me.offer, chosen=me.chosen)
 
 
-# The public view of the last state viewed: a position holds every seat's view of one
-# state, and they differ only in the viewer's own cards, so the rest is built once.
-_last: tuple[State | None, View | None] = (None, None)
-
-
-def _public_view(state: State) -> View:
-    global _last
-    seen, public = _last
-    if seen is not state or public is None:
-        public = _public_of(state)
-        _last = (state, public)
-    return public
-
-
+# A position holds every seat's view of one state, and they differ only in the viewer's
+# own cards: the rest is built once.
+@keep_last
 def _public_of(state: State) -> View:
     """What everyone sees of `state` (a spectator's view): no viewer, no hand."""
     wait = pending(state)

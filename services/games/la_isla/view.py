@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from services.games.common.values import reusable
+from services.games.common.values import keep_last, reusable
 from services.games.la_isla.actions import CollectIncome
 from services.games.la_isla.content import ANIMALS, Animal, Colour, Symbol
 from services.games.la_isla.explore import current
@@ -160,20 +160,11 @@ def _regions(region_tiles: tuple[Animal | None, ...]) -> tuple[RegionView, ...]:
     return tuple(RegionView(r.id, r.value, r.spaces, t) for r, t in zip(CONTENT.island.regions, region_tiles))
 
 
-# The public parts of the last state viewed: the views of one state (a position holds
-# every seat's) share them, so each is built once and encoded once (protocodec.sharing).
-_public: tuple[State | None, tuple[tuple[SpaceView, ...], tuple[RegionView, ...], tuple[PlayerView, ...]]] = (
-    None,
-    ((), (), ()),
-)
-
-
+@keep_last  # the views of one state share these, so each is built once and encoded once (protocodec.sharing)
 def _shared(state: State) -> tuple[tuple[SpaceView, ...], tuple[RegionView, ...], tuple[PlayerView, ...]]:
-    global _public
-    if _public[0] is not state:
-        spaces, regions = _board(state)
-        _public = (state, (spaces, regions, tuple(_player(state, s) for s in range(state.seats))))
-    return _public[1]
+    """The public parts of `state`'s views."""
+    spaces, regions = _board(state)
+    return spaces, regions, tuple(_player(state, s) for s in range(state.seats))
 
 
 def view(state: State, viewer: int | None) -> View:
